@@ -1,0 +1,83 @@
+#include "bpf/btf_offsets.h"
+
+#include <bpf/btf.h>
+#include <cerrno>
+#include <cstring>
+
+#include "core/error.h"
+
+namespace kdelay {
+namespace {
+
+const char* const kVmlinux = "/sys/kernel/btf/vmlinux";
+
+std::optional<MemberLayout> find_member(const struct btf* btf, int32_t type_id,
+                                        const std::string& name, uint32_t base)
+{
+    const struct btf_type* t = btf__type_by_id(btf, type_id);
+    if (!t || !(btf_is_struct(t) || btf_is_union(t)))
+        return std::nullopt;
+    const struct btf_member* m = btf_members(t);
+    for (uint16_t i = 0; i < btf_vlen(t); ++i, ++m) {
+        const uint32_t offset = base + btf_member_bit_offset(t, i) / 8;
+        const char* member_name = btf__name_by_offset(btf, m->name_off);
+        if (member_name && name == member_name) {
+            const long long size = btf__resolve_size(btf, m->type);
+            return MemberLayout{offset, size > 0 ? static_cast<uint32_t>(size) : 0};
+        }
+        if (!member_name || !*member_name) {
+            // Anonymous struct or union: its members belong to the parent.
+            int32_t inner = btf__resolve_type(btf, m->type);
+            if (inner >= 0)
+                if (auto found = find_member(btf, inner, name, offset))
+                    return found;
+        }
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
+KernelBtf::KernelBtf() : btf_(btf__parse(kVmlinux, nullptr))
+{
+    if (!btf_)
+        throw Error(Exit::osfile, std::string("cannot read kernel BTF at ") + kVmlinux + ": " +
+                                      strerror(errno) + " (kdelay needs CONFIG_DEBUG_INFO_BTF)");
+}
+
+KernelBtf::KernelBtf(struct btf* owned) : btf_(owned) {}
+
+KernelBtf::~KernelBtf() { btf__free(btf_); }
+
+std::optional<MemberLayout> KernelBtf::member(const std::string& type_name,
+                                              const std::string& member_name) const
+{
+    int32_t id = btf__find_by_name_kind(btf_, type_name.c_str(), BTF_KIND_STRUCT);
+    if (id < 0)
+        id = btf__find_by_name_kind(btf_, type_name.c_str(), BTF_KIND_UNION);
+    if (id < 0)
+        return std::nullopt;
+    return find_member(btf_, id, member_name, 0);
+}
+
+MemberLayout KernelBtf::require(const std::string& type_name,
+                                const std::string& member_name) const
+{
+    if (auto m = member(type_name, member_name))
+        return *m;
+    throw Error(Exit::osfile, "kernel BTF has no " + type_name + "." + member_name);
+}
+
+KernelLayout read_kernel_layout(const KernelBtf& btf)
+{
+    KernelLayout layout{};
+    layout.task_pid = btf.require("task_struct", "pid");
+    layout.task_tgid = btf.require("task_struct", "tgid");
+    auto state = btf.member("task_struct", "__state");
+    layout.task_state = state ? *state : btf.require("task_struct", "state");
+    layout.task_comm = btf.require("task_struct", "comm");
+    layout.irqaction_name = btf.require("irqaction", "name");
+    return layout;
+}
+
+}  // namespace kdelay

@@ -1,0 +1,51 @@
+// Kernel struct layouts from BTF (never from headers, which may not match
+// the running kernel).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+struct btf;
+
+namespace kdelay {
+
+struct MemberLayout {
+    uint32_t offset;  // bytes from the start of the struct
+    uint32_t size;    // bytes
+};
+
+class KernelBtf {
+public:
+    // Loads /sys/kernel/btf/vmlinux. Throws Error(Exit::osfile) if absent.
+    KernelBtf();
+    // Takes ownership of an already built BTF object (used by tests).
+    explicit KernelBtf(struct btf* owned);
+    ~KernelBtf();
+    KernelBtf(const KernelBtf&) = delete;
+    KernelBtf& operator=(const KernelBtf&) = delete;
+
+    // Finds member in struct or union type_name, looking through anonymous
+    // members the way C does. nullopt when the type or member is absent.
+    std::optional<MemberLayout> member(const std::string& type_name,
+                                       const std::string& member_name) const;
+
+    // As member(), but throws Error(Exit::osfile) naming what is missing.
+    MemberLayout require(const std::string& type_name, const std::string& member_name) const;
+
+private:
+    struct btf* btf_;
+};
+
+// The task_struct and irqaction fields the delay program reads.
+struct KernelLayout {
+    MemberLayout task_pid;
+    MemberLayout task_tgid;
+    MemberLayout task_state;  // __state since 5.14, state before
+    MemberLayout task_comm;
+    MemberLayout irqaction_name;
+};
+
+KernelLayout read_kernel_layout(const KernelBtf& btf);
+
+}  // namespace kdelay

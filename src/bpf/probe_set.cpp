@@ -1,0 +1,42 @@
+#include "bpf/probe_set.h"
+
+#include <nlohmann/json.hpp>
+
+#include "bpf/embedded.h"
+#include "bpf/template.h"
+#include "core/error.h"
+
+namespace kdelay {
+
+std::vector<ProbeSpec> parse_probe_set(const std::string& name, const std::string& json)
+{
+    std::vector<ProbeSpec> probes;
+    try {
+        const auto doc = nlohmann::json::parse(json);
+        for (const auto& p : doc.at("probes")) {
+            ProbeSpec spec;
+            const std::string type = p.at("type").get<std::string>();
+            if (type == "raw_tracepoint")
+                spec.type = ProbeSpec::Type::raw_tracepoint;
+            else if (type == "tracepoint")
+                spec.type = ProbeSpec::Type::tracepoint;
+            else
+                throw Error(Exit::software, name + ": unknown probe type '" + type + "'");
+            spec.target = p.at("target").get<std::string>();
+            spec.function = p.at("function").get<std::string>();
+            if (!is_c_identifier(spec.function))
+                throw Error(Exit::software, name + ": bad function name '" + spec.function + "'");
+            probes.push_back(std::move(spec));
+        }
+    } catch (const nlohmann::json::exception& e) {
+        throw Error(Exit::software, name + ": " + e.what());
+    }
+    return probes;
+}
+
+std::vector<ProbeSpec> load_probe_set(const std::string& name)
+{
+    return parse_probe_set(name + ".json", embedded_file(name + ".json"));
+}
+
+}  // namespace kdelay

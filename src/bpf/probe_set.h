@@ -1,0 +1,22 @@
+// A probe set (probes/*.json): which kernel hooks a program's functions go on.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace kdelay {
+
+struct ProbeSpec {
+    enum class Type { raw_tracepoint, tracepoint };
+    Type type;
+    std::string target;    // "sched_switch", or "block:block_rq_issue"
+    std::string function;  // the eBPF function to attach
+};
+
+// Parses a probe-set document. Throws Error(Exit::software) when malformed.
+std::vector<ProbeSpec> parse_probe_set(const std::string& name, const std::string& json);
+
+// The embedded probes/NAME.json.
+std::vector<ProbeSpec> load_probe_set(const std::string& name);
+
+}  // namespace kdelay

@@ -1,0 +1,25 @@
+// Command-line options, parsed but not yet validated against the system.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+namespace kdelay {
+
+struct Options {
+    std::optional<pid_t> pid;
+    double sample_time = 0.5;       // seconds
+    unsigned sample_count = 1;
+    double sample_interval = 0;     // seconds
+    unsigned debug = 0;             // BCC debug flags; nonzero also shows BCC's stderr
+    bool print_ebpf = false;
+    std::vector<std::string> command;  // after "--": start and trace this
+};
+
+// Parses argv. Returns nullopt when --help or --version was printed.
+// Throws Error(Exit::usage) with one line on a bad option.
+std::optional<Options> parse_options(int argc, const char* const* argv);
+
+}  // namespace kdelay

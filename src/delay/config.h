@@ -1,0 +1,27 @@
+// The validated configuration of the kernel-delay mode.
+#pragma once
+
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+#include "cli/options.h"
+
+namespace kdelay {
+
+struct DelayConfig {
+    pid_t pid = 0;                     // 0 while a command is still to be launched
+    std::vector<std::string> command;  // start and trace this instead of pid
+    double sample_time = 0.5;
+    unsigned sample_count = 1;
+    double sample_interval = 0;
+    unsigned debug = 0;
+    bool print_ebpf = false;
+};
+
+// Checks the options against this system: root (unless only printing the
+// eBPF source), the target process (found as the single ovs-vswitchd when
+// no -p is given). Throws Error with the matching exit code.
+DelayConfig make_delay_config(const Options& options);
+
+}  // namespace kdelay

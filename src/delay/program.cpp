@@ -1,0 +1,64 @@
+#include "delay/program.h"
+
+#include <algorithm>
+
+#include "bpf/embedded.h"
+#include "bpf/template.h"
+#include "core/error.h"
+
+namespace kdelay {
+namespace {
+
+uint32_t next_pow2(uint64_t v)
+{
+    uint64_t p = 1;
+    while (p < v)
+        p <<= 1;
+    return static_cast<uint32_t>(std::min<uint64_t>(p, 1u << 24));
+}
+
+// C type name for an integer member of this size.
+std::string uint_type(uint32_t size)
+{
+    switch (size) {
+    case 1: return "__u8";
+    case 2: return "__u16";
+    case 4: return "__u32";
+    case 8: return "__u64";
+    }
+    throw Error(Exit::osfile, "unexpected task state size " + std::to_string(size) + " in BTF");
+}
+
+}  // namespace
+
+DelayMapSizes size_delay_maps(size_t thread_count)
+{
+    const uint32_t threads = next_pow2(std::max<uint64_t>(256, uint64_t{thread_count} * 4));
+    return DelayMapSizes{
+        threads,
+        next_pow2(std::max<uint64_t>(4096, uint64_t{threads} * 32)),
+        next_pow2(std::max<uint64_t>(1024, uint64_t{threads} * 4)),
+        next_pow2(std::max<uint64_t>(1024, uint64_t{threads} * 10)),
+    };
+}
+
+std::string render_delay_program(const DelayProgramParams& p)
+{
+    TemplateValues v;
+    v.partial("delay_abi", embedded_file("delay_abi.h"));
+    v.number("target_tgid", static_cast<uint64_t>(p.tgid));
+    v.number("poll_nr", p.poll_nr);
+    v.number("task_pid_off", p.layout.task_pid.offset);
+    v.number("task_tgid_off", p.layout.task_tgid.offset);
+    v.number("task_state_off", p.layout.task_state.offset);
+    v.identifier("task_state_type", uint_type(p.layout.task_state.size));
+    v.number("task_comm_off", p.layout.task_comm.offset);
+    v.number("irqaction_name_off", p.layout.irqaction_name.offset);
+    v.number("max_threads", p.sizes.threads);
+    v.number("max_syscalls", p.sizes.syscalls);
+    v.number("max_hardirqs", p.sizes.hardirqs);
+    v.number("max_softirqs", p.sizes.softirqs);
+    return render_template("delay.bpf.c", embedded_file("delay.bpf.c"), v);
+}
+
+}  // namespace kdelay

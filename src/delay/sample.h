@@ -1,0 +1,51 @@
+// One sample of the kernel-delay report: what each thread spent its time on.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kdelay {
+
+struct Stat {
+    uint64_t count = 0;
+    uint64_t total_ns = 0;
+    uint64_t min_ns = 0;
+    uint64_t max_ns = 0;
+};
+
+struct SyscallStat {
+    uint32_t nr;
+    std::string name;
+    Stat stat;
+};
+
+struct IrqStat {
+    std::string name;  // IRQ action name, or softirq vector name
+    uint32_t vector;   // softirq vector number; 0 for hard IRQs
+    Stat stat;
+};
+
+struct ThreadSample {
+    uint32_t tid = 0;
+    std::string name;
+    std::vector<SyscallStat> syscalls;  // by total time, descending
+    std::optional<Stat> long_poll;
+    std::optional<Stat> run;
+    std::optional<Stat> ready;
+    std::optional<Stat> stopped;
+    std::vector<IrqStat> hardirqs;  // by total time, descending
+    std::vector<IrqStat> softirqs;  // by total time, descending
+};
+
+struct Sample {
+    uint32_t poll_nr = 0;  // left out of the syscall total, as poll() is waiting
+    std::vector<ThreadSample> threads;  // by name, then tid
+};
+
+// Names of the softirq vectors, hi (0) to rcu (9).
+const std::array<const char*, 10>& softirq_names();
+
+}  // namespace kdelay

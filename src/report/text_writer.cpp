@@ -1,0 +1,156 @@
+#include "report/text_writer.h"
+
+#include <fmt/format.h>
+#include <vector>
+
+#include "report/format.h"
+
+namespace kdelay {
+namespace {
+
+const std::string kIndent(28, ' ');
+
+struct Section {
+    std::string title;
+    std::vector<std::string> lines;  // column header first
+};
+
+Section syscall_section(const ThreadSample& t, uint32_t poll_nr)
+{
+    Section s{"[SYSCALL STATISTICS]",
+              {fmt::format("{:20} {:>6} {:>10} {:>16} {:>16}", "NAME", "NUMBER", "COUNT",
+                           "TOTAL ns", "MAX ns")}};
+    uint64_t count = 0, total = 0;
+    for (const auto& sc : t.syscalls) {
+        s.lines.push_back(fmt::format("{:20.20} {:>6} {:>10} {:>16} {:>16}", sc.name, sc.nr,
+                                      sc.stat.count, with_commas(sc.stat.total_ns),
+                                      with_commas(sc.stat.max_ns)));
+        if (sc.nr != poll_nr) {
+            count += sc.stat.count;
+            total += sc.stat.total_ns;
+        }
+    }
+    if (count > 0)
+        s.lines.push_back(fmt::format("{:20.20} {:6} {:>10} {:>16}", "TOTAL( - poll):", "", count,
+                                      with_commas(total)));
+    return s;
+}
+
+Section long_poll_section(const Stat& st)
+{
+    return {"[LONG POLL STATISTICS]",
+            {fmt::format("{:10} {:>16} {:>16} {:>16}", "COUNT", "AVERAGE ns", "MIN ns", "MAX ns"),
+             fmt::format("{:>10} {:>16} {:>16} {:>16}", st.count,
+                         with_commas(st.total_ns / st.count), with_commas(st.min_ns),
+                         with_commas(st.max_ns))}};
+}
+
+Section run_section(const Stat& st)
+{
+    return {"[THREAD RUN STATISTICS]",
+            {fmt::format("{:10} {:>16} {:>16} {:>16}", "SCHED_CNT", "TOTAL ns", "MIN ns", "MAX ns"),
+             fmt::format("{:>10} {:>16} {:>16} {:>16}", st.count, with_commas(st.total_ns),
+                         with_commas(st.min_ns), with_commas(st.max_ns))}};
+}
+
+Section count_total_max_section(const char* title, const char* count_label, const Stat& st)
+{
+    return {title,
+            {fmt::format("{:10} {:>16} {:>16}", count_label, "TOTAL ns", "MAX ns"),
+             fmt::format("{:>10} {:>16} {:>16}", st.count, with_commas(st.total_ns),
+                         with_commas(st.max_ns))}};
+}
+
+Section hardirq_section(const std::vector<IrqStat>& irqs)
+{
+    Section s{"[HARD IRQ STATISTICS]",
+              {fmt::format("{:20} {:>10} {:>16} {:>16}", "NAME", "COUNT", "TOTAL ns", "MAX ns")}};
+    uint64_t count = 0, total = 0;
+    for (const auto& irq : irqs) {
+        s.lines.push_back(fmt::format("{:20.20} {:>10} {:>16} {:>16}", irq.name, irq.stat.count,
+                                      with_commas(irq.stat.total_ns), with_commas(irq.stat.max_ns)));
+        count += irq.stat.count;
+        total += irq.stat.total_ns;
+    }
+    s.lines.push_back(fmt::format("{:20.20} {:>10} {:>16}", "TOTAL:", count, with_commas(total)));
+    return s;
+}
+
+Section softirq_section(const std::vector<IrqStat>& irqs)
+{
+    Section s{"[SOFT IRQ STATISTICS]",
+              {fmt::format("{:20} {:>7} {:>10} {:>16} {:>16}", "NAME", "VECT_NR", "COUNT",
+                           "TOTAL ns", "MAX ns")}};
+    uint64_t count = 0, total = 0;
+    for (const auto& irq : irqs) {
+        s.lines.push_back(fmt::format("{:20.20} {:>7} {:>10} {:>16} {:>16}", irq.name, irq.vector,
+                                      irq.stat.count, with_commas(irq.stat.total_ns),
+                                      with_commas(irq.stat.max_ns)));
+        count += irq.stat.count;
+        total += irq.stat.total_ns;
+    }
+    s.lines.push_back(
+        fmt::format("{:20.20} {:7} {:>10} {:>16}", "TOTAL:", "", count, with_commas(total)));
+    return s;
+}
+
+// Only sections with data: an empty header tells the reader nothing.
+std::vector<Section> thread_sections(const ThreadSample& t, uint32_t poll_nr)
+{
+    std::vector<Section> sections;
+    if (!t.syscalls.empty())
+        sections.push_back(syscall_section(t, poll_nr));
+    if (t.long_poll)
+        sections.push_back(long_poll_section(*t.long_poll));
+    if (t.run)
+        sections.push_back(run_section(*t.run));
+    if (t.ready)
+        sections.push_back(count_total_max_section("[THREAD READY STATISTICS]", "SCHED_CNT", *t.ready));
+    if (t.stopped)
+        sections.push_back(count_total_max_section("[THREAD STOPPED STATISTICS]", "STOP_CNT", *t.stopped));
+    if (!t.hardirqs.empty())
+        sections.push_back(hardirq_section(t.hardirqs));
+    if (!t.softirqs.empty())
+        sections.push_back(softirq_section(t.softirqs));
+    return sections;
+}
+
+}  // namespace
+
+void TextWriter::marker(const std::string& what, Time when)
+{
+    out_ << "# " << what << " " << timestamp_suffix(when) << "\n" << std::flush;
+}
+
+void TextWriter::sample(const Sample& sample)
+{
+    out_ << fmt::format("{:10} {:16} {}\n", "TID", "THREAD", "");
+    out_ << fmt::format("{:10} {:16} {}\n", std::string(10, '-'), std::string(16, '-'),
+                        std::string(76, '-'));
+    bool first_thread = true;
+    for (const auto& t : sample.threads) {
+        if (!first_thread)
+            out_ << "\n";
+        first_thread = false;
+        bool first_section = true;
+        for (const auto& s : thread_sections(t, sample.poll_nr)) {
+            if (first_section)
+                out_ << fmt::format("{:>10} {:16} {}\n", t.tid, t.name, s.title);
+            else
+                out_ << fmt::format("\n{:10} {:16} {}\n", "", "", s.title);
+            first_section = false;
+            for (const auto& line : s.lines)
+                out_ << kIndent << line << "\n";
+        }
+    }
+    out_ << std::flush;
+}
+
+void TextWriter::note(const std::string& text) { out_ << "# " << text << "\n" << std::flush; }
+
+void TextWriter::warning(const std::string& text)
+{
+    out_ << "\n# WARNING: " << text << "\n" << std::flush;
+}
+
+}  // namespace kdelay

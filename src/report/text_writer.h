@@ -1,0 +1,23 @@
+// The text report, in kernel_delay.py's layout.
+#pragma once
+
+#include <ostream>
+
+#include "report/writer.h"
+
+namespace kdelay {
+
+class TextWriter : public ReportWriter {
+public:
+    explicit TextWriter(std::ostream& out) : out_(out) {}
+
+    void marker(const std::string& what, Time when) override;
+    void sample(const Sample& sample) override;
+    void note(const std::string& text) override;
+    void warning(const std::string& text) override;
+
+private:
+    std::ostream& out_;
+};
+
+}  // namespace kdelay

@@ -1,0 +1,61 @@
+#include "sys/event_wait.h"
+
+#include <poll.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+namespace kdelay {
+
+EventWait::EventWait()
+{
+    sigset_t mask;
+    sigemptyset(&mask);
+    sigaddset(&mask, SIGINT);
+    sigaddset(&mask, SIGTERM);
+    sigprocmask(SIG_BLOCK, &mask, &old_mask_);
+    signal_fd_ = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+EventWait::~EventWait()
+{
+    if (pid_fd_ >= 0)
+        close(pid_fd_);
+    if (signal_fd_ >= 0)
+        close(signal_fd_);
+    sigprocmask(SIG_SETMASK, &old_mask_, nullptr);
+}
+
+void EventWait::watch_process(pid_t pid)
+{
+    pid_fd_ = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+    if (pid_fd_ < 0)
+        exited_ = true;  // already gone
+}
+
+EventWait::Wake EventWait::wait_until(Clock::time_point deadline)
+{
+    for (;;) {
+        if (interrupted_)
+            return Wake::interrupted;
+        if (exited_)
+            return Wake::target_exited;
+        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+        if (left.count() <= 0)
+            return Wake::timeout;
+
+        pollfd fds[2] = {{signal_fd_, POLLIN, 0}, {pid_fd_, POLLIN, 0}};
+        int timeout = left.count() > 1000000 ? 1000000 : static_cast<int>(left.count());
+        if (poll(fds, pid_fd_ >= 0 ? 2 : 1, timeout) <= 0)
+            continue;
+        if (fds[0].revents & POLLIN) {
+            signalfd_siginfo info;
+            while (read(signal_fd_, &info, sizeof(info)) == sizeof(info))
+                interrupted_ = true;
+        }
+        if (pid_fd_ >= 0 && (fds[1].revents & (POLLIN | POLLHUP)))
+            exited_ = true;
+    }
+}
+
+}  // namespace kdelay

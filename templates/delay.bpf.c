@@ -1,0 +1,319 @@
+/* kdelay: per-thread kernel delay accounting for one process.
+ *
+ * Rendered by src/delay/program.cpp. No kernel headers are included:
+ * every struct offset below comes from the running kernel's BTF.
+ */
+{{> delay_abi}}
+
+#define TARGET_TGID {{target_tgid}}
+#define POLL_NR {{poll_nr}}
+
+#define TASK_PID_OFF {{task_pid_off}}
+#define TASK_TGID_OFF {{task_tgid_off}}
+#define TASK_STATE_OFF {{task_state_off}}
+#define TASK_COMM_OFF {{task_comm_off}}
+#define IRQACTION_NAME_OFF {{irqaction_name_off}}
+typedef {{task_state_type}} kd_task_state_t;
+
+/* Task state bits, stable across kernel versions. */
+#define KD_TASK_RUNNING 0x0
+#define KD_TASK_STOPPED 0x4
+#define KD_TASK_TRACED 0x8
+
+BPF_ARRAY(capture, __u32, 1);
+BPF_PERCPU_ARRAY(map_full, __u64, KD_MAP_COUNT);
+BPF_HASH(threads, __u32, struct kd_thread, {{max_threads}});
+BPF_HASH(syscalls, struct kd_syscall_key, struct kd_stat, {{max_syscalls}});
+BPF_HASH(hardirqs, struct kd_hardirq_key, struct kd_stat, {{max_hardirqs}});
+BPF_HASH(softirqs, struct kd_softirq_key, struct kd_stat, {{max_softirqs}});
+BPF_PERCPU_ARRAY(hardirq_slot, struct kd_irq_slot, 1);
+BPF_PERCPU_ARRAY(softirq_slot, struct kd_irq_slot, 1);
+
+static __always_inline int capturing(void)
+{
+    int zero = 0;
+    __u32 *state = capture.lookup(&zero);
+    return state && *state == KD_CAPTURING;
+}
+
+static __always_inline void note_full(int map)
+{
+    __u64 *n = map_full.lookup(&map);
+    if (n)
+        *n += 1;
+}
+
+static __always_inline void stat_add(struct kd_stat *s, __u64 delta)
+{
+    s->count++;
+    s->total_ns += delta;
+    if (s->count == 1 || delta < s->min_ns)
+        s->min_ns = delta;
+    if (delta > s->max_ns)
+        s->max_ns = delta;
+}
+
+static __always_inline __u32 task_u32(void *task, __u64 off)
+{
+    __u32 v = 0;
+    bpf_probe_read_kernel(&v, sizeof(v), (char *)task + off);
+    return v;
+}
+
+/* The thread's entry, created on first sight. The name is taken now, in the
+ * kernel, so a thread that exits before the report keeps it. */
+static __always_inline struct kd_thread *thread_entry(__u32 tid, void *task)
+{
+    struct kd_thread *t = threads.lookup(&tid);
+    if (t)
+        return t;
+
+    struct kd_thread fresh = {};
+    if (task)
+        bpf_probe_read_kernel(&fresh.comm, sizeof(fresh.comm),
+                              (char *)task + TASK_COMM_OFF);
+    else
+        bpf_get_current_comm(&fresh.comm, sizeof(fresh.comm));
+    if (threads.insert(&tid, &fresh) != 0) {
+        t = threads.lookup(&tid);
+        if (!t)
+            note_full(KD_MAP_THREADS);
+        return t;
+    }
+    return threads.lookup(&tid);
+}
+
+/* The current task's tid when it belongs to the target and we capture. */
+static __always_inline __u32 target_current(void)
+{
+    __u64 id = bpf_get_current_pid_tgid();
+    if ((id >> 32) != TARGET_TGID || !capturing())
+        return 0;
+    return (__u32)id;
+}
+
+/* ---- syscalls and long poll intervals ---- */
+
+RAW_TRACEPOINT_PROBE(sys_enter)
+{
+    __u32 tid = target_current();
+    if (!tid)
+        return 0;
+    struct kd_thread *t = thread_entry(tid, 0);
+    if (!t)
+        return 0;
+
+    __u64 now = bpf_ktime_get_ns();
+    __u64 nr = ctx->args[1];
+    if (nr == POLL_NR && t->poll_exit) {
+        stat_add(&t->long_poll, now - t->poll_exit);
+        t->poll_exit = 0;
+    }
+    t->sys_nr = nr;
+    t->sys_start = now;
+    return 0;
+}
+
+RAW_TRACEPOINT_PROBE(sys_exit)
+{
+    __u32 tid = target_current();
+    if (!tid)
+        return 0;
+    struct kd_thread *t = threads.lookup(&tid);
+    if (!t || !t->sys_start)
+        return 0;
+
+    __u64 now = bpf_ktime_get_ns();
+    __u64 delta = now - t->sys_start;
+    struct kd_syscall_key key = { .tid = tid, .nr = (__u32)t->sys_nr };
+    t->sys_start = 0;
+    if (t->sys_nr == POLL_NR)
+        t->poll_exit = now;
+
+    struct kd_stat *s = syscalls.lookup(&key);
+    if (!s) {
+        struct kd_stat zero = {};
+        syscalls.insert(&key, &zero);
+        s = syscalls.lookup(&key);
+        if (!s) {
+            note_full(KD_MAP_SYSCALLS);
+            return 0;
+        }
+    }
+    stat_add(s, delta);
+    return 0;
+}
+
+/* ---- scheduling: run, ready (runnable, waiting for a CPU) and stopped ---- */
+
+static __always_inline void woken(void *task)
+{
+    if (task_u32(task, TASK_TGID_OFF) != TARGET_TGID)
+        return;
+    __u32 tid = task_u32(task, TASK_PID_OFF);
+    struct kd_thread *t = thread_entry(tid, task);
+    if (!t)
+        return;
+
+    __u64 now = bpf_ktime_get_ns();
+    if (t->stop_start) {
+        stat_add(&t->stopped, now - t->stop_start);
+        t->stop_start = 0;
+    }
+    t->ready_start = now;
+}
+
+RAW_TRACEPOINT_PROBE(sched_wakeup)
+{
+    if (capturing())
+        woken((void *)ctx->args[0]);
+    return 0;
+}
+
+RAW_TRACEPOINT_PROBE(sched_wakeup_new)
+{
+    if (capturing())
+        woken((void *)ctx->args[0]);
+    return 0;
+}
+
+RAW_TRACEPOINT_PROBE(sched_switch)
+{
+    if (!capturing())
+        return 0;
+
+    int preempt = (int)ctx->args[0];
+    void *prev = (void *)ctx->args[1];
+    void *next = (void *)ctx->args[2];
+    __u64 now = 0;
+
+    if (task_u32(prev, TASK_TGID_OFF) == TARGET_TGID) {
+        now = bpf_ktime_get_ns();
+        struct kd_thread *t = thread_entry(task_u32(prev, TASK_PID_OFF), 0);
+        if (t) {
+            kd_task_state_t state = 0;
+            bpf_probe_read_kernel(&state, sizeof(state),
+                                  (char *)prev + TASK_STATE_OFF);
+            /* prev is current here: refresh the name it may have changed. */
+            bpf_get_current_comm(&t->comm, sizeof(t->comm));
+            if (t->run_start) {
+                stat_add(&t->run, now - t->run_start);
+                t->run_start = 0;
+            }
+            /* Preempted, or still runnable: it waits for a CPU from now. */
+            if (preempt || state == KD_TASK_RUNNING)
+                t->ready_start = now;
+            else if (state & (KD_TASK_STOPPED | KD_TASK_TRACED))
+                t->stop_start = now;
+        }
+    }
+
+    if (task_u32(next, TASK_TGID_OFF) != TARGET_TGID)
+        return 0;
+    if (!now)
+        now = bpf_ktime_get_ns();
+    struct kd_thread *t = thread_entry(task_u32(next, TASK_PID_OFF), next);
+    if (!t)
+        return 0;
+    if (t->ready_start) {
+        stat_add(&t->ready, now - t->ready_start);
+        t->ready_start = 0;
+    }
+    if (t->stop_start) {
+        stat_add(&t->stopped, now - t->stop_start);
+        t->stop_start = 0;
+    }
+    t->run_start = now;
+    return 0;
+}
+
+/* ---- hard and soft interrupts taken while a target thread ran ---- */
+
+RAW_TRACEPOINT_PROBE(irq_handler_entry)
+{
+    if (!target_current())
+        return 0;
+    int zero = 0;
+    struct kd_irq_slot *slot = hardirq_slot.lookup(&zero);
+    if (slot) {
+        slot->start = bpf_ktime_get_ns();
+        slot->action = ctx->args[1];
+    }
+    return 0;
+}
+
+RAW_TRACEPOINT_PROBE(irq_handler_exit)
+{
+    int zero = 0;
+    struct kd_irq_slot *slot = hardirq_slot.lookup(&zero);
+    if (!slot || !slot->start)
+        return 0;
+    __u64 start = slot->start;
+    slot->start = 0;
+
+    __u32 tid = target_current();
+    if (!tid || (int)ctx->args[2] == 0 /* IRQ_NONE: not handled */)
+        return 0;
+
+    struct kd_hardirq_key key = { .tid = tid };
+    char *name = 0;
+    bpf_probe_read_kernel(&name, sizeof(name),
+                          (char *)slot->action + IRQACTION_NAME_OFF);
+    bpf_probe_read_kernel_str(&key.name, sizeof(key.name), name);
+    thread_entry(tid, 0);
+
+    struct kd_stat *s = hardirqs.lookup(&key);
+    if (!s) {
+        struct kd_stat fresh = {};
+        hardirqs.insert(&key, &fresh);
+        s = hardirqs.lookup(&key);
+        if (!s) {
+            note_full(KD_MAP_HARDIRQS);
+            return 0;
+        }
+    }
+    stat_add(s, bpf_ktime_get_ns() - start);
+    return 0;
+}
+
+RAW_TRACEPOINT_PROBE(softirq_entry)
+{
+    if (!target_current())
+        return 0;
+    int zero = 0;
+    struct kd_irq_slot *slot = softirq_slot.lookup(&zero);
+    if (slot) {
+        slot->start = bpf_ktime_get_ns();
+        slot->vec = ctx->args[0];
+    }
+    return 0;
+}
+
+RAW_TRACEPOINT_PROBE(softirq_exit)
+{
+    int zero = 0;
+    struct kd_irq_slot *slot = softirq_slot.lookup(&zero);
+    if (!slot || !slot->start)
+        return 0;
+    __u64 start = slot->start;
+    slot->start = 0;
+
+    __u32 tid = target_current();
+    if (!tid)
+        return 0;
+    struct kd_softirq_key key = { .tid = tid, .vec = (__u32)slot->vec };
+    thread_entry(tid, 0);
+
+    struct kd_stat *s = softirqs.lookup(&key);
+    if (!s) {
+        struct kd_stat fresh = {};
+        softirqs.insert(&key, &fresh);
+        s = softirqs.lookup(&key);
+        if (!s) {
+            note_full(KD_MAP_SOFTIRQS);
+            return 0;
+        }
+    }
+    stat_add(s, bpf_ktime_get_ns() - start);
+    return 0;
+}

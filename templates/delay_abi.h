@@ -1,0 +1,66 @@
+/* Layouts shared by the kernel side (delay.bpf.c) and the user side
+ * (src/delay/collector.cpp). Plain C with fixed-width types only. */
+#ifndef KDELAY_DELAY_ABI_H
+#define KDELAY_DELAY_ABI_H
+
+#define KD_COMM_LEN 16
+#define KD_IRQ_NAME_LEN 32
+
+/* Value of capture[0]: userspace moves IDLE -> CAPTURING -> DUMPING -> IDLE. */
+#define KD_IDLE 0
+#define KD_CAPTURING 1
+#define KD_DUMPING 2
+
+/* Index into the map_full counters, one per map that can run out of room. */
+#define KD_MAP_THREADS 0
+#define KD_MAP_SYSCALLS 1
+#define KD_MAP_HARDIRQS 2
+#define KD_MAP_SOFTIRQS 3
+#define KD_MAP_COUNT 4
+
+struct kd_stat {
+    __u64 count;
+    __u64 total_ns;
+    __u64 min_ns;
+    __u64 max_ns;
+};
+
+/* One per thread of the target: in-flight timestamps plus the per-thread
+ * sections of the report. */
+struct kd_thread {
+    char comm[KD_COMM_LEN];
+    __u64 sys_start;
+    __u64 sys_nr;
+    __u64 run_start;
+    __u64 ready_start;
+    __u64 stop_start;
+    __u64 poll_exit;
+    struct kd_stat run;
+    struct kd_stat ready;
+    struct kd_stat stopped;
+    struct kd_stat long_poll;
+};
+
+struct kd_syscall_key {
+    __u32 tid;
+    __u32 nr;
+};
+
+struct kd_hardirq_key {
+    __u32 tid;
+    char name[KD_IRQ_NAME_LEN];
+};
+
+struct kd_softirq_key {
+    __u32 tid;
+    __u32 vec;
+};
+
+/* Per-CPU: an interrupt handler runs to completion on the CPU it entered. */
+struct kd_irq_slot {
+    __u64 start;
+    __u64 action;
+    __u64 vec;
+};
+
+#endif
