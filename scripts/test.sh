@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# One command from a fresh machine to every test: set up, build, run ctest
+# (unit tests, then end-to-end tests on real eBPF, which need root).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+bash scripts/build.sh
+log=build/ctest-e2e.log
+ctest --test-dir build -L unit --output-on-failure
+ctest --test-dir build -L e2e --output-on-failure | tee "$log"
+total=$(ctest --test-dir build -N -L e2e | sed -n 's/^Total Tests: //p')
+skipped=$(grep -c '(Skipped)' "$log" || true)
+echo "e2e tests: $((total - skipped)) ran on real eBPF, $skipped skipped"

@@ -1,0 +1,296 @@
+// The kernel-delay report, end to end: real binary, real eBPF, known workloads.
+#include <bpf/bpf.h>
+#include <chrono>
+#include <csignal>
+#include <ctime>
+#include <regex>
+#include <sched.h>
+#include <sys/stat.h>
+#include <memory>
+#include <thread>
+
+#include "e2e.h"
+
+using namespace kdtest;
+using namespace std::chrono_literals;
+
+namespace {
+
+const char* const kSyscalls = "[SYSCALL STATISTICS]";
+const char* const kRun = "[THREAD RUN STATISTICS]";
+const char* const kReady = "[THREAD READY STATISTICS]";
+const char* const kSoftIrq = "[SOFT IRQ STATISTICS]";
+
+// Seconds since the epoch of the "# <what> @<local ISO>" marker line.
+double marker_time(const std::string& out, const std::string& what)
+{
+    std::smatch m;
+    const std::regex re("# " + what + R"( @(\d+)-(\d+)-(\d+)T(\d+):(\d+):(\d+)(\.\d+)?)");
+    if (!std::regex_search(out, m, re))
+        return -1;
+    std::tm tm{};
+    tm.tm_year = std::stoi(m[1]) - 1900;
+    tm.tm_mon = std::stoi(m[2]) - 1;
+    tm.tm_mday = std::stoi(m[3]);
+    tm.tm_hour = std::stoi(m[4]);
+    tm.tm_min = std::stoi(m[5]);
+    tm.tm_sec = std::stoi(m[6]);
+    tm.tm_isdst = -1;
+    return static_cast<double>(mktime(&tm)) + (m[7].matched ? std::stod(m[7]) : 0.0);
+}
+
+const ThreadBlock* thread_named(const std::map<uint32_t, ThreadBlock>& sample, const std::string& name)
+{
+    for (const auto& [tid, t] : sample)
+        if (t.name == name)
+            return &t;
+    return nullptr;
+}
+
+// Loaded raw-tracepoint programs named as BCC names kdelay's (the function
+// name less "raw_tracepoint__", cut to 15 characters).
+int loaded_raw_tracepoint_programs()
+{
+    int count = 0;
+    __u32 id = 0;
+    while (bpf_prog_get_next_id(id, &id) == 0) {
+        int fd = bpf_prog_get_fd_by_id(id);
+        if (fd < 0)
+            continue;
+        bpf_prog_info info{};
+        __u32 len = sizeof(info);
+        if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0 &&
+            info.type == BPF_PROG_TYPE_RAW_TRACEPOINT &&
+            (std::string(info.name) == "sched_switch" || std::string(info.name) == "sys_enter"))
+            ++count;
+        close(fd);
+    }
+    return count;
+}
+
+// The kernel frees programs asynchronously after their last fd closes.
+int settled_raw_tracepoint_programs(int expected)
+{
+    int n = loaded_raw_tracepoint_programs();
+    for (int i = 0; i < 50 && n != expected; ++i) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        n = loaded_raw_tracepoint_programs();
+    }
+    return n;
+}
+
+// One kdelay run against "kd_workload syscalls 1000 20", whose work starts
+// inside the sampling window; shared by the tests that read it.
+class SyscallWorkload : public ::testing::Test {
+protected:
+    static void SetUpTestSuite()
+    {
+        if (!why_no_bpf().empty())
+            return;
+        Process workload({kWorkload, "syscalls", "1000", "20"});
+        ASSERT_TRUE(workload.wait_for_output("ready", 5s));
+        Process kdelay({kKdelay, "-p", std::to_string(workload.pid()), "--sample-time", "2"});
+        ASSERT_TRUE(kdelay.wait_for_output("# Start sampling", 20s)) << kdelay.err();
+        workload.signal(SIGUSR1);
+        ASSERT_TRUE(workload.wait_for_output("done", 10s));
+        counter_tid_ = workload_tid(workload.out(), "kd-counter");
+        status_ = kdelay.wait(20s);
+        struct stat st;
+        counter_gone_ = stat(("/proc/" + std::to_string(workload.pid()) + "/task/" +
+                              std::to_string(counter_tid_)).c_str(), &st) != 0;
+        out_ = kdelay.out();
+        err_ = kdelay.err();
+    }
+
+    static inline int status_ = -1;
+    static inline uint32_t counter_tid_ = 0;
+    static inline bool counter_gone_ = false;
+    static inline std::string out_, err_;
+};
+
+}  // namespace
+
+TEST_F(SyscallWorkload, CountsExactlyTheSyscallsMadeInTheWindow)
+{
+    KD_REQUIRE_BPF();
+    ASSERT_EQ(status_, 0) << err_;
+    auto samples = parse_samples(out_);
+    ASSERT_EQ(samples.size(), 1u) << out_;
+    ASSERT_TRUE(samples[0].count(counter_tid_)) << out_;
+    const ThreadBlock& t = samples[0].at(counter_tid_);
+
+    const Row* getppid = find_row(t, kSyscalls, "getppid");
+    const Row* nanosleep = find_row(t, kSyscalls, "nanosleep");
+    ASSERT_TRUE(getppid && nanosleep) << out_;
+    EXPECT_EQ((*getppid)[1], "110");  // NUMBER
+    EXPECT_EQ(number((*getppid)[2]), 1000u);
+    EXPECT_EQ(number((*nanosleep)[2]), 20u);
+    // 20 sleeps of 1 ms: at least 20 ms in total, each at least 1 ms.
+    EXPECT_GE(number((*nanosleep)[3]), 20'000'000u);
+    EXPECT_GE(number((*nanosleep)[4]), 1'000'000u);
+    EXPECT_EQ(err_.find("sha1"), std::string::npos) << "BCC noise leaked: " << err_;
+}
+
+TEST_F(SyscallWorkload, ThreadThatExitedKeepsItsName)
+{
+    KD_REQUIRE_BPF();
+    ASSERT_EQ(status_, 0) << err_;
+    ASSERT_NE(counter_tid_, 0u);
+    EXPECT_TRUE(counter_gone_) << "kd-counter should have exited before the report";
+    auto samples = parse_samples(out_);
+    ASSERT_EQ(samples.size(), 1u);
+    ASSERT_TRUE(samples[0].count(counter_tid_)) << out_;
+    EXPECT_EQ(samples[0].at(counter_tid_).name, "kd-counter");
+}
+
+TEST(DelayE2E, CommandModeTracesFromTheFirstInstructionAndEndsWithIt)
+{
+    KD_REQUIRE_BPF();
+    const auto start = std::chrono::steady_clock::now();
+    Result r = run({kKdelay, "--sample-time", "20", "--", kWorkload, "syscalls", "500", "3", "--now"}, 30s);
+    const auto took = std::chrono::steady_clock::now() - start;
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_LT(took, 15s) << "kdelay should stop when the command exits";
+    EXPECT_NE(r.out.find("exited; the sample ends here"), std::string::npos) << r.out;
+
+    auto samples = parse_samples(r.out);
+    ASSERT_EQ(samples.size(), 1u) << r.out;
+    const ThreadBlock* counter = thread_named(samples[0], "kd-counter");
+    ASSERT_TRUE(counter) << r.out;
+    EXPECT_EQ(number(find_row(*counter, kSyscalls, "getppid")->at(2)), 500u);
+    EXPECT_EQ(number(find_row(*counter, kSyscalls, "nanosleep")->at(2)), 3u);
+    // From the first instruction: the loader's first syscalls are there too.
+    bool saw_execve_or_brk = false;
+    for (const auto& [tid, t] : samples[0])
+        saw_execve_or_brk |= find_row(t, kSyscalls, "execve") || find_row(t, kSyscalls, "brk");
+    EXPECT_TRUE(saw_execve_or_brk) << r.out;
+}
+
+TEST(DelayE2E, BusyThreadsSharingOneCpuSplitTheWindowIntoRunAndReady)
+{
+    KD_REQUIRE_BPF();
+    Process workload({kWorkload, "spin"});
+    ASSERT_TRUE(workload.wait_for_output("ready", 5s));
+    ASSERT_TRUE(workload.wait_for_output("tid spin-b", 5s));
+
+    // Keep kdelay itself off CPU 0, where both spinners are pinned.
+    cpu_set_t old_cpus, cpu1;
+    sched_getaffinity(0, sizeof(old_cpus), &old_cpus);
+    CPU_ZERO(&cpu1);
+    CPU_SET(1, &cpu1);
+    sched_setaffinity(0, sizeof(cpu1), &cpu1);
+    Result r = run({kKdelay, "-p", std::to_string(workload.pid()), "--sample-time", "1"}, 30s);
+    sched_setaffinity(0, sizeof(old_cpus), &old_cpus);
+    ASSERT_EQ(r.status, 0) << r.err;
+
+    const double window_ns =
+        (marker_time(r.out, "Stop sampling") - marker_time(r.out, "Start sampling")) * 1e9;
+    ASSERT_GT(window_ns, 0.9e9) << r.out;
+    auto samples = parse_samples(r.out);
+    ASSERT_EQ(samples.size(), 1u) << r.out;
+    for (const char* name : {"spin-a", "spin-b"}) {
+        const ThreadBlock* t = thread_named(samples[0], name);
+        ASSERT_TRUE(t) << name << "\n" << r.out;
+        ASSERT_TRUE(t->sections.count(kRun) && t->sections.count(kReady)) << r.out;
+        const uint64_t run_ns = number(t->sections.at(kRun).at(0).at(1));
+        const uint64_t ready_ns = number(t->sections.at(kReady).at(0).at(1));
+        EXPECT_GT(ready_ns, 0u) << name;
+        EXPECT_NEAR(static_cast<double>(run_ns + ready_ns), window_ns, 0.15 * window_ns)
+            << name << ": run " << run_ns << " + ready " << ready_ns << "\n" << r.out;
+    }
+}
+
+TEST(DelayE2E, LoopbackUdpShowsNetRxSoftIrqsOnTheThread)
+{
+    KD_REQUIRE_BPF();
+    Process workload({kWorkload, "udp", "2000"});
+    ASSERT_TRUE(workload.wait_for_output("ready", 5s));
+    Process kdelay({kKdelay, "-p", std::to_string(workload.pid()), "--sample-time", "2"});
+    ASSERT_TRUE(kdelay.wait_for_output("# Start sampling", 20s)) << kdelay.err();
+    workload.signal(SIGUSR1);
+    ASSERT_TRUE(workload.wait_for_output("done", 10s));
+    const uint32_t tid = workload_tid(workload.out(), "kd-udp");
+    ASSERT_EQ(kdelay.wait(20s), 0) << kdelay.err();
+
+    auto samples = parse_samples(kdelay.out());
+    ASSERT_EQ(samples.size(), 1u);
+    ASSERT_TRUE(samples[0].count(tid)) << kdelay.out();
+    const Row* net_rx = find_row(samples[0].at(tid), kSoftIrq, "net_rx");
+    ASSERT_TRUE(net_rx) << kdelay.out();
+    EXPECT_EQ((*net_rx)[1], "3");  // VECT_NR
+    EXPECT_GT(number((*net_rx)[2]), 0u);
+    EXPECT_GE(number(find_row(samples[0].at(tid), kSyscalls, "sendto")->at(2)), 2000u);
+}
+
+TEST(DelayE2E, CtrlCPrintsWhatWasCollectedAndExitsZero)
+{
+    KD_REQUIRE_BPF();
+    Process workload({kWorkload, "spin"});
+    ASSERT_TRUE(workload.wait_for_output("ready", 5s));
+    Process kdelay({kKdelay, "-p", std::to_string(workload.pid()), "--sample-time", "60"});
+    ASSERT_TRUE(kdelay.wait_for_output("# Start sampling", 20s)) << kdelay.err();
+    std::this_thread::sleep_for(500ms);
+    kdelay.signal(SIGINT);
+    ASSERT_EQ(kdelay.wait(10s), 0) << kdelay.err();
+    EXPECT_NE(kdelay.out().find("Interrupted"), std::string::npos);
+    auto samples = parse_samples(kdelay.out());
+    ASSERT_EQ(samples.size(), 1u) << kdelay.out();
+    const ThreadBlock* t = thread_named(samples[0], "spin-a");
+    ASSERT_TRUE(t && t->sections.count(kRun)) << kdelay.out();
+}
+
+TEST(DelayE2E, TargetExitEndsTheSampleWithANote)
+{
+    KD_REQUIRE_BPF();
+    auto workload = std::make_unique<Process>(std::vector<std::string>{kWorkload, "spin"});
+    ASSERT_TRUE(workload->wait_for_output("ready", 5s));
+    Process kdelay({kKdelay, "-p", std::to_string(workload->pid()), "--sample-time", "60",
+                    "--sample-count", "3"});
+    ASSERT_TRUE(kdelay.wait_for_output("# Start sampling", 20s)) << kdelay.err();
+    std::this_thread::sleep_for(300ms);
+    workload.reset();  // SIGKILL
+    ASSERT_EQ(kdelay.wait(10s), 0) << kdelay.err();
+    EXPECT_NE(kdelay.out().find("exited; the sample ends here"), std::string::npos) << kdelay.out();
+    EXPECT_EQ(parse_samples(kdelay.out()).size(), 1u) << "no further samples after the exit";
+}
+
+TEST(DelayE2E, SeveralSamplesEachStartFromZero)
+{
+    KD_REQUIRE_BPF();
+    Process workload({kWorkload, "spin"});
+    ASSERT_TRUE(workload.wait_for_output("ready", 5s));
+    Result r = run({kKdelay, "-p", std::to_string(workload.pid()), "--sample-time", "0.3",
+                    "--sample-count", "3", "--sample-interval", "0.2"},
+                   30s);
+    ASSERT_EQ(r.status, 0) << r.err;
+    auto samples = parse_samples(r.out);
+    ASSERT_EQ(samples.size(), 3u) << r.out;
+    for (const auto& s : samples) {
+        const ThreadBlock* t = thread_named(s, "spin-a");
+        ASSERT_TRUE(t && t->sections.count(kRun)) << r.out;
+        // Per-sample state is reset: no sample holds more run time than its window.
+        EXPECT_LT(number(t->sections.at(kRun).at(0).at(1)), 400'000'000u) << r.out;
+    }
+}
+
+TEST(DelayE2E, NothingStaysAttachedAfterExit)
+{
+    KD_REQUIRE_BPF();
+    const int before = loaded_raw_tracepoint_programs();
+    Process workload({kWorkload, "spin"});
+    ASSERT_TRUE(workload.wait_for_output("ready", 5s));
+    {
+        Process kdelay({kKdelay, "-p", std::to_string(workload.pid()), "--sample-time", "1"});
+        ASSERT_TRUE(kdelay.wait_for_output("# Start sampling", 20s)) << kdelay.err();
+        EXPECT_GE(loaded_raw_tracepoint_programs(), before + 2) << "kdelay's programs are visible";
+        ASSERT_EQ(kdelay.wait(20s), 0);
+    }
+    EXPECT_EQ(settled_raw_tracepoint_programs(before), before);
+    {
+        Process kdelay({kKdelay, "-p", std::to_string(workload.pid()), "--sample-time", "30"});
+        ASSERT_TRUE(kdelay.wait_for_output("# Start sampling", 20s)) << kdelay.err();
+        kdelay.signal(SIGTERM);
+        ASSERT_EQ(kdelay.wait(20s), 0);
+    }
+    EXPECT_EQ(settled_raw_tracepoint_programs(before), before);
+}

@@ -1,0 +1,93 @@
+// Bad input and hostile environments: one clear line, a sysexits code, no crash.
+#include <algorithm>
+#include <chrono>
+
+#include "e2e.h"
+
+using namespace kdtest;
+using namespace std::chrono_literals;
+
+namespace {
+
+const uid_t kNobody = 65534;
+
+// Exactly one line on stderr, starting "kdelay: ", and nothing on stdout.
+void expect_one_error_line(const Result& r)
+{
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    EXPECT_EQ(r.err.rfind("kdelay: ", 0), 0u) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+}  // namespace
+
+TEST(ErrorsE2E, NotRootIs77)
+{
+    if (geteuid() != 0)
+        GTEST_SKIP() << "needs root to drop to another user";
+    Result r = run({kKdelay, "-p", "1"}, 10s, kNobody);
+    EXPECT_EQ(r.status, 77);
+    expect_one_error_line(r);
+    EXPECT_NE(r.err.find("root"), std::string::npos);
+}
+
+TEST(ErrorsE2E, NoSuchPidIs69)
+{
+    Result r = run({kKdelay, "-p", "4000000"}, 10s);
+    EXPECT_EQ(r.status, geteuid() == 0 ? 69 : 77);
+    expect_one_error_line(r);
+}
+
+TEST(ErrorsE2E, MissingCommandIs69)
+{
+    if (geteuid() != 0)
+        GTEST_SKIP() << "a non-root run stops at the root check first";
+    Result r = run({kKdelay, "--", "/nonexistent/kd-no-such-command"}, 10s);
+    EXPECT_EQ(r.status, 69);
+    expect_one_error_line(r);
+}
+
+TEST(ErrorsE2E, BadOptionsAre64)
+{
+    for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+             {"--bogus"},
+             {"--sample-time", "abc"},
+             {"--sample-time", "-1"},
+             {"--sample-count", "0"},
+             {"-p", "0"},
+             {"-p", "12x"},
+             {"-p", "1", "--", "true"},
+             {"--"},
+         }) {
+        std::vector<std::string> argv = {kKdelay};
+        argv.insert(argv.end(), args.begin(), args.end());
+        Result r = run(argv, 10s);
+        EXPECT_EQ(r.status, 64) << args[0];
+        expect_one_error_line(r);
+    }
+}
+
+TEST(ErrorsE2E, EbpfPrintsTheSourceWithoutRootAndWithoutKernelHeaders)
+{
+    const uid_t user = geteuid() == 0 ? kNobody : geteuid();
+    Result r = run({kKdelay, "--ebpf", "-p", "1"}, 10s, user);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("#define TARGET_TGID 1\n"), std::string::npos);
+    EXPECT_NE(r.out.find("RAW_TRACEPOINT_PROBE(sched_switch)"), std::string::npos);
+    EXPECT_EQ(r.out.find("#include"), std::string::npos) << "no kernel headers in the program";
+    EXPECT_EQ(r.out.find("{{"), std::string::npos) << "every placeholder is filled";
+}
+
+TEST(ErrorsE2E, MissingKernelHeaderTreeIs72WithTheFix)
+{
+    KD_REQUIRE_BPF();
+    if (access("/usr/bin/unshare", X_OK) != 0)
+        GTEST_SKIP() << "needs unshare(1) to hide /lib/modules";
+    // A private mount namespace where /lib/modules is empty.
+    Result r = run({"/usr/bin/unshare", "-m", "sh", "-c",
+                    "mount -t tmpfs none /lib/modules && exec \"$0\" -p 1", kKdelay},
+                   30s);
+    EXPECT_EQ(r.status, 72) << r.err;
+    expect_one_error_line(r);
+    EXPECT_NE(r.err.find("setup.sh"), std::string::npos) << r.err;
+}

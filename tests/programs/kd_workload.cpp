@@ -1,0 +1,153 @@
+// A process whose kernel-side behaviour is known, for kdelay's e2e tests.
+//
+//   kd_workload syscalls N M [--now]  thread "kd-counter": N getppid, M nanosleep(1 ms), exits
+//   kd_workload spin                  threads "spin-a", "spin-b" busy on CPU 0
+//   kd_workload udp N [--now]         thread "kd-udp" sends itself N UDP packets over loopback
+//   kd_workload demo                  all of the above at once for about a second (scripts/demo.sh)
+//
+// Without --now the work waits for SIGUSR1, so a test can start it inside a
+// sampling window. Progress goes to stdout: "tid NAME TID", "ready", "done".
+#include <arpa/inet.h>
+#include <cerrno>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <sched.h>
+#include <string>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+namespace {
+
+long g_n = 0, g_m = 0;
+bool g_quiet = false;  // demo: the report is the output
+
+void announce(const char* name)
+{
+    prctl(PR_SET_NAME, name);
+    if (g_quiet)
+        return;
+    printf("tid %s %ld\n", name, static_cast<long>(syscall(SYS_gettid)));
+    fflush(stdout);
+}
+
+void* counter(void*)
+{
+    announce("kd-counter");
+    for (long i = 0; i < g_n; ++i)
+        syscall(SYS_getppid);
+    struct timespec ms = {0, 1000000};
+    for (long i = 0; i < g_m; ++i)
+        syscall(SYS_nanosleep, &ms, nullptr);  // glibc's nanosleep() is clock_nanosleep
+    return nullptr;
+}
+
+void* spinner(void* name)
+{
+    cpu_set_t cpus;
+    CPU_ZERO(&cpus);
+    CPU_SET(0, &cpus);
+    sched_setaffinity(0, sizeof(cpus), &cpus);
+    announce(static_cast<const char*>(name));
+    for (volatile unsigned long x = 0;; ++x) {
+    }
+    return nullptr;
+}
+
+void* udp_self(void*)
+{
+    announce("kd-udp");
+    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof(addr);
+    if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
+        getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+        perror("udp socket");
+        exit(1);
+    }
+    char buf[256] = "kdelay";
+    for (long i = 0; i < g_n; ++i) {
+        sendto(fd, buf, sizeof(buf), 0, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+        recv(fd, buf, sizeof(buf), 0);
+    }
+    close(fd);
+    return nullptr;
+}
+
+void wait_for_go(bool now)
+{
+    if (now)
+        return;
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGUSR1);
+    pthread_sigmask(SIG_BLOCK, &set, nullptr);
+    puts("ready");
+    fflush(stdout);
+    int sig;
+    sigwait(&set, &sig);
+}
+
+int usage()
+{
+    fprintf(stderr, "usage: kd_workload syscalls N M [--now] | spin | udp N [--now] | demo\n");
+    return 64;
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    if (argc < 2)
+        return usage();
+    const std::string mode = argv[1];
+    const bool now = std::string(argv[argc - 1]) == "--now";
+    pthread_t t, t2;
+
+    if (mode == "syscalls" && argc >= 4) {
+        g_n = atol(argv[2]);
+        g_m = atol(argv[3]);
+        wait_for_go(now);
+        pthread_create(&t, nullptr, counter, nullptr);
+        pthread_join(t, nullptr);
+    } else if (mode == "udp" && argc >= 3) {
+        g_n = atol(argv[2]);
+        wait_for_go(now);
+        pthread_create(&t, nullptr, udp_self, nullptr);
+        pthread_join(t, nullptr);
+    } else if (mode == "spin") {
+        pthread_create(&t, nullptr, spinner, const_cast<char*>("spin-a"));
+        pthread_create(&t2, nullptr, spinner, const_cast<char*>("spin-b"));
+        puts("ready");
+        fflush(stdout);
+        pause();
+    } else if (mode == "demo") {
+        g_n = 20000;
+        g_m = 50;
+        g_quiet = true;
+        pthread_t s1, s2;
+        pthread_create(&t, nullptr, counter, nullptr);
+        pthread_create(&t2, nullptr, udp_self, nullptr);
+        pthread_create(&s1, nullptr, spinner, const_cast<char*>("spin-a"));
+        pthread_create(&s2, nullptr, spinner, const_cast<char*>("spin-b"));
+        pthread_join(t, nullptr);
+        pthread_join(t2, nullptr);
+        usleep(300000);
+        return 0;  // the spinners end with the process
+    } else {
+        return usage();
+    }
+    puts("done");
+    fflush(stdout);
+    if (!now)
+        pause();  // stay alive so the test decides when the target goes away
+    return 0;
+}

@@ -1,0 +1,61 @@
+#include "bpf/btf_offsets.h"
+
+#include <bpf/btf.h>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+using namespace kdelay;
+
+namespace {
+
+// struct task_struct { long pad; union { int pid; }; struct { int tgid; char comm[16]; }; };
+struct btf* synthetic_btf()
+{
+    struct btf* b = btf__new_empty();
+    const int int_t = btf__add_int(b, "int", 4, BTF_INT_SIGNED);
+    const int long_t = btf__add_int(b, "long", 8, BTF_INT_SIGNED);
+    const int char_t = btf__add_int(b, "char", 1, BTF_INT_CHAR);
+    const int arr_t = btf__add_array(b, int_t, char_t, 16);
+    const int anon_union = btf__add_union(b, nullptr, 4);
+    btf__add_field(b, "pid", int_t, 0, 0);
+    const int anon_struct = btf__add_struct(b, nullptr, 20);
+    btf__add_field(b, "tgid", int_t, 0, 0);
+    btf__add_field(b, "comm", arr_t, 32, 0);
+    btf__add_struct(b, "task_struct", 32);
+    btf__add_field(b, "pad", long_t, 0, 0);
+    btf__add_field(b, nullptr, anon_union, 64, 0);
+    btf__add_field(b, nullptr, anon_struct, 96, 0);
+    return b;
+}
+
+}  // namespace
+
+TEST(KernelBtf, FindsMembersThroughAnonymousStructsAndUnions)
+{
+    KernelBtf btf(synthetic_btf());
+    auto pid = btf.member("task_struct", "pid");
+    auto tgid = btf.member("task_struct", "tgid");
+    auto comm = btf.member("task_struct", "comm");
+    ASSERT_TRUE(pid && tgid && comm);
+    EXPECT_EQ(pid->offset, 8u);
+    EXPECT_EQ(pid->size, 4u);
+    EXPECT_EQ(tgid->offset, 12u);
+    EXPECT_EQ(comm->offset, 16u);
+    EXPECT_EQ(comm->size, 16u);
+    EXPECT_FALSE(btf.member("task_struct", "nope"));
+    EXPECT_FALSE(btf.member("no_such_struct", "pid"));
+    EXPECT_THROW(btf.require("task_struct", "nope"), std::exception);
+}
+
+TEST(KernelBtf, RunningKernelLayoutIsSane)
+{
+    if (access("/sys/kernel/btf/vmlinux", R_OK) != 0)
+        GTEST_SKIP() << "no /sys/kernel/btf/vmlinux";
+    KernelBtf btf;
+    const KernelLayout l = read_kernel_layout(btf);
+    EXPECT_EQ(l.task_pid.size, 4u);
+    EXPECT_EQ(l.task_tgid.offset, l.task_pid.offset + 4);  // pid_t pid; pid_t tgid;
+    EXPECT_EQ(l.task_comm.size, 16u);                      // TASK_COMM_LEN
+    EXPECT_TRUE(l.task_state.size == 4 || l.task_state.size == 8);
+    EXPECT_EQ(l.irqaction_name.size, 8u);                   // const char *
+}

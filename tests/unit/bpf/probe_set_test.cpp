@@ -1,0 +1,42 @@
+#include "bpf/probe_set.h"
+
+#include <gtest/gtest.h>
+
+#include "core/error.h"
+
+using namespace kdelay;
+
+TEST(ProbeSet, EmbeddedDelaySetCoversEveryHook)
+{
+    const auto probes = load_probe_set("delay");
+    std::vector<std::string> targets;
+    for (const auto& p : probes) {
+        EXPECT_EQ(p.type, ProbeSpec::Type::raw_tracepoint);
+        EXPECT_EQ(p.function, "raw_tracepoint__" + p.target);
+        targets.push_back(p.target);
+    }
+    EXPECT_EQ(targets, (std::vector<std::string>{"sys_enter", "sys_exit", "sched_wakeup",
+                                                  "sched_wakeup_new", "sched_switch",
+                                                  "irq_handler_entry", "irq_handler_exit",
+                                                  "softirq_entry", "softirq_exit"}));
+}
+
+TEST(ProbeSet, MalformedSetsAreRejected)
+{
+    const std::vector<std::string> bad = {
+        "{",
+        R"j({"probes":[{"type":"kprobe","target":"a","function":"f"}]})j",
+        R"j({"probes":[{"type":"tracepoint","target":"a:b"}]})j",
+        R"j({"probes":[{"type":"tracepoint","target":"a:b","function":"f()"}]})j",
+    };
+    for (const auto& json : bad) {
+        bool threw = false;
+        try {
+            parse_probe_set("x", json);
+        } catch (const Error&) {
+            threw = true;
+        }
+        EXPECT_TRUE(threw) << json;
+    }
+    EXPECT_EQ(parse_probe_set("x", R"j({"probes":[]})j").size(), 0u);
+}

@@ -1,0 +1,49 @@
+#include "delay/program.h"
+
+#include <gtest/gtest.h>
+
+using namespace kdelay;
+
+namespace {
+
+DelayProgramParams params()
+{
+    KernelLayout l{};
+    l.task_pid = {1264, 4};
+    l.task_tgid = {1268, 4};
+    l.task_state = {24, 4};
+    l.task_comm = {1752, 16};
+    l.irqaction_name = {96, 8};
+    return DelayProgramParams{4321, 7, size_delay_maps(10), l};
+}
+
+}  // namespace
+
+TEST(DelayProgram, OffsetsAndTargetComeFromParameters)
+{
+    const std::string src = render_delay_program(params());
+    EXPECT_NE(src.find("#define TARGET_TGID 4321\n"), std::string::npos);
+    EXPECT_NE(src.find("#define POLL_NR 7\n"), std::string::npos);
+    EXPECT_NE(src.find("#define TASK_PID_OFF 1264\n"), std::string::npos);
+    EXPECT_NE(src.find("#define TASK_TGID_OFF 1268\n"), std::string::npos);
+    EXPECT_NE(src.find("typedef __u32 kd_task_state_t;"), std::string::npos);
+    EXPECT_NE(src.find("struct kd_thread {"), std::string::npos) << "shared ABI header inlined";
+}
+
+TEST(DelayProgram, IncludesNoKernelHeadersAndLeavesNoPlaceholders)
+{
+    const std::string src = render_delay_program(params());
+    EXPECT_EQ(src.find("#include"), std::string::npos);
+    EXPECT_EQ(src.find("{{"), std::string::npos);
+    EXPECT_EQ(src.find("}}"), std::string::npos);
+}
+
+TEST(DelayProgram, MapsGrowWithTheThreadCount)
+{
+    const auto small = size_delay_maps(1);
+    const auto big = size_delay_maps(5000);
+    EXPECT_GE(small.threads, 256u);
+    EXPECT_GE(big.threads, 4 * 5000u);
+    EXPECT_GE(big.syscalls, big.threads * 32u);
+    EXPECT_EQ(big.threads & (big.threads - 1), 0u);
+}

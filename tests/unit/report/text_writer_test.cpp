@@ -1,0 +1,71 @@
+#include "report/text_writer.h"
+
+#include <fstream>
+#include <gtest/gtest.h>
+#include <sstream>
+
+using namespace kdelay;
+
+namespace {
+
+Sample example_sample()
+{
+    Sample s;
+    s.poll_nr = 7;
+    ThreadSample reval;
+    reval.tid = 31741;
+    reval.name = "revalidator122";
+    reval.syscalls = {{7, "poll", {5, 184193176, 1000, 184191520}},
+                      {47, "recvmsg", {494, 125208756, 100, 310331}},
+                      {202, "futex", {8, 18768758, 10, 4023039}},
+                      {1, "write", {1, 5949, 5949, 5949}}};
+    reval.long_poll = Stat{4, 2000000, 300000, 900000};
+    reval.run = Stat{6, 136764071, 1480, 115146424};
+    reval.ready = Stat{7, 11334, 100, 6636};
+    reval.stopped = Stat{1, 5000000000ull, 5000000000ull, 5000000000ull};
+    reval.hardirqs = {{"eno8303-rx-1", 0, {1, 3586, 3586, 3586}}};
+    reval.softirqs = {{"net_rx", 3, {1, 17699, 17699, 17699}}, {"sched", 7, {6, 13820, 1000, 3226}}};
+    ThreadSample quiet;  // only run time: no other section headers
+    quiet.tid = 27090;
+    quiet.name = "ovs-vswitchd";
+    quiet.run = Stat{2, 3000, 1000, 2000};
+    ThreadSample poll_only;  // only poll: no TOTAL( - poll) line
+    poll_only.tid = 5;
+    poll_only.name = "urcu3";
+    poll_only.syscalls = {{7, "poll", {1, 10, 10, 10}}};
+    s.threads = {quiet, reval, poll_only};
+    return s;
+}
+
+std::string read_file(const std::string& path)
+{
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+}  // namespace
+
+TEST(TextWriter, SampleMatchesGoldenText)
+{
+    std::ostringstream out;
+    TextWriter writer(out);
+    writer.sample(example_sample());
+    writer.note("Target process 1 exited; the sample ends here");
+    writer.warning("the thread map was full; 3 updates were lost and the numbers above are incomplete.");
+
+    const std::string golden = std::string(KDELAY_GOLDEN_DIR) + "/delay_report.txt";
+    if (getenv("KDELAY_UPDATE_GOLDEN"))
+        std::ofstream(golden) << out.str();
+    EXPECT_EQ(out.str(), read_file(golden));
+}
+
+TEST(TextWriter, MarkersCarryTheTimestamp)
+{
+    std::ostringstream out;
+    TextWriter writer(out);
+    writer.marker("Start sampling", std::chrono::system_clock::now());
+    EXPECT_EQ(out.str().rfind("# Start sampling @", 0), 0u);
+    EXPECT_NE(out.str().find(" UTC)\n"), std::string::npos);
+}
