@@ -13,27 +13,30 @@
 #define TASK_STATE_OFF {{task_state_off}}
 #define TASK_COMM_OFF {{task_comm_off}}
 #define IRQACTION_NAME_OFF {{irqaction_name_off}}
+#define PT_REGS_NR_OFF {{pt_regs_nr_off}}
 typedef {{task_state_type}} kd_task_state_t;
+typedef {{pt_regs_nr_type}} kd_regs_nr_t;
 
 /* Task state bits, stable across kernel versions. */
 #define KD_TASK_RUNNING 0x0
 #define KD_TASK_STOPPED 0x4
 #define KD_TASK_TRACED 0x8
 
-BPF_ARRAY(capture, __u32, 1);
+BPF_ARRAY(capture, struct kd_capture, 1);
 BPF_PERCPU_ARRAY(map_full, __u64, KD_MAP_COUNT);
 BPF_HASH(threads, __u32, struct kd_thread, {{max_threads}});
-BPF_HASH(syscalls, struct kd_syscall_key, struct kd_stat, {{max_syscalls}});
+BPF_HASH(syscalls, struct kd_syscall_key, struct kd_syscall, {{max_syscalls}});
 BPF_HASH(hardirqs, struct kd_hardirq_key, struct kd_stat, {{max_hardirqs}});
 BPF_HASH(softirqs, struct kd_softirq_key, struct kd_stat, {{max_softirqs}});
 BPF_PERCPU_ARRAY(hardirq_slot, struct kd_irq_slot, 1);
 BPF_PERCPU_ARRAY(softirq_slot, struct kd_irq_slot, 1);
 
-static __always_inline int capturing(void)
+/* The capture state while capturing, else NULL. */
+static __always_inline struct kd_capture *capturing(void)
 {
     int zero = 0;
-    __u32 *state = capture.lookup(&zero);
-    return state && *state == KD_CAPTURING;
+    struct kd_capture *cap = capture.lookup(&zero);
+    return cap && cap->state == KD_CAPTURING ? cap : 0;
 }
 
 static __always_inline void note_full(int map)
@@ -94,53 +97,73 @@ static __always_inline __u32 target_current(void)
 
 /* ---- syscalls and long poll intervals ---- */
 
+static __always_inline struct kd_syscall *new_syscall(struct kd_syscall_key *key)
+{
+    /* First time for this syscall in this sample: also record the thread's
+     * name, in case it never gets switched out. */
+    thread_entry(key->tid, 0);
+    struct kd_syscall zero = {};
+    syscalls.insert(key, &zero);
+    struct kd_syscall *s = syscalls.lookup(key);
+    if (!s)
+        note_full(KD_MAP_SYSCALLS);
+    return s;
+}
+
 RAW_TRACEPOINT_PROBE(sys_enter)
 {
-    __u32 tid = target_current();
-    if (!tid)
+    __u64 id = bpf_get_current_pid_tgid();
+    if ((id >> 32) != TARGET_TGID)
         return 0;
-    struct kd_thread *t = thread_entry(tid, 0);
-    if (!t)
+    struct kd_capture *cap = capturing();
+    if (!cap)
         return 0;
 
     __u64 now = bpf_ktime_get_ns();
-    __u64 nr = ctx->args[1];
-    if (nr == POLL_NR && t->poll_exit) {
-        stat_add(&t->long_poll, now - t->poll_exit);
-        t->poll_exit = 0;
+    struct kd_syscall_key key = { .tid = (__u32)id, .nr = (__u32)ctx->args[1] };
+    struct kd_syscall *s = syscalls.lookup(&key);
+    if (!s)
+        s = new_syscall(&key);
+    if (s)
+        s->start = now;
+
+    if (key.nr == POLL_NR) {
+        struct kd_thread *t = threads.lookup(&key.tid);
+        if (t && t->poll_exit >= cap->start_ns && t->poll_exit) {
+            stat_add(&t->long_poll, now - t->poll_exit);
+            t->poll_exit = 0;
+        }
     }
-    t->sys_nr = nr;
-    t->sys_start = now;
     return 0;
 }
 
 RAW_TRACEPOINT_PROBE(sys_exit)
 {
-    __u32 tid = target_current();
-    if (!tid)
+    __u64 id = bpf_get_current_pid_tgid();
+    if ((id >> 32) != TARGET_TGID)
         return 0;
-    struct kd_thread *t = threads.lookup(&tid);
-    if (!t || !t->sys_start)
+    struct kd_capture *cap = capturing();
+    if (!cap)
+        return 0;
+
+    /* The raw tracepoint has no syscall number; read it from pt_regs as the
+     * classic tracepoint does. */
+    kd_regs_nr_t nr = 0;
+    bpf_probe_read_kernel(&nr, sizeof(nr), (char *)ctx->args[0] + PT_REGS_NR_OFF);
+    struct kd_syscall_key key = { .tid = (__u32)id, .nr = (__u32)nr };
+    struct kd_syscall *s = syscalls.lookup(&key);
+    if (!s || !s->start || s->start < cap->start_ns)
         return 0;
 
     __u64 now = bpf_ktime_get_ns();
-    __u64 delta = now - t->sys_start;
-    struct kd_syscall_key key = { .tid = tid, .nr = (__u32)t->sys_nr };
-    t->sys_start = 0;
-    if (t->sys_nr == POLL_NR)
-        t->poll_exit = now;
+    stat_add(&s->stat, now - s->start);
+    s->start = 0;
 
-    struct kd_stat *s = syscalls.lookup(&key);
-    if (!s) {
-        struct kd_stat zero = {};
-        syscalls.insert(&key, &zero);
-        s = syscalls.lookup(&key);
-        if (!s) {
-            note_full(KD_MAP_SYSCALLS);
-            return 0;
-        }
+    if (key.nr == POLL_NR) {
+        struct kd_thread *t = threads.lookup(&key.tid);
+        if (t)
+            t->poll_exit = now;
     }
-    stat_add(s, delta);
     return 0;
 }
 

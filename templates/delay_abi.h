@@ -6,10 +6,18 @@
 #define KD_COMM_LEN 16
 #define KD_IRQ_NAME_LEN 32
 
-/* Value of capture[0]: userspace moves IDLE -> CAPTURING -> DUMPING -> IDLE. */
+/* capture[0].state: userspace moves IDLE -> CAPTURING -> DUMPING -> IDLE. */
 #define KD_IDLE 0
 #define KD_CAPTURING 1
 #define KD_DUMPING 2
+
+struct kd_capture {
+    __u32 state;
+    __u32 pad;
+    /* CLOCK_MONOTONIC at the start of the sample: an in-flight timestamp
+     * older than this belongs to an earlier sample and is ignored. */
+    __u64 start_ns;
+};
 
 /* Index into the map_full counters, one per map that can run out of room. */
 #define KD_MAP_THREADS 0
@@ -29,8 +37,6 @@ struct kd_stat {
  * sections of the report. */
 struct kd_thread {
     char comm[KD_COMM_LEN];
-    __u64 sys_start;
-    __u64 sys_nr;
     __u64 run_start;
     __u64 ready_start;
     __u64 stop_start;
@@ -44,6 +50,13 @@ struct kd_thread {
 struct kd_syscall_key {
     __u32 tid;
     __u32 nr;
+};
+
+/* A thread is in one syscall at a time, so the in-flight entry time can sit
+ * beside the aggregate: entry and exit then cost one hash lookup each. */
+struct kd_syscall {
+    struct kd_stat stat;
+    __u64 start;
 };
 
 struct kd_hardirq_key {

@@ -77,6 +77,8 @@ KernelLayout read_kernel_layout(const KernelBtf& btf)
     layout.task_state = state ? *state : btf.require("task_struct", "state");
     layout.task_comm = btf.require("task_struct", "comm");
     layout.irqaction_name = btf.require("irqaction", "name");
+    auto nr = btf.member("pt_regs", "orig_ax");
+    layout.regs_syscall_nr = nr ? *nr : btf.require("pt_regs", "syscallno");
     return layout;
 }
 

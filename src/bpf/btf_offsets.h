@@ -37,13 +37,14 @@ private:
     struct btf* btf_;
 };
 
-// The task_struct and irqaction fields the delay program reads.
+// The kernel fields the delay program reads.
 struct KernelLayout {
     MemberLayout task_pid;
     MemberLayout task_tgid;
     MemberLayout task_state;  // __state since 5.14, state before
     MemberLayout task_comm;
     MemberLayout irqaction_name;
+    MemberLayout regs_syscall_nr;  // pt_regs.orig_ax (x86), .syscallno (arm64)
 };
 
 KernelLayout read_kernel_layout(const KernelBtf& btf);

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <bcc/BPF.h>
 #include <cstring>
+#include <ctime>
 #include <map>
 
 #include "bpf/session.h"
@@ -57,8 +58,13 @@ DelayCollector::DelayCollector(BpfSession& session, uint32_t poll_nr)
 
 void DelayCollector::set_capture(uint32_t state)
 {
-    auto table = session_.bpf().get_array_table<uint32_t>("capture");
-    check(table.update_value(0, state), "cannot set capture state");
+    kd_capture cap{};
+    cap.state = state;
+    timespec now{};
+    clock_gettime(CLOCK_MONOTONIC, &now);  // the clock of bpf_ktime_get_ns()
+    cap.start_ns = static_cast<uint64_t>(now.tv_sec) * 1000000000ull + now.tv_nsec;
+    auto table = session_.bpf().get_array_table<kd_capture>("capture");
+    check(table.update_value(0, cap), "cannot set capture state");
 }
 
 void DelayCollector::start_capture() { set_capture(KD_CAPTURING); }
@@ -81,8 +87,9 @@ Sample DelayCollector::collect()
             threads[tid] = std::move(ts);
     }
     for (const auto& [k, s] :
-         bpf.get_hash_table<kd_syscall_key, kd_stat>("syscalls").get_table_offline())
-        threads[k.tid].syscalls.push_back(SyscallStat{k.nr, syscall_name(k.nr), to_stat(s)});
+         bpf.get_hash_table<kd_syscall_key, kd_syscall>("syscalls").get_table_offline())
+        if (s.stat.count > 0)  // entered but not yet returned: not measured
+            threads[k.tid].syscalls.push_back(SyscallStat{k.nr, syscall_name(k.nr), to_stat(s.stat)});
     for (const auto& [k, s] :
          bpf.get_hash_table<kd_hardirq_key, kd_stat>("hardirqs").get_table_offline())
         threads[k.tid].hardirqs.push_back(IrqStat{bounded(k.name, sizeof(k.name)), 0, to_stat(s)});
@@ -115,7 +122,7 @@ void DelayCollector::reset()
 {
     auto& bpf = session_.bpf();
     check(bpf.get_hash_table<uint32_t, kd_thread>("threads").clear_table_non_atomic(), "reset");
-    check(bpf.get_hash_table<kd_syscall_key, kd_stat>("syscalls").clear_table_non_atomic(), "reset");
+    check(bpf.get_hash_table<kd_syscall_key, kd_syscall>("syscalls").clear_table_non_atomic(), "reset");
     check(bpf.get_hash_table<kd_hardirq_key, kd_stat>("hardirqs").clear_table_non_atomic(), "reset");
     check(bpf.get_hash_table<kd_softirq_key, kd_stat>("softirqs").clear_table_non_atomic(), "reset");
     for (const char* slot : {"hardirq_slot", "softirq_slot"}) {

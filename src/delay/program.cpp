@@ -18,7 +18,7 @@ uint32_t next_pow2(uint64_t v)
 }
 
 // C type name for an integer member of this size.
-std::string uint_type(uint32_t size)
+std::string uint_type(const char* what, uint32_t size)
 {
     switch (size) {
     case 1: return "__u8";
@@ -26,7 +26,8 @@ std::string uint_type(uint32_t size)
     case 4: return "__u32";
     case 8: return "__u64";
     }
-    throw Error(Exit::osfile, "unexpected task state size " + std::to_string(size) + " in BTF");
+    throw Error(Exit::osfile,
+                std::string("unexpected size ") + std::to_string(size) + " of " + what + " in BTF");
 }
 
 }  // namespace
@@ -51,9 +52,11 @@ std::string render_delay_program(const DelayProgramParams& p)
     v.number("task_pid_off", p.layout.task_pid.offset);
     v.number("task_tgid_off", p.layout.task_tgid.offset);
     v.number("task_state_off", p.layout.task_state.offset);
-    v.identifier("task_state_type", uint_type(p.layout.task_state.size));
+    v.identifier("task_state_type", uint_type("task_struct state", p.layout.task_state.size));
     v.number("task_comm_off", p.layout.task_comm.offset);
     v.number("irqaction_name_off", p.layout.irqaction_name.offset);
+    v.number("pt_regs_nr_off", p.layout.regs_syscall_nr.offset);
+    v.identifier("pt_regs_nr_type", uint_type("pt_regs syscall number", p.layout.regs_syscall_nr.size));
     v.number("max_threads", p.sizes.threads);
     v.number("max_syscalls", p.sizes.syscalls);
     v.number("max_hardirqs", p.sizes.hardirqs);

@@ -20,6 +20,8 @@ const char* const kSyscalls = "[SYSCALL STATISTICS]";
 const char* const kRun = "[THREAD RUN STATISTICS]";
 const char* const kReady = "[THREAD READY STATISTICS]";
 const char* const kSoftIrq = "[SOFT IRQ STATISTICS]";
+const char* const kLongPoll = "[LONG POLL STATISTICS]";
+const char* const kStopped = "[THREAD STOPPED STATISTICS]";
 
 // Seconds since the epoch of the "# <what> @<local ISO>" marker line.
 double marker_time(const std::string& out, const std::string& what)
@@ -222,6 +224,54 @@ TEST(DelayE2E, LoopbackUdpShowsNetRxSoftIrqsOnTheThread)
     EXPECT_GE(number(find_row(samples[0].at(tid), kSyscalls, "sendto")->at(2)), 2000u);
 }
 
+TEST(DelayE2E, LongPollIsTheWorkBetweenPolls)
+{
+    KD_REQUIRE_BPF();
+    Process workload({kWorkload, "poll", "50"});
+    ASSERT_TRUE(workload.wait_for_output("ready", 5s));
+    Process kdelay({kKdelay, "-p", std::to_string(workload.pid()), "--sample-time", "3"});
+    ASSERT_TRUE(kdelay.wait_for_output("# Start sampling", 20s)) << kdelay.err();
+    workload.signal(SIGUSR1);
+    ASSERT_TRUE(workload.wait_for_output("done", 10s));
+    const uint32_t tid = workload_tid(workload.out(), "kd-poller");
+    ASSERT_EQ(kdelay.wait(20s), 0) << kdelay.err();
+
+    auto samples = parse_samples(kdelay.out());
+    ASSERT_EQ(samples.size(), 1u);
+    ASSERT_TRUE(samples[0].count(tid)) << kdelay.out();
+    const ThreadBlock& t = samples[0].at(tid);
+    EXPECT_EQ(number(find_row(t, kSyscalls, "poll")->at(2)), 50u);
+    ASSERT_TRUE(t.sections.count(kLongPoll)) << kdelay.out();
+    const Row& lp = t.sections.at(kLongPoll).at(0);  // COUNT AVERAGE MIN MAX
+    EXPECT_EQ(number(lp.at(0)), 49u) << "gaps between 50 polls";
+    EXPECT_GE(number(lp.at(2)), 2'000'000u) << "each gap holds 2 ms of work";
+    EXPECT_GE(number(lp.at(1)), number(lp.at(2)));
+    EXPECT_LE(number(lp.at(1)), number(lp.at(3)));
+}
+
+TEST(DelayE2E, SigstopShowsAsStoppedTime)
+{
+    KD_REQUIRE_BPF();
+    Process workload({kWorkload, "spin"});
+    ASSERT_TRUE(workload.wait_for_output("ready", 5s));
+    Process kdelay({kKdelay, "-p", std::to_string(workload.pid()), "--sample-time", "2"});
+    ASSERT_TRUE(kdelay.wait_for_output("# Start sampling", 20s)) << kdelay.err();
+    std::this_thread::sleep_for(200ms);
+    workload.signal(SIGSTOP);
+    std::this_thread::sleep_for(500ms);
+    workload.signal(SIGCONT);
+    ASSERT_EQ(kdelay.wait(20s), 0) << kdelay.err();
+
+    auto samples = parse_samples(kdelay.out());
+    ASSERT_EQ(samples.size(), 1u);
+    const ThreadBlock* t = thread_named(samples[0], "spin-a");
+    ASSERT_TRUE(t && t->sections.count(kStopped)) << kdelay.out();
+    const Row& st = t->sections.at(kStopped).at(0);  // STOP_CNT TOTAL MAX
+    EXPECT_GE(number(st.at(0)), 1u);
+    EXPECT_GE(number(st.at(1)), 400'000'000u) << kdelay.out();
+    EXPECT_LE(number(st.at(1)), 1'000'000'000u) << kdelay.out();
+}
+
 TEST(DelayE2E, CtrlCPrintsWhatWasCollectedAndExitsZero)
 {
     KD_REQUIRE_BPF();
@@ -276,7 +326,8 @@ TEST(DelayE2E, SeveralSamplesEachStartFromZero)
 TEST(DelayE2E, NothingStaysAttachedAfterExit)
 {
     KD_REQUIRE_BPF();
-    const int before = loaded_raw_tracepoint_programs();
+    // Programs of an earlier test may still be on their way out.
+    const int before = settled_raw_tracepoint_programs(0);
     Process workload({kWorkload, "spin"});
     ASSERT_TRUE(workload.wait_for_output("ready", 5s));
     {

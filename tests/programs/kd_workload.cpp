@@ -3,6 +3,7 @@
 //   kd_workload syscalls N M [--now]  thread "kd-counter": N getppid, M nanosleep(1 ms), exits
 //   kd_workload spin                  threads "spin-a", "spin-b" busy on CPU 0
 //   kd_workload udp N [--now]         thread "kd-udp" sends itself N UDP packets over loopback
+//   kd_workload poll N [--now]        thread "kd-poller": N times poll(1 ms), then 2 ms of busy work
 //   kd_workload demo                  all of the above at once for about a second (scripts/demo.sh)
 //
 // Without --now the work waits for SIGUSR1, so a test can start it inside a
@@ -15,6 +16,7 @@
 #include <cstring>
 #include <ctime>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <string>
@@ -82,6 +84,20 @@ void* udp_self(void*)
     return nullptr;
 }
 
+void* poller(void*)
+{
+    announce("kd-poller");
+    for (long i = 0; i < g_n; ++i) {
+        poll(nullptr, 0, 1);
+        struct timespec start, now;
+        clock_gettime(CLOCK_MONOTONIC, &start);
+        do {  // vDSO: no syscall, so the gap between polls is pure work
+            clock_gettime(CLOCK_MONOTONIC, &now);
+        } while ((now.tv_sec - start.tv_sec) * 1000000000L + (now.tv_nsec - start.tv_nsec) < 2000000L);
+    }
+    return nullptr;
+}
+
 void wait_for_go(bool now)
 {
     if (now)
@@ -98,7 +114,7 @@ void wait_for_go(bool now)
 
 int usage()
 {
-    fprintf(stderr, "usage: kd_workload syscalls N M [--now] | spin | udp N [--now] | demo\n");
+    fprintf(stderr, "usage: kd_workload syscalls N M [--now] | spin | udp N [--now] | poll N [--now] | demo\n");
     return 64;
 }
 
@@ -122,6 +138,11 @@ int main(int argc, char** argv)
         g_n = atol(argv[2]);
         wait_for_go(now);
         pthread_create(&t, nullptr, udp_self, nullptr);
+        pthread_join(t, nullptr);
+    } else if (mode == "poll" && argc >= 3) {
+        g_n = atol(argv[2]);
+        wait_for_go(now);
+        pthread_create(&t, nullptr, poller, nullptr);
         pthread_join(t, nullptr);
     } else if (mode == "spin") {
         pthread_create(&t, nullptr, spinner, const_cast<char*>("spin-a"));

@@ -58,4 +58,5 @@ TEST(KernelBtf, RunningKernelLayoutIsSane)
     EXPECT_EQ(l.task_comm.size, 16u);                      // TASK_COMM_LEN
     EXPECT_TRUE(l.task_state.size == 4 || l.task_state.size == 8);
     EXPECT_EQ(l.irqaction_name.size, 8u);                   // const char *
+    EXPECT_EQ(l.regs_syscall_nr.size, sizeof(long));
 }

@@ -14,6 +14,7 @@ DelayProgramParams params()
     l.task_state = {24, 4};
     l.task_comm = {1752, 16};
     l.irqaction_name = {96, 8};
+    l.regs_syscall_nr = {120, 8};
     return DelayProgramParams{4321, 7, size_delay_maps(10), l};
 }
 
@@ -27,6 +28,8 @@ TEST(DelayProgram, OffsetsAndTargetComeFromParameters)
     EXPECT_NE(src.find("#define TASK_PID_OFF 1264\n"), std::string::npos);
     EXPECT_NE(src.find("#define TASK_TGID_OFF 1268\n"), std::string::npos);
     EXPECT_NE(src.find("typedef __u32 kd_task_state_t;"), std::string::npos);
+    EXPECT_NE(src.find("#define PT_REGS_NR_OFF 120\n"), std::string::npos);
+    EXPECT_NE(src.find("typedef __u64 kd_regs_nr_t;"), std::string::npos);
     EXPECT_NE(src.find("struct kd_thread {"), std::string::npos) << "shared ABI header inlined";
 }
 
