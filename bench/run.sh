@@ -1,24 +1,35 @@
 #!/usr/bin/env bash
 # kdelay benchmarks (root): startup time, peak RSS, and getppid throughput
-# untraced and traced. Results go to stdout; docs/PERFORMANCE.md records them.
+# untraced, under empty hooks (the floor), and traced by kdelay.
+# Results go to stdout; docs/PERFORMANCE.md records them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh >/dev/null
 b=build/bench
 kdelay=build/kdelay
+runs=${RUNS:-5}
+storm_seconds=${STORM_SECONDS:-3}
+
+# Classic tracepoints (the floor measurement) need tracefs.
+[ -e /sys/kernel/tracing/events ] || mount -t tracefs tracefs /sys/kernel/tracing
 
 sleep 600 & target=$!
 trap 'kill $target 2>/dev/null' EXIT
 
-echo "== startup (exec to '# Start sampling'), median of 5; peak RSS over the runs"
-$b/startup_probe 5 "$kdelay" -p "$target" --sample-time 0.2
+median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
+rate() { grep -o 'getppid_per_sec [0-9]*' | awk '{print $2}'; }
 
-storm_seconds=3
-echo "== getppid throughput, $storm_seconds s, one thread"
-for i in 1 2 3; do
-    echo "untraced: $($b/getppid_storm $storm_seconds)"
+echo "== startup: exec to '# Start sampling', median of $runs; peak RSS over the runs"
+$b/startup_probe "$runs" "$kdelay" -p "$target" --sample-time 0.2
+
+echo "== getppid calls/s, one thread, $storm_seconds s per run, median of $runs"
+declare -A result
+for i in $(seq "$runs"); do
+    result[untraced]+="$($b/getppid_storm "$storm_seconds" | rate) "
+    result[empty_raw]+="$($b/hook_floor raw $b/getppid_storm "$storm_seconds" 2>/dev/null | rate) "
+    result[empty_tp]+="$($b/hook_floor tracepoint $b/getppid_storm "$storm_seconds" 2>/dev/null | rate) "
+    result[kdelay]+="$("$kdelay" --sample-time 60 -- $b/getppid_storm "$storm_seconds" | rate) "
 done
-for i in 1 2 3; do
-    line=$("$kdelay" --sample-time 30 -- $b/getppid_storm $storm_seconds | grep getppid_per_sec)
-    echo "traced by kdelay: $line"
+for k in untraced empty_tp empty_raw kdelay; do
+    printf '%-10s median %s   (runs: %s)\n' "$k" "$(tr ' ' '\n' <<<"${result[$k]}" | grep . | median)" "${result[$k]}"
 done

@@ -20,7 +20,9 @@ std::string first_error_line(const std::string& bcc_output, const std::string& f
 }
 
 BpfSession::BpfSession(const std::string& source, bool verbose, unsigned debug_flags)
-    : bpf_(std::make_unique<ebpf::BPF>(debug_flags)), verbose_(verbose)
+    // No rw engine: it JIT-compiles string readers for maps that only the
+    // Python-style table API uses.
+    : bpf_(std::make_unique<ebpf::BPF>(debug_flags, nullptr, false)), verbose_(verbose)
 {
     require_kernel_headers();
     StderrCapture capture(!verbose_);

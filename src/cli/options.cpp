@@ -41,16 +41,19 @@ std::optional<Options> parse_options(int argc, const char* const* argv)
 
     int64_t pid = 0;
     auto* pid_opt = app.add_option("-p,--pid", pid, "Process to trace (default: the single ovs-vswitchd)")
-                        ->check(CLI::Range(int64_t{1}, int64_t{4194304}));
-    app.add_option("--sample-time", opt.sample_time, "Length of one sample in seconds (default 0.5)")
-        ->check(CLI::Range(0.001, 86400.0));
+                        ->check(CLI::Range(int64_t{1}, int64_t{4194304}).description(""))
+                        ->type_name("PID");
+    app.add_option("--sample-time", opt.sample_time, "Length of one sample (default 0.5)")
+        ->check(CLI::Range(0.001, 86400.0).description(""))
+        ->type_name("SECONDS");
     app.add_option("--sample-count", opt.sample_count, "Number of samples (default 1)")
-        ->check(CLI::Range(1u, 1000000u));
-    app.add_option("--sample-interval", opt.sample_interval,
-                   "Pause between samples in seconds (default 0)")
-        ->check(CLI::Range(0.0, 86400.0));
+        ->check(CLI::Range(1u, 1000000u).description(""))
+        ->type_name("RUNS");
+    app.add_option("--sample-interval", opt.sample_interval, "Pause between samples (default 0)")
+        ->check(CLI::Range(0.0, 86400.0).description(""))
+        ->type_name("SECONDS");
     app.add_flag("-D{63},--debug{63}", opt.debug,
-                 "Show BCC's own output; optional BCC debug flags (default 0x3f)");
+                 "Show BCC's output; -D=FLAGS also sets BCC debug flags (bare: 63)");
     app.add_flag("--ebpf", opt.print_ebpf,
                  "Print the eBPF source that would be compiled and exit (no root needed)");
     app.footer("Exit status: 0 ok, 64 bad option, 69 no such process, 70 eBPF compile or load\n"

@@ -345,3 +345,37 @@ TEST(DelayE2E, NothingStaysAttachedAfterExit)
     }
     EXPECT_EQ(settled_raw_tracepoint_programs(before), before);
 }
+
+TEST(DelayE2E, WithoutPidItFindsTheSingleOvsVswitchd)
+{
+    KD_REQUIRE_BPF();
+    // A stand-in daemon: kd_workload under the name ovs-vswitchd.
+    char dir[] = "/tmp/kdelay-ovs-XXXXXX";
+    ASSERT_TRUE(mkdtemp(dir));
+    const std::string fake = std::string(dir) + "/ovs-vswitchd";
+    ASSERT_EQ(link(kWorkload.c_str(), fake.c_str()) == 0 ||
+                  run({"/bin/cp", kWorkload, fake}, 10s).status == 0,
+              true);
+
+    Result none = run({kKdelay, "--sample-time", "0.1"}, 20s);
+    if (none.status != 69)
+        GTEST_SKIP() << "an ovs-vswitchd is already running here";
+    EXPECT_NE(none.err.find("ovs-vswitchd"), std::string::npos);
+    {
+        Process daemon({fake, "spin"});
+        ASSERT_TRUE(daemon.wait_for_output("ready", 5s));
+        Result one = run({kKdelay, "--sample-time", "0.3"}, 30s);
+        ASSERT_EQ(one.status, 0) << one.err;
+        auto samples = parse_samples(one.out);
+        ASSERT_EQ(samples.size(), 1u);
+        EXPECT_TRUE(thread_named(samples[0], "spin-a")) << one.out;
+
+        Process second({fake, "spin"});
+        ASSERT_TRUE(second.wait_for_output("ready", 5s));
+        Result two = run({kKdelay, "--sample-time", "0.1"}, 20s);
+        EXPECT_EQ(two.status, 66) << two.err;
+        EXPECT_NE(two.err.find("-p"), std::string::npos);
+    }
+    unlink(fake.c_str());
+    rmdir(dir);
+}
