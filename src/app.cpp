@@ -17,6 +17,8 @@
 #include "sys/launcher.h"
 #include "sys/process.h"
 #include "sys/syscall_names.h"
+#include "trigger/resolve.h"
+#include <unistd.h>
 
 namespace kdelay {
 namespace {
@@ -28,9 +30,65 @@ uint32_t poll_syscall_number()
     return nr ? *nr : syscall_number("ppoll").value_or(UINT32_MAX);
 }
 
+// The executable a trigger without an object refers to.
+std::string target_executable(const DelayConfig& cfg)
+{
+    if (!cfg.command.empty())
+        return find_in_path(cfg.command[0]);
+    char path[4096];
+    const std::string link = "/proc/" + std::to_string(cfg.pid) + "/exe";
+    const ssize_t n = readlink(link.c_str(), path, sizeof(path) - 1);
+    return n > 0 ? std::string(path, static_cast<size_t>(n)) : link;
+}
+
+int list_probes(const DelayConfig& cfg)
+{
+    const auto probes = list_usdt_probes(cfg.command.empty() ? cfg.pid : 0, target_executable(cfg));
+    for (const auto& p : probes)
+        std::cout << p.provider << ":" << p.name << " " << p.binary << "\n";
+    if (probes.empty())
+        std::cerr << "kdelay: no USDT probes found" << std::endl;
+    return 0;
+}
+
+// Attaches a resolved trigger to function in the program.
+void attach_trigger(BpfSession& session, const ResolvedTrigger& r, const char* function, pid_t pid)
+{
+    const Trigger& t = r.trigger;
+    switch (t.kind) {
+    case Trigger::Kind::usdt:
+        break;  // attached with the session's other USDT probes
+    case Trigger::Kind::tracepoint:
+        session.attach_tracepoint(t.system + ":" + t.event, function);
+        break;
+    case Trigger::Kind::kprobe:
+    case Trigger::Kind::kretprobe:
+        session.attach_kprobe(t.function, function, t.kind == Trigger::Kind::kretprobe);
+        break;
+    case Trigger::Kind::uprobe:
+    case Trigger::Kind::uretprobe:
+        session.attach_uprobe(r.binary, t.function, function, t.kind == Trigger::Kind::uretprobe, pid);
+        break;
+    }
+}
+
 int run_delay(DelayConfig cfg)
 {
+    if (cfg.list_probes)
+        return list_probes(cfg);
+
     EventWait wait;  // blocks SIGINT/SIGTERM before any child is forked
+    // Triggers are checked against the target before anything is compiled.
+    const std::string exe = target_executable(cfg);
+    std::optional<ResolvedTrigger> start, stop;
+    if (!cfg.print_ebpf) {
+        const pid_t existing = cfg.command.empty() ? cfg.pid : 0;
+        if (cfg.start_trigger)
+            start = resolve_trigger(*cfg.start_trigger, existing, exe);
+        if (cfg.stop_trigger)
+            stop = resolve_trigger(*cfg.stop_trigger, existing, exe);
+    }
+
     std::optional<Launcher> launcher;
     if (!cfg.command.empty() && !cfg.print_ebpf) {
         launcher.emplace(cfg.command);
@@ -39,20 +97,39 @@ int run_delay(DelayConfig cfg)
 
     KernelBtf btf;
     const uint32_t poll_nr = poll_syscall_number();
-    const size_t threads = cfg.pid ? thread_count(cfg.pid) : 1;
-    const std::string source = render_delay_program(
-        DelayProgramParams{cfg.pid, poll_nr, size_delay_maps(threads), read_kernel_layout(btf)});
+    DelayProgramParams params{cfg.pid, poll_nr, size_delay_maps(cfg.pid ? thread_count(cfg.pid) : 1),
+                              read_kernel_layout(btf)};
+    params.start_trigger = cfg.start_trigger.has_value();
+    params.stop_trigger = cfg.stop_trigger.has_value();
+    params.syscall_events = cfg.syscall_events;
+    params.skip_poll_events = cfg.skip_syscall_poll_events;
+    params.stack_trace_size = cfg.stack_trace_size;
+    params.ringbuf_pages = cfg.ringbuf_pages;
+    const std::string source = render_delay_program(params);
     if (cfg.print_ebpf) {
         std::cout << source;
         return 0;
     }
 
-    BpfSession session(source, cfg.debug != 0, cfg.debug);
+    std::vector<UsdtAttach> usdts;
+    if (start && start->trigger.kind == Trigger::Kind::usdt)
+        usdts.push_back({start->binary, start->trigger.provider, start->trigger.probe, kStartTriggerFunction});
+    if (stop && stop->trigger.kind == Trigger::Kind::usdt)
+        usdts.push_back({stop->binary, stop->trigger.provider, stop->trigger.probe, kStopTriggerFunction});
+
+    BpfSession session(source, cfg.debug != 0, cfg.debug, usdts);
     session.attach(load_probe_set("delay"));
-    DelayCollector collector(session, poll_nr);
+    session.attach_usdts(cfg.pid);
+    if (start)
+        attach_trigger(session, *start, kStartTriggerFunction, cfg.pid);
+    if (stop)
+        attach_trigger(session, *stop, kStopTriggerFunction, cfg.pid);
+
+    const bool events = cfg.syscall_events.has_value();
+    DelayCollector collector(session, poll_nr, events, events && cfg.stack_trace_size > 0, cfg.pid);
     wait.watch_process(cfg.pid);
     TextWriter writer(std::cout);
-    run_time_mode(cfg, collector, wait, writer, [&] {
+    run_samples(cfg, collector, wait, writer, [&] {
         if (launcher)
             launcher->release();
     });

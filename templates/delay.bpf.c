@@ -24,6 +24,14 @@ typedef {{pt_regs_nr_type}} kd_regs_nr_t;
 
 BPF_ARRAY(capture, struct kd_capture, 1);
 BPF_PERCPU_ARRAY(map_full, __u64, KD_MAP_COUNT);
+BPF_PERCPU_ARRAY(counters, __u64, KD_STAT_COUNT);
+{{#syscall_events}}
+BPF_RINGBUF_OUTPUT(events, {{ringbuf_pages}});
+#define SYSCALL_EVENT_MIN_NS {{syscall_event_min_ns}}
+{{/syscall_events}}
+{{#stack_traces}}
+BPF_STACK_TRACE(stack_traces, {{stack_trace_size}});
+{{/stack_traces}}
 BPF_HASH(threads, __u32, struct kd_thread, {{max_threads}});
 BPF_HASH(syscalls, struct kd_syscall_key, struct kd_syscall, {{max_syscalls}});
 BPF_HASH(hardirqs, struct kd_hardirq_key, struct kd_stat, {{max_hardirqs}});
@@ -42,6 +50,13 @@ static __always_inline struct kd_capture *capturing(void)
 static __always_inline void note_full(int map)
 {
     __u64 *n = map_full.lookup(&map);
+    if (n)
+        *n += 1;
+}
+
+static __always_inline void count(int counter)
+{
+    __u64 *n = counters.lookup(&counter);
     if (n)
         *n += 1;
 }
@@ -156,8 +171,32 @@ RAW_TRACEPOINT_PROBE(sys_exit)
         return 0;
 
     __u64 now = bpf_ktime_get_ns();
-    stat_add(&s->stat, now - s->start);
+    __u64 entry = s->start;
+    stat_add(&s->stat, now - entry);
     s->start = 0;
+{{#syscall_events}}
+    if ((SYSCALL_EVENT_MIN_NS == 0 || now - entry > SYSCALL_EVENT_MIN_NS){{#skip_poll}} && key.nr != POLL_NR{{/skip_poll}}) {
+        struct kd_event *e = events.ringbuf_reserve(sizeof(struct kd_event));
+        if (!e) {
+            count(KD_STAT_EVENTS_DROPPED);
+        } else {
+            e->entry_ns = entry;
+            e->exit_ns = now;
+            e->tid = key.tid;
+            e->nr = key.nr;
+{{#stack_traces}}
+            e->user_stack = stack_traces.get_stackid(ctx, BPF_F_USER_STACK);
+            e->kernel_stack = stack_traces.get_stackid(ctx, 0);
+{{/stack_traces}}
+{{^stack_traces}}
+            e->user_stack = -1;
+            e->kernel_stack = -1;
+{{/stack_traces}}
+            bpf_get_current_comm(&e->comm, sizeof(e->comm));
+            events.ringbuf_submit(e, 0);
+        }
+    }
+{{/syscall_events}}
 
     if (key.nr == POLL_NR) {
         struct kd_thread *t = threads.lookup(&key.tid);
@@ -340,3 +379,41 @@ RAW_TRACEPOINT_PROBE(softirq_exit)
     stat_add(s, bpf_ktime_get_ns() - start);
     return 0;
 }
+
+/* ---- triggers: attached to a USDT probe, uprobe, tracepoint or kprobe ---- */
+{{#start_trigger}}
+
+int kd_start_trigger(void *ctx)
+{
+    int zero = 0;
+    struct kd_capture *cap = capture.lookup(&zero);
+    if (!cap)
+        return 0;
+    if (cap->state != KD_ARMED) {
+        /* Userspace is still dumping or pausing between samples. */
+        if (cap->state != KD_CAPTURING)
+            count(KD_STAT_TRIGGER_MISS);
+        return 0;
+    }
+    /* No compare-and-swap here: BCC 0.26 targets a BPF ISA without it.
+     * Two CPUs starting at once both write nearly the same time. */
+    __u64 now = bpf_ktime_get_ns();
+    cap->start_ns = now;
+    cap->start_trigger_ns = now;
+    cap->state = KD_CAPTURING;
+    return 0;
+}
+{{/start_trigger}}
+{{#stop_trigger}}
+
+int kd_stop_trigger(void *ctx)
+{
+    int zero = 0;
+    struct kd_capture *cap = capture.lookup(&zero);
+    if (!cap || cap->state != KD_CAPTURING)
+        return 0;
+    cap->stop_trigger_ns = bpf_ktime_get_ns();
+    cap->state = KD_DUMPING;
+    return 0;
+}
+{{/stop_trigger}}

@@ -6,10 +6,13 @@
 #define KD_COMM_LEN 16
 #define KD_IRQ_NAME_LEN 32
 
-/* capture[0].state: userspace moves IDLE -> CAPTURING -> DUMPING -> IDLE. */
+/* capture[0].state. Time mode: userspace moves IDLE -> CAPTURING ->
+ * DUMPING -> IDLE. With a start trigger userspace sets ARMED and the trigger
+ * moves ARMED -> CAPTURING; a stop trigger moves CAPTURING -> DUMPING. */
 #define KD_IDLE 0
 #define KD_CAPTURING 1
 #define KD_DUMPING 2
+#define KD_ARMED 3
 
 struct kd_capture {
     __u32 state;
@@ -17,6 +20,24 @@ struct kd_capture {
     /* CLOCK_MONOTONIC at the start of the sample: an in-flight timestamp
      * older than this belongs to an earlier sample and is ignored. */
     __u64 start_ns;
+    __u64 start_trigger_ns;  /* when the start trigger fired, 0 if not */
+    __u64 stop_trigger_ns;   /* when the stop trigger fired, 0 if not */
+};
+
+/* Counters in the stats array. */
+#define KD_STAT_TRIGGER_MISS 0  /* start trigger fired while not armed */
+#define KD_STAT_EVENTS_DROPPED 1  /* ring buffer full */
+#define KD_STAT_COUNT 2
+
+/* A syscall event on the ring buffer (--syscall-events). */
+struct kd_event {
+    __u64 entry_ns;
+    __u64 exit_ns;
+    __u32 tid;
+    __u32 nr;
+    __s32 user_stack;    /* stack_traces ids; < 0 when lost or disabled */
+    __s32 kernel_stack;
+    char comm[KD_COMM_LEN];
 };
 
 /* Index into the map_full counters, one per map that can run out of room. */

@@ -19,14 +19,19 @@ std::string first_error_line(const std::string& bcc_output, const std::string& f
     return fallback.empty() ? "unknown error" : fallback;
 }
 
-BpfSession::BpfSession(const std::string& source, bool verbose, unsigned debug_flags)
+BpfSession::BpfSession(const std::string& source, bool verbose, unsigned debug_flags,
+                       const std::vector<UsdtAttach>& usdts)
     // No rw engine: it JIT-compiles string readers for maps that only the
     // Python-style table API uses.
-    : bpf_(std::make_unique<ebpf::BPF>(debug_flags, nullptr, false)), verbose_(verbose)
+    : bpf_(std::make_unique<ebpf::BPF>(debug_flags, nullptr, false)), usdts_(usdts),
+      verbose_(verbose)
 {
     require_kernel_headers();
+    std::vector<ebpf::USDT> probes;
+    for (const auto& u : usdts_)
+        probes.emplace_back(u.binary, u.provider, u.probe, u.function);
     StderrCapture capture(!verbose_);
-    ebpf::StatusTuple status = bpf_->init(source);
+    ebpf::StatusTuple status = bpf_->init(source, {}, probes);
     const std::string output = capture.finish();
     if (status.ok())
         return;
@@ -43,19 +48,56 @@ BpfSession::BpfSession(const std::string& source, bool verbose, unsigned debug_f
 
 BpfSession::~BpfSession() = default;
 
+template <class Attach>
+void BpfSession::attach_quietly(const std::string& what, Attach&& attach)
+{
+    StderrCapture capture(!verbose_);
+    ebpf::StatusTuple status = attach();
+    capture.finish();
+    if (!status.ok())
+        throw Error(Exit::oserr, "cannot attach " + what + ": " + status.msg());
+}
+
 void BpfSession::attach(const std::vector<ProbeSpec>& probes)
 {
-    for (const auto& p : probes) {
-        StderrCapture capture(!verbose_);
-        ebpf::StatusTuple status =
-            p.type == ProbeSpec::Type::raw_tracepoint
-                ? bpf_->attach_raw_tracepoint(p.target, p.function)
-                : bpf_->attach_tracepoint(p.target, p.function);
-        capture.finish();
-        if (!status.ok())
-            throw Error(Exit::oserr, "cannot attach " + p.function + " to " + p.target + ": " +
-                                         status.msg());
-    }
+    for (const auto& p : probes)
+        attach_quietly(p.function + " to " + p.target, [&] {
+            return p.type == ProbeSpec::Type::raw_tracepoint
+                       ? bpf_->attach_raw_tracepoint(p.target, p.function)
+                       : bpf_->attach_tracepoint(p.target, p.function);
+        });
+}
+
+void BpfSession::attach_usdts(pid_t pid)
+{
+    for (const auto& u : usdts_)
+        attach_quietly("USDT " + u.provider + ":" + u.probe + " in " + u.binary, [&] {
+            return bpf_->attach_usdt(ebpf::USDT(u.binary, u.provider, u.probe, u.function), pid);
+        });
+}
+
+void BpfSession::attach_uprobe(const std::string& binary, const std::string& symbol,
+                               const std::string& function, bool on_return, pid_t pid)
+{
+    attach_quietly("uprobe " + binary + ":" + symbol, [&] {
+        return bpf_->attach_uprobe(binary, symbol, function, 0,
+                                   on_return ? BPF_PROBE_RETURN : BPF_PROBE_ENTRY, pid);
+    });
+}
+
+void BpfSession::attach_tracepoint(const std::string& tracepoint, const std::string& function)
+{
+    attach_quietly("tracepoint " + tracepoint,
+                   [&] { return bpf_->attach_tracepoint(tracepoint, function); });
+}
+
+void BpfSession::attach_kprobe(const std::string& kernel_function, const std::string& function,
+                               bool on_return)
+{
+    attach_quietly("kprobe " + kernel_function, [&] {
+        return bpf_->attach_kprobe(kernel_function, function, 0,
+                                   on_return ? BPF_PROBE_RETURN : BPF_PROBE_ENTRY);
+    });
 }
 
 }  // namespace kdelay

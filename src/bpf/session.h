@@ -3,6 +3,7 @@
 
 #include <memory>
 #include <string>
+#include <sys/types.h>
 #include <vector>
 
 #include "bpf/probe_set.h"
@@ -13,25 +14,47 @@ class BPF;
 
 namespace kdelay {
 
+// A USDT probe to attach a function of the program to.
+struct UsdtAttach {
+    std::string binary;  // the object holding the probe
+    std::string provider;
+    std::string probe;
+    std::string function;
+};
+
 class BpfSession {
 public:
     // Compiles and loads source with libbcc. BCC's own stderr output is kept
     // out of sight unless verbose; a compile or verifier error becomes
-    // Error(Exit::software) quoting the first error line.
-    BpfSession(const std::string& source, bool verbose, unsigned debug_flags = 0);
+    // Error(Exit::software) quoting the first error line. USDT probes must
+    // be known here: BCC generates their argument readers at compile time.
+    BpfSession(const std::string& source, bool verbose, unsigned debug_flags = 0,
+               const std::vector<UsdtAttach>& usdts = {});
     // Detaches everything through ~BPF() (calling detach_all() ourselves
     // would make BCC 0.26 free twice).
     ~BpfSession();
     BpfSession(const BpfSession&) = delete;
     BpfSession& operator=(const BpfSession&) = delete;
 
-    // Throws Error(Exit::oserr) naming the probe that failed.
+    // Each throws Error(Exit::oserr) naming what failed.
     void attach(const std::vector<ProbeSpec>& probes);
+    // By binary path with a PID filter: a PID-based probe made right after
+    // fork finds nothing, and attach_usdt_all() ignores the PID.
+    void attach_usdts(pid_t pid);
+    void attach_uprobe(const std::string& binary, const std::string& symbol,
+                       const std::string& function, bool on_return, pid_t pid);
+    void attach_tracepoint(const std::string& tracepoint, const std::string& function);
+    void attach_kprobe(const std::string& kernel_function, const std::string& function,
+                       bool on_return);
 
     ebpf::BPF& bpf() { return *bpf_; }
 
 private:
+    // Runs attach() with BCC's noise hidden; a failure is Error(Exit::oserr).
+    template <class Attach>
+    void attach_quietly(const std::string& what, Attach&& attach);
     std::unique_ptr<ebpf::BPF> bpf_;
+    std::vector<UsdtAttach> usdts_;
     bool verbose_;
 };
 

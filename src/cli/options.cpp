@@ -56,8 +56,43 @@ std::optional<Options> parse_options(int argc, const char* const* argv)
                  "Show BCC's output; -D=FLAGS also sets BCC debug flags (bare: 63)");
     app.add_flag("--ebpf", opt.print_ebpf,
                  "Print the eBPF source that would be compiled and exit (no root needed)");
-    app.footer("Exit status: 0 ok, 64 bad option, 69 no such process, 70 eBPF compile or load\n"
-               "failure, 71 attach failure, 72 missing kernel headers or BTF, 77 not root.");
+    app.add_flag("--list-probes", opt.list_probes,
+                 "List the target's USDT probes (executable and mapped libraries) and exit");
+    app.add_option("--start-trigger", opt.start_trigger,
+                   "Start sampling when TRIGGER fires (see TRIGGERS below)")
+        ->type_name("TRIGGER");
+    app.add_option("--stop-trigger", opt.stop_trigger, "Stop sampling when TRIGGER fires")
+        ->type_name("TRIGGER");
+    app.add_option("--trigger-delta", opt.trigger_delta,
+                   "Skip triggered samples shorter than this (default 0: report all)")
+        ->type_name("NS");
+    std::vector<uint64_t> syscall_events;
+    auto* events_opt =
+        app.add_option("-s,--syscall-events", syscall_events,
+                       "Record each syscall taking longer than NS, with stack traces (bare: all)")
+            ->expected(0, 1)
+            ->type_name("[NS]");
+    app.add_flag("--skip-syscall-poll-events", opt.skip_syscall_poll_events,
+                 "Leave poll() out of --syscall-events");
+    app.add_option("--stack-trace-size", opt.stack_trace_size,
+                   "Unique stack traces that can be kept (default 4096; 0: none)")
+        ->check(CLI::Range(0u, 1u << 20).description(""))
+        ->type_name("N");
+    app.add_option("--buffer-page-count", opt.buffer_page_count,
+                   "Ring buffer pages, rounded up to a power of two (default 1024)")
+        ->check(CLI::Range(1u, 1u << 18).description(""))
+        ->type_name("N");
+    app.footer("TRIGGERS\n"
+               "  u|usdt:PROVIDER:PROBE           a USDT probe of the target\n"
+               "  t|trace:SYSTEM:EVENT            a kernel tracepoint\n"
+               "  k|kprobe:FUNC, kr|kretprobe:FUNC  kernel function entry/return (needs kprobes)\n"
+               "  up|uprobe:[LIB:|/PATH:]FUNC     function entry in the target or a library\n"
+               "  ur|upr|uretprobe:[LIB:|/PATH:]FUNC  function return\n"
+               "Start only: sample --sample-time after the start. Stop only: from now to the\n"
+               "stop. Both: from a start to the next stop.\n\n"
+               "Exit status: 0 ok, 64 bad option, 69 no such process, 70 eBPF compile or load\n"
+               "failure, 71 attach failure, 72 missing kernel headers or BTF, 77 not root,\n"
+               "78 invalid trigger.");
 
     try {
         std::vector<std::string> reversed(args.rbegin(), args.rend());
@@ -71,6 +106,9 @@ std::optional<Options> parse_options(int argc, const char* const* argv)
     } catch (const CLI::ParseError& e) {
         throw Error(Exit::usage, std::string(e.what()) + " (see kdelay --help)");
     }
+
+    if (events_opt->count() > 0)
+        opt.syscall_events = syscall_events.empty() ? 0 : syscall_events.front();
 
     if (*pid_opt) {
         if (!opt.command.empty())

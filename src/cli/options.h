@@ -1,6 +1,7 @@
 // Command-line options, parsed but not yet validated against the system.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <sys/types.h>
@@ -15,6 +16,14 @@ struct Options {
     double sample_interval = 0;     // seconds
     unsigned debug = 0;             // BCC debug flags; nonzero also shows BCC's stderr
     bool print_ebpf = false;
+    bool list_probes = false;
+    std::string start_trigger;      // "" = none
+    std::string stop_trigger;
+    uint64_t trigger_delta = 0;     // ns
+    std::optional<uint64_t> syscall_events;  // ns threshold; 0 = all
+    bool skip_syscall_poll_events = false;
+    uint32_t stack_trace_size = 4096;
+    uint32_t buffer_page_count = 1024;
     std::vector<std::string> command;  // after "--": start and trace this
 };
 

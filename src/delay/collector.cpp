@@ -1,14 +1,14 @@
 #include "delay/collector.h"
 
-#include <linux/types.h>
-
 #include <algorithm>
 #include <bcc/BPF.h>
 #include <cstring>
 #include <ctime>
 #include <map>
+#include <optional>
 
 #include "bpf/session.h"
+#include "bpf/symbolizer.h"
 #include "core/error.h"
 #include "delay_abi.h"
 #include "sys/syscall_names.h"
@@ -51,10 +51,52 @@ const std::array<const char*, 10>& softirq_names()
     return names;
 }
 
-DelayCollector::DelayCollector(BpfSession& session, uint32_t poll_nr)
-    : session_(session), poll_nr_(poll_nr)
+DelayCollector::DelayCollector(BpfSession& session, uint32_t poll_nr, bool syscall_events,
+                               bool stack_traces, pid_t pid)
+    : session_(session), poll_nr_(poll_nr), pid_(pid), stack_traces_(stack_traces)
 {
+    if (syscall_events)
+        events_ = std::make_unique<RingBufferReader>(
+            session_.bpf().get_table("events").get_fd(), [this](const void* data, size_t size) {
+                if (size >= sizeof(kd_event))
+                    pending_.push_back(*static_cast<const kd_event*>(data));
+            });
 }
+
+DelayCollector::~DelayCollector() = default;
+
+void DelayCollector::arm() { set_capture(KD_ARMED); }
+
+void DelayCollector::poll_events(std::chrono::steady_clock::time_point deadline)
+{
+    if (events_)
+        events_->poll_until(deadline);
+}
+
+CaptureState DelayCollector::capture_state()
+{
+    kd_capture cap{};
+    check(session_.bpf().get_array_table<kd_capture>("capture").get_value(0, cap),
+          "cannot read capture state");
+    static const CaptureState::Phase phases[] = {CaptureState::Phase::idle, CaptureState::Phase::capturing,
+                                                 CaptureState::Phase::dumping, CaptureState::Phase::armed};
+    return CaptureState{cap.state < 4 ? phases[cap.state] : CaptureState::Phase::idle,
+                        cap.start_trigger_ns, cap.stop_trigger_ns};
+}
+
+uint64_t DelayCollector::counter(int index)
+{
+    std::vector<uint64_t> per_cpu;
+    check(session_.bpf().get_percpu_array_table<uint64_t>("counters").get_value(index, per_cpu),
+          "cannot read counters");
+    uint64_t sum = 0;
+    for (uint64_t n : per_cpu)
+        sum += n;
+    return sum;
+}
+
+uint64_t DelayCollector::trigger_misses() { return counter(KD_STAT_TRIGGER_MISS); }
+uint64_t DelayCollector::events_dropped() { return counter(KD_STAT_EVENTS_DROPPED); }
 
 void DelayCollector::set_capture(uint32_t state)
 {
@@ -68,7 +110,20 @@ void DelayCollector::set_capture(uint32_t state)
 }
 
 void DelayCollector::start_capture() { set_capture(KD_CAPTURING); }
-void DelayCollector::stop_capture() { set_capture(KD_DUMPING); }
+
+void DelayCollector::stop_capture()
+{
+    // A stop trigger may have frozen the maps already; keep its timestamp.
+    if (capture_state().phase != CaptureState::Phase::dumping) {
+        kd_capture cap{};
+        auto table = session_.bpf().get_array_table<kd_capture>("capture");
+        check(table.get_value(0, cap), "cannot read capture state");
+        cap.state = KD_DUMPING;
+        check(table.update_value(0, cap), "cannot set capture state");
+    }
+    if (events_)
+        events_->drain();
+}
 
 Sample DelayCollector::collect()
 {
@@ -115,11 +170,41 @@ Sample DelayCollector::collect()
                      [](const ThreadSample& a, const ThreadSample& b) {
                          return a.name != b.name ? a.name < b.name : a.tid < b.tid;
                      });
+    if (events_)
+        sample.events = resolve_events();
     return sample;
+}
+
+std::vector<SyscallEvent> DelayCollector::resolve_events()
+{
+    std::vector<SyscallEvent> events;
+    events.reserve(pending_.size());
+    Symbolizer symbols(pid_);
+    std::optional<ebpf::BPFStackTable> stacks;
+    if (stack_traces_)
+        stacks.emplace(session_.bpf().get_stack_table("stack_traces"));
+    for (const kd_event& e : pending_) {
+        SyscallEvent ev{e.entry_ns, e.exit_ns, e.tid, bounded(e.comm, sizeof(e.comm)),
+                        e.nr, syscall_name(e.nr), {}, false};
+        if (stacks) {
+            ev.stack_lost = e.kernel_stack < 0 || e.user_stack < 0;
+            if (e.kernel_stack >= 0)
+                for (uintptr_t addr : stacks->get_stack_addr(e.kernel_stack))
+                    ev.frames.push_back(symbols.kernel(addr));
+            if (e.user_stack >= 0)
+                for (uintptr_t addr : stacks->get_stack_addr(e.user_stack))
+                    ev.frames.push_back(symbols.user(addr));
+        }
+        events.push_back(std::move(ev));
+    }
+    return events;
 }
 
 void DelayCollector::reset()
 {
+    pending_.clear();
+    if (stack_traces_)
+        session_.bpf().get_stack_table("stack_traces").clear_table_non_atomic();
     auto& bpf = session_.bpf();
     check(bpf.get_hash_table<uint32_t, kd_thread>("threads").clear_table_non_atomic(), "reset");
     check(bpf.get_hash_table<kd_syscall_key, kd_syscall>("syscalls").clear_table_non_atomic(), "reset");

@@ -4,7 +4,16 @@
 #include <array>
 #include <cstdint>
 
+#include <chrono>
+#include <memory>
+#include <sys/types.h>
+#include <vector>
+
+#include <linux/types.h>
+
+#include "bpf/ring_buffer.h"
 #include "delay/sample.h"
+#include "delay_abi.h"
 
 namespace kdelay {
 
@@ -14,23 +23,50 @@ class BpfSession;
 inline constexpr std::array<const char*, 4> kDelayMapNames = {"thread", "syscall", "hard IRQ",
                                                              "soft IRQ"};
 
+// What the kernel side says about the current sample.
+struct CaptureState {
+    enum class Phase { idle, capturing, dumping, armed } phase;
+    uint64_t start_trigger_ns;  // 0 when no start trigger fired
+    uint64_t stop_trigger_ns;   // 0 when no stop trigger fired
+};
+
 class DelayCollector {
 public:
-    DelayCollector(BpfSession& session, uint32_t poll_nr);
+    // With syscall events, pid is the process whose user stacks to symbolize.
+    DelayCollector(BpfSession& session, uint32_t poll_nr, bool syscall_events, bool stack_traces,
+                   pid_t pid);
+    ~DelayCollector();
 
     void start_capture();
-    // Freezes the maps: the kernel side stops updating them.
+    // Lets the start trigger begin the next sample.
+    void arm();
+    // Freezes the maps: the kernel side stops updating them (a stop
+    // trigger may have done so already).
     void stop_capture();
+    CaptureState capture_state();
+
+    bool has_events() const { return events_ != nullptr; }
+    // Consumes syscall events until deadline; without events, returns at once.
+    void poll_events(std::chrono::steady_clock::time_point deadline);
     Sample collect();
-    // Clears all per-sample state, then re-arms (idle).
+    // Clears all per-sample state; the kernel side idles.
     void reset();
+
     // Updates lost because a map was full, per map, since the start.
     std::array<uint64_t, 4> map_full();
+    uint64_t trigger_misses();
+    uint64_t events_dropped();
 
 private:
     void set_capture(uint32_t state);
+    uint64_t counter(int index);
+    std::vector<SyscallEvent> resolve_events();
     BpfSession& session_;
     uint32_t poll_nr_;
+    pid_t pid_;
+    bool stack_traces_;
+    std::unique_ptr<RingBufferReader> events_;
+    std::vector<kd_event> pending_;
 };
 
 }  // namespace kdelay

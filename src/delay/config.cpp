@@ -16,8 +16,20 @@ DelayConfig make_delay_config(const Options& options)
     cfg.sample_interval = options.sample_interval;
     cfg.debug = options.debug;
     cfg.print_ebpf = options.print_ebpf;
+    cfg.list_probes = options.list_probes;
+    if (!options.start_trigger.empty())
+        cfg.start_trigger = parse_trigger(options.start_trigger);
+    if (!options.stop_trigger.empty())
+        cfg.stop_trigger = parse_trigger(options.stop_trigger);
+    cfg.trigger_delta = options.trigger_delta;
+    cfg.syscall_events = options.syscall_events;
+    cfg.skip_syscall_poll_events = options.skip_syscall_poll_events;
+    cfg.stack_trace_size = options.stack_trace_size;
+    cfg.ringbuf_pages = 1;
+    while (cfg.ringbuf_pages < options.buffer_page_count)
+        cfg.ringbuf_pages <<= 1;  // the kernel wants a power of two
 
-    if (!cfg.print_ebpf && geteuid() != 0)
+    if (!cfg.print_ebpf && !cfg.list_probes && geteuid() != 0)
         throw Error(Exit::noperm, "must run as root to load and attach eBPF programs");
 
     if (!cfg.command.empty())

@@ -5,7 +5,10 @@
 #include <sys/types.h>
 #include <vector>
 
+#include <optional>
+
 #include "cli/options.h"
+#include "trigger/trigger.h"
 
 namespace kdelay {
 
@@ -17,11 +20,22 @@ struct DelayConfig {
     double sample_interval = 0;
     unsigned debug = 0;
     bool print_ebpf = false;
+    bool list_probes = false;
+    std::optional<Trigger> start_trigger;
+    std::optional<Trigger> stop_trigger;
+    uint64_t trigger_delta = 0;
+    std::optional<uint64_t> syscall_events;  // ns threshold; 0 = all
+    bool skip_syscall_poll_events = false;
+    uint32_t stack_trace_size = 4096;  // 0: no stack traces
+    uint32_t ringbuf_pages = 1024;     // a power of two
+
+    bool triggered() const { return start_trigger || stop_trigger; }
 };
 
-// Checks the options against this system: root (unless only printing the
-// eBPF source), the target process (found as the single ovs-vswitchd when
-// no -p is given). Throws Error with the matching exit code.
+// Checks the options: trigger grammar first (EX_CONFIG, before anything
+// else), then against this system: root (unless only printing the eBPF
+// source), the target process (found as the single ovs-vswitchd when no -p
+// is given). Throws Error with the matching exit code.
 DelayConfig make_delay_config(const Options& options);
 
 }  // namespace kdelay

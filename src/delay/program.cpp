@@ -61,6 +61,14 @@ std::string render_delay_program(const DelayProgramParams& p)
     v.number("max_syscalls", p.sizes.syscalls);
     v.number("max_hardirqs", p.sizes.hardirqs);
     v.number("max_softirqs", p.sizes.softirqs);
+    v.section("start_trigger", p.start_trigger);
+    v.section("stop_trigger", p.stop_trigger);
+    v.section("syscall_events", p.syscall_events.has_value());
+    v.number("syscall_event_min_ns", p.syscall_events.value_or(0));
+    v.section("skip_poll", p.skip_poll_events);
+    v.section("stack_traces", p.syscall_events && p.stack_trace_size > 0);
+    v.number("stack_trace_size", p.stack_trace_size);
+    v.number("ringbuf_pages", p.ringbuf_pages);
     return render_template("delay.bpf.c", embedded_file("delay.bpf.c"), v);
 }
 

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <sys/types.h>
 
@@ -26,7 +27,17 @@ struct DelayProgramParams {
     uint32_t poll_nr;
     DelayMapSizes sizes;
     KernelLayout layout;
+    bool start_trigger = false;  // define kd_start_trigger()
+    bool stop_trigger = false;   // define kd_stop_trigger()
+    std::optional<uint64_t> syscall_events;  // ns threshold; 0 = every syscall
+    bool skip_poll_events = false;
+    uint32_t stack_trace_size = 0;  // 0: no stack traces
+    uint32_t ringbuf_pages = 1024;
 };
+
+// The functions triggers attach to.
+inline constexpr const char* kStartTriggerFunction = "kd_start_trigger";
+inline constexpr const char* kStopTriggerFunction = "kd_stop_trigger";
 
 std::string render_delay_program(const DelayProgramParams& params);
 

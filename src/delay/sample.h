@@ -40,9 +40,22 @@ struct ThreadSample {
     std::vector<IrqStat> softirqs;  // by total time, descending
 };
 
+// One syscall recorded by --syscall-events.
+struct SyscallEvent {
+    uint64_t entry_ns;  // CLOCK_MONOTONIC
+    uint64_t exit_ns;
+    uint32_t tid;
+    std::string comm;
+    uint32_t nr;
+    std::string name;
+    std::vector<std::string> frames;  // kernel frames, then user frames
+    bool stack_lost = false;          // a stack was wanted but not recorded
+};
+
 struct Sample {
     uint32_t poll_nr = 0;  // left out of the syscall total, as poll() is waiting
     std::vector<ThreadSample> threads;  // by name, then tid
+    std::vector<SyscallEvent> events;   // in arrival order
 };
 
 // Names of the softirq vectors, hi (0) to rcu (9).

@@ -1,6 +1,8 @@
 #include "delay/sampler.h"
 
+#include <algorithm>
 #include <chrono>
+#include <ctime>
 
 #include "delay/collector.h"
 #include "report/format.h"
@@ -10,48 +12,193 @@
 namespace kdelay {
 namespace {
 
-EventWait::Clock::duration seconds(double s)
+using Clock = EventWait::Clock;
+using Phase = CaptureState::Phase;
+
+// How often the capture state is read while waiting for a trigger.
+constexpr auto kStatePoll = std::chrono::milliseconds(10);
+
+Clock::duration seconds(double s)
 {
-    return std::chrono::duration_cast<EventWait::Clock::duration>(std::chrono::duration<double>(s));
+    return std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(s));
 }
 
-auto now() { return std::chrono::system_clock::now(); }
+auto wall_now() { return std::chrono::system_clock::now(); }
+
+// steady_clock and bpf_ktime_get_ns() are both CLOCK_MONOTONIC.
+Clock::time_point from_ktime(uint64_t ns)
+{
+    return Clock::time_point(std::chrono::duration_cast<Clock::duration>(std::chrono::nanoseconds(ns)));
+}
+
+enum class Outcome { reached, deadline, interrupted, exited };
+
+class Sampler {
+public:
+    Sampler(const DelayConfig& cfg, DelayCollector& collector, EventWait& wait, ReportWriter& writer)
+        : cfg_(cfg), collector_(collector), wait_(wait), writer_(writer)
+    {
+    }
+
+    void run(const std::function<void()>& on_first_start);
+
+private:
+    // Waits, consuming events, until reached() holds, the deadline passes,
+    // or Ctrl-C or the target's exit.
+    Outcome wait_for(Clock::time_point deadline, const std::function<bool()>& reached);
+    // One sample; false when the run must end.
+    bool sample(bool& counted, const std::function<void()>& on_start);
+    void warnings();
+
+    const DelayConfig& cfg_;
+    DelayCollector& collector_;
+    EventWait& wait_;
+    ReportWriter& writer_;
+    uint64_t lost_stacks_ = 0;
+    uint64_t dump_misses_ = 0;    // start triggers that fired during the last dump
+    uint64_t missed_starts_ = 0;  // ... summed over dumps that had a sample after them
+};
+
+Outcome Sampler::wait_for(Clock::time_point deadline, const std::function<bool()>& reached)
+{
+    for (;;) {
+        if (reached && reached())
+            return Outcome::reached;
+        const auto now = Clock::now();
+        if (now >= deadline)
+            return Outcome::deadline;
+        // Wake every kStatePoll to read the capture state or drain events;
+        // otherwise sleep until the deadline.
+        const bool busy = reached || collector_.has_events();
+        const auto step = busy ? std::min(deadline, now + kStatePoll) : deadline;
+        collector_.poll_events(step);
+        switch (wait_.wait_until(step)) {
+        case EventWait::Wake::interrupted: return Outcome::interrupted;
+        case EventWait::Wake::target_exited: return Outcome::exited;
+        case EventWait::Wake::timeout: break;
+        }
+    }
+}
+
+bool Sampler::sample(bool& counted, const std::function<void()>& on_start)
+{
+    counted = false;
+    const auto phase_is = [this](Phase p) { return [this, p] { return collector_.capture_state().phase == p; }; };
+    Outcome outcome;
+
+    // Start.
+    Clock::time_point started;
+    if (cfg_.start_trigger) {
+        collector_.arm();
+        on_start();
+        outcome = wait_for(Clock::time_point::max(), [&] {
+            return collector_.capture_state().phase != Phase::armed;
+        });
+        if (outcome != Outcome::reached) {
+            collector_.reset();  // nothing was captured
+            writer_.note(outcome == Outcome::exited ? "Target process " + std::to_string(cfg_.pid) +
+                                                          " exited before the start trigger fired"
+                                                    : "Interrupted while waiting for the start trigger");
+            return false;
+        }
+        const auto state = collector_.capture_state();
+        started = from_ktime(state.start_trigger_ns);
+        writer_.marker("Start sampling (trigger@" + std::to_string(state.start_trigger_ns) + ")",
+                       wall_now());
+    } else {
+        writer_.marker("Start sampling", wall_now());
+        collector_.start_capture();
+        started = Clock::now();
+        on_start();
+    }
+
+    // Run until the stop trigger, or for --sample-time.
+    if (cfg_.stop_trigger)
+        outcome = wait_for(Clock::time_point::max(), phase_is(Phase::dumping));
+    else
+        outcome = wait_for(started + seconds(cfg_.sample_time), nullptr);
+    collector_.stop_capture();
+    const uint64_t misses_before_dump = cfg_.start_trigger ? collector_.trigger_misses() : 0;
+    const auto state = collector_.capture_state();
+    if (state.stop_trigger_ns)
+        writer_.marker("Stop sampling (trigger@" + std::to_string(state.stop_trigger_ns) + ")", wall_now());
+    else
+        writer_.marker("Stop sampling", wall_now());
+    if (outcome == Outcome::exited)
+        writer_.note("Target process " + std::to_string(cfg_.pid) + " exited; the sample ends here");
+    else if (outcome == Outcome::interrupted)
+        writer_.note("Interrupted; reporting what was collected");
+
+    // Dump, or skip a triggered sample shorter than --trigger-delta.
+    const bool both = state.start_trigger_ns && state.stop_trigger_ns;
+    const uint64_t delta = both ? state.stop_trigger_ns - state.start_trigger_ns : 0;
+    if (both && delta < cfg_.trigger_delta) {
+        writer_.marker("Sample dump skipped, delta " + with_commas(delta) + " ns", wall_now());
+    } else {
+        writer_.marker(both ? "Triggered sample dump, stop-start delta " + with_commas(delta) + " ns"
+                            : "Sample dump",
+                       wall_now());
+        Sample s = collector_.collect();
+        for (const auto& e : s.events)
+            lost_stacks_ += e.stack_lost;
+        writer_.sample(s);
+        counted = true;
+    }
+    collector_.reset();
+    if (cfg_.start_trigger)
+        dump_misses_ = collector_.trigger_misses() - misses_before_dump;
+    return outcome == Outcome::deadline || outcome == Outcome::reached;
+}
+
+void Sampler::run(const std::function<void()>& on_first_start)
+{
+    bool first = true;
+    auto on_start = [&] {
+        if (first && on_first_start)
+            on_first_start();
+        first = false;
+    };
+    for (unsigned done = 0; done < cfg_.sample_count;) {
+        bool counted;
+        if (!sample(counted, on_start))
+            break;
+        done += counted;
+        if (done < cfg_.sample_count)
+            missed_starts_ += dump_misses_;
+        if (done < cfg_.sample_count && cfg_.sample_interval > 0 &&
+            wait_for(Clock::now() + seconds(cfg_.sample_interval), nullptr) != Outcome::deadline)
+            break;
+    }
+    warnings();
+}
+
+void Sampler::warnings()
+{
+    const auto full = collector_.map_full();
+    for (size_t m = 0; m < full.size(); ++m)
+        if (full[m] > 0)
+            writer_.warning("the " + std::string(kDelayMapNames[m]) + " map was full; " +
+                            with_commas(full[m]) +
+                            " updates were lost and the numbers above are incomplete.");
+    if (lost_stacks_ > 0)
+        writer_.warning(with_commas(lost_stacks_) +
+                        " syscall events have no stack trace; consider a larger "
+                        "--stack-trace-size (a stack id collision can also cause this).");
+    if (const uint64_t dropped = collector_.events_dropped())
+        writer_.warning("not all events were captured: " + with_commas(dropped) +
+                        " were dropped; increase the ring buffer with --buffer-page-count.");
+    if (missed_starts_ > 0)
+        writer_.warning(with_commas(missed_starts_) +
+                        " start triggers fired while kdelay was still dumping the previous sample "
+                        "and were missed.");
+}
 
 }  // namespace
 
-void run_time_mode(const DelayConfig& cfg, DelayCollector& collector, EventWait& wait,
-                   ReportWriter& writer, const std::function<void()>& on_first_start)
+void run_samples(const DelayConfig& cfg, DelayCollector& collector, EventWait& wait,
+                 ReportWriter& writer, const std::function<void()>& on_first_start)
 {
-    for (unsigned i = 0; i < cfg.sample_count; ++i) {
-        writer.marker("Start sampling", now());
-        collector.start_capture();
-        if (i == 0 && on_first_start)
-            on_first_start();
-        const auto wake = wait.wait_until(EventWait::Clock::now() + seconds(cfg.sample_time));
-        collector.stop_capture();
-        writer.marker("Stop sampling", now());
-        if (wake == EventWait::Wake::target_exited)
-            writer.note("Target process " + std::to_string(cfg.pid) +
-                        " exited; the sample ends here");
-        else if (wake == EventWait::Wake::interrupted)
-            writer.note("Interrupted; reporting what was collected");
-        writer.marker("Sample dump", now());
-        writer.sample(collector.collect());
-        collector.reset();
-        if (wake != EventWait::Wake::timeout)
-            break;
-        if (i + 1 < cfg.sample_count && cfg.sample_interval > 0 &&
-            wait.wait_until(EventWait::Clock::now() + seconds(cfg.sample_interval)) !=
-                EventWait::Wake::timeout)
-            break;
-    }
-
-    const auto full = collector.map_full();
-    for (size_t m = 0; m < full.size(); ++m)
-        if (full[m] > 0)
-            writer.warning("the " + std::string(kDelayMapNames[m]) + " map was full; " +
-                           with_commas(full[m]) +
-                           " updates were lost and the numbers above are incomplete.");
+    Sampler(cfg, collector, wait, writer).run(on_first_start);
 }
 
 }  // namespace kdelay

@@ -1,4 +1,5 @@
-// Time mode: sampling loops of fixed length.
+// The sampling loop: time mode (fixed-length samples) and trigger mode
+// (samples between probes firing).
 #pragma once
 
 #include <functional>
@@ -11,10 +12,10 @@ class DelayCollector;
 class EventWait;
 class ReportWriter;
 
-// Runs cfg.sample_count samples of cfg.sample_time seconds. Ends early,
-// still reporting what was collected, on Ctrl-C or when the target exits.
-// on_first_start runs once capture is on (it releases a launched command).
-void run_time_mode(const DelayConfig& cfg, DelayCollector& collector, EventWait& wait,
-                   ReportWriter& writer, const std::function<void()>& on_first_start);
+// Runs cfg.sample_count samples. Ends early, still reporting what was
+// collected, on Ctrl-C or when the target exits. on_first_start runs once
+// tracing is ready (it releases a launched command).
+void run_samples(const DelayConfig& cfg, DelayCollector& collector, EventWait& wait,
+                 ReportWriter& writer, const std::function<void()>& on_first_start);
 
 }  // namespace kdelay

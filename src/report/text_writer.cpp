@@ -143,7 +143,25 @@ void TextWriter::sample(const Sample& sample)
                 out_ << kIndent << line << "\n";
         }
     }
+    if (!sample.events.empty())
+        events(sample.events);
     out_ << std::flush;
+}
+
+void TextWriter::events(const std::vector<SyscallEvent>& events)
+{
+    out_ << "\n\n# SYSCALL EVENTS:\n";
+    out_ << fmt::format("  {:>19} {:>19} {:>10} {:16} {:>10} {}\n", "ENTRY (ns)", "EXIT (ns)", "TID",
+                        "COMM", "DELTA (us)", "SYSCALL");
+    out_ << fmt::format("  {:19} {:19} {:10} {:16} {:10} {}\n", std::string(19, '-'),
+                        std::string(19, '-'), std::string(10, '-'), std::string(16, '-'),
+                        std::string(10, '-'), std::string(16, '-'));
+    for (const auto& e : events) {
+        out_ << fmt::format("  {:>19} {:>19} {:>10} {:16} {:>10} {}\n", e.entry_ns, e.exit_ns, e.tid,
+                            e.comm, with_commas((e.exit_ns - e.entry_ns) / 1000), e.name);
+        for (const auto& frame : e.frames)
+            out_ << "          " << frame << "\n";
+    }
 }
 
 void TextWriter::note(const std::string& text) { out_ << "# " << text << "\n" << std::flush; }

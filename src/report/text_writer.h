@@ -17,6 +17,7 @@ public:
     void warning(const std::string& text) override;
 
 private:
+    void events(const std::vector<SyscallEvent>& events);
     std::ostream& out_;
 };
 

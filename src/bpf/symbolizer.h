@@ -1,0 +1,30 @@
+// Addresses to "function+0xoff [module]" with BCC's symbol caches.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <sys/types.h>
+#include <unordered_map>
+
+namespace kdelay {
+
+class Symbolizer {
+public:
+    explicit Symbolizer(pid_t pid);
+    ~Symbolizer();
+    Symbolizer(const Symbolizer&) = delete;
+    Symbolizer& operator=(const Symbolizer&) = delete;
+
+    std::string kernel(uint64_t addr);
+    // "[unknown] 0x..." when the address maps to no known symbol.
+    std::string user(uint64_t addr);
+
+private:
+    std::string resolve(void* cache, uint64_t addr, bool kernel);
+    pid_t pid_;
+    void* kernel_cache_;
+    void* user_cache_;
+    std::unordered_map<uint64_t, std::string> kernel_seen_, user_seen_;
+};
+
+}  // namespace kdelay

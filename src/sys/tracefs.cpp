@@ -1,0 +1,37 @@
+#include "sys/tracefs.h"
+
+#include <cerrno>
+#include <cstring>
+#include <sys/mount.h>
+#include <unistd.h>
+
+#include "core/error.h"
+
+namespace kdelay {
+
+namespace {
+const char* const kTracefs = "/sys/kernel/tracing";
+}
+
+std::string tracefs_dir()
+{
+    const std::string events = std::string(kTracefs) + "/events";
+    if (access(events.c_str(), F_OK) == 0)
+        return kTracefs;
+    if (mount("tracefs", kTracefs, "tracefs", 0, nullptr) != 0 && errno != EBUSY)
+        throw Error(Exit::osfile, std::string("cannot mount tracefs at ") + kTracefs + ": " +
+                                      strerror(errno));
+    return kTracefs;
+}
+
+bool tracepoint_exists(const std::string& system, const std::string& event)
+{
+    return access((tracefs_dir() + "/events/" + system + "/" + event + "/id").c_str(), F_OK) == 0;
+}
+
+bool kprobes_available()
+{
+    return access((tracefs_dir() + "/kprobe_events").c_str(), F_OK) == 0;
+}
+
+}  // namespace kdelay

@@ -1,0 +1,112 @@
+#include "trigger/resolve.h"
+
+#include <algorithm>
+#include <bcc/bcc_proc.h>
+#include <bcc/bcc_syms.h>
+#include <bcc/bcc_usdt.h>
+#include <elf.h>
+#include <cstdlib>
+#include <tuple>
+#include <unistd.h>
+
+#include "core/error.h"
+#include "sys/tracefs.h"
+
+namespace kdelay {
+namespace {
+
+// bcc_usdt_foreach's callback takes no context.
+thread_local std::vector<UsdtProbe>* g_probes = nullptr;
+
+void collect_probe(struct bcc_usdt* p)
+{
+    g_probes->push_back(UsdtProbe{p->bin_path, p->provider, p->name});
+}
+
+std::string resolve_library(const std::string& object, pid_t pid)
+{
+    if (object[0] == '/') {
+        if (access(object.c_str(), R_OK) != 0)
+            throw Error(Exit::config, "uprobe object " + object + " does not exist");
+        return object;
+    }
+    char* path = bcc_procutils_which_so(object.c_str(), pid);
+    if (!path)
+        throw Error(Exit::config, "no library '" + object + "' found" +
+                                      (pid ? " in process " + std::to_string(pid) : std::string()));
+    std::string result(path);
+    free(path);
+    return result;
+}
+
+}  // namespace
+
+std::vector<UsdtProbe> list_usdt_probes(pid_t pid, const std::string& exe)
+{
+    std::vector<UsdtProbe> probes;
+    void* ctx = pid ? bcc_usdt_new_frompid(pid, nullptr) : bcc_usdt_new_frompath(exe.c_str());
+    if (!ctx)
+        return probes;
+    g_probes = &probes;
+    bcc_usdt_foreach(ctx, collect_probe);
+    g_probes = nullptr;
+    bcc_usdt_close(ctx);
+    std::sort(probes.begin(), probes.end(), [](const UsdtProbe& a, const UsdtProbe& b) {
+        return std::tie(a.provider, a.name, a.binary) < std::tie(b.provider, b.name, b.binary);
+    });
+    probes.erase(std::unique(probes.begin(), probes.end(),
+                             [](const UsdtProbe& a, const UsdtProbe& b) {
+                                 return a.provider == b.provider && a.name == b.name &&
+                                        a.binary == b.binary;
+                             }),
+                 probes.end());
+    return probes;
+}
+
+ResolvedTrigger resolve_trigger(const Trigger& t, pid_t pid, const std::string& exe)
+{
+    ResolvedTrigger r{t, ""};
+    switch (t.kind) {
+    case Trigger::Kind::usdt: {
+        const auto probes = list_usdt_probes(pid, exe);
+        for (const auto& p : probes)
+            if (p.provider == t.provider && p.name == t.probe) {
+                r.binary = p.binary;
+                return r;
+            }
+        std::string have;
+        for (const auto& p : probes)
+            have += (have.empty() ? "" : ", ") + p.provider + ":" + p.name;
+        throw Error(Exit::config, "no USDT probe " + t.provider + ":" + t.probe + " in " +
+                                      (pid ? "process " + std::to_string(pid) : exe) +
+                                      (have.empty() ? "; it has no USDT probes" : "; it has: " + have));
+    }
+    case Trigger::Kind::tracepoint:
+        if (!tracepoint_exists(t.system, t.event))
+            throw Error(Exit::config, "no tracepoint " + t.system + ":" + t.event + " in " +
+                                          tracefs_dir() + "/events");
+        return r;
+    case Trigger::Kind::kprobe:
+    case Trigger::Kind::kretprobe:
+        if (!kprobes_available())
+            throw Error(Exit::unavailable, "cannot use trigger '" + t.describe() +
+                                               "': this kernel has no kprobes (CONFIG_KPROBES is not set)");
+        return r;
+    case Trigger::Kind::uprobe:
+    case Trigger::Kind::uretprobe: {
+        r.binary = t.object.empty() ? exe : resolve_library(t.object, pid);
+        struct bcc_symbol sym {};
+        struct bcc_symbol_option opt {};
+        opt.use_debug_file = 1;
+        opt.check_debug_file_crc = 1;
+        opt.use_symbol_type = (1 << STT_FUNC) | (1 << STT_GNU_IFUNC);
+        if (bcc_resolve_symname(r.binary.c_str(), t.function.c_str(), 0, 0, &opt, &sym) != 0)
+            throw Error(Exit::config, "no function '" + t.function + "' in " + r.binary);
+        bcc_procutils_free(sym.module);
+        return r;
+    }
+    }
+    return r;
+}
+
+}  // namespace kdelay

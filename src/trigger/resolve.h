@@ -1,0 +1,33 @@
+// Checks a parsed trigger against the target before anything is compiled:
+// the USDT probe, symbol or tracepoint it names must exist.
+#pragma once
+
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+#include "trigger/trigger.h"
+
+namespace kdelay {
+
+struct UsdtProbe {
+    std::string binary;
+    std::string provider;
+    std::string name;
+};
+
+// The USDT probes of a running process (its executable and mapped
+// libraries), or of an executable file when pid is 0.
+std::vector<UsdtProbe> list_usdt_probes(pid_t pid, const std::string& exe);
+
+struct ResolvedTrigger {
+    Trigger trigger;
+    std::string binary;  // usdt and uprobe: the object to attach to
+};
+
+// exe is the target's executable (a command not yet started has pid 0).
+// Throws Error: Exit::config when the probe, symbol or tracepoint does not
+// exist, Exit::unavailable when this kernel cannot do it (kprobes).
+ResolvedTrigger resolve_trigger(const Trigger& trigger, pid_t pid, const std::string& exe);
+
+}  // namespace kdelay

@@ -1,0 +1,146 @@
+#include "trigger/trigger.h"
+
+#include <regex>
+#include <vector>
+
+#include "core/error.h"
+
+namespace kdelay {
+namespace {
+
+const size_t kMaxTrigger = 1024;
+
+// s cut to 80 characters with anything unprintable shown as '?', so the
+// error stays one readable line.
+std::string printable(const std::string& s)
+{
+    std::string shown;
+    for (unsigned char c : s.substr(0, 80))
+        shown += (c >= 0x20 && c < 0x7f) ? static_cast<char>(c) : '?';
+    return s.size() > 80 ? shown + "..." : shown;
+}
+
+[[noreturn]] void reject(const std::string& text, const std::string& why)
+{
+    throw Error(Exit::config, "invalid trigger '" + printable(text) + "': " + printable(why));
+}
+
+bool matches(const std::string& s, const std::regex& re) { return std::regex_match(s, re); }
+
+const std::regex& identifier()
+{
+    static const std::regex re("[A-Za-z_][A-Za-z0-9_]{0,127}");
+    return re;
+}
+
+// Kernel and ELF symbols also carry dots (foo.isra.0, memcpy@@GLIBC_2.14 is not accepted).
+const std::regex& symbol()
+{
+    static const std::regex re("[A-Za-z_][A-Za-z0-9_.]{0,511}");
+    return re;
+}
+
+const std::regex& library()
+{
+    static const std::regex re("[A-Za-z0-9_][A-Za-z0-9_.+-]{0,127}");
+    return re;
+}
+
+const std::regex& path()
+{
+    static const std::regex re("/[A-Za-z0-9_./+@-]{1,4095}");
+    return re;
+}
+
+std::vector<std::string> split(const std::string& s)
+{
+    std::vector<std::string> parts;
+    size_t start = 0;
+    for (;;) {
+        size_t colon = s.find(':', start);
+        parts.push_back(s.substr(start, colon - start));
+        if (colon == std::string::npos)
+            return parts;
+        start = colon + 1;
+    }
+}
+
+}  // namespace
+
+std::string Trigger::describe() const
+{
+    switch (kind) {
+    case Kind::usdt: return "usdt:" + provider + ":" + probe;
+    case Kind::tracepoint: return "trace:" + system + ":" + event;
+    case Kind::kprobe: return "kprobe:" + function;
+    case Kind::kretprobe: return "kretprobe:" + function;
+    case Kind::uprobe: return "uprobe:" + (object.empty() ? "" : object + ":") + function;
+    case Kind::uretprobe: return "uretprobe:" + (object.empty() ? "" : object + ":") + function;
+    }
+    return text;
+}
+
+Trigger parse_trigger(const std::string& text)
+{
+    if (text.empty())
+        reject(text, "empty");
+    if (text.size() > kMaxTrigger)
+        reject(text, "longer than " + std::to_string(kMaxTrigger) + " characters");
+    const auto parts = split(text);
+    if (parts.size() < 2)
+        reject(text, "expected TYPE:ARGS, e.g. u:provider:probe");
+
+    Trigger t{};
+    t.text = text;
+    const std::string& type = parts[0];
+    auto want = [&](size_t n, const char* form) {
+        if (parts.size() != n)
+            reject(text, std::string("expected ") + form);
+    };
+    auto check = [&](const std::string& value, const std::regex& re, const char* what) {
+        if (!matches(value, re))
+            reject(text, std::string("bad ") + what + " '" + printable(value) + "'");
+    };
+
+    if (type == "u" || type == "usdt") {
+        t.kind = Trigger::Kind::usdt;
+        want(3, "u|usdt:PROVIDER:PROBE");
+        check(parts[1], identifier(), "USDT provider");
+        check(parts[2], identifier(), "USDT probe");
+        t.provider = parts[1];
+        t.probe = parts[2];
+    } else if (type == "t" || type == "trace") {
+        t.kind = Trigger::Kind::tracepoint;
+        want(3, "t|trace:SYSTEM:EVENT");
+        check(parts[1], identifier(), "tracepoint system");
+        check(parts[2], identifier(), "tracepoint event");
+        t.system = parts[1];
+        t.event = parts[2];
+    } else if (type == "k" || type == "kprobe" || type == "kr" || type == "kretprobe") {
+        t.kind = type[1] == 'r' ? Trigger::Kind::kretprobe : Trigger::Kind::kprobe;
+        want(2, "k|kprobe:FUNC or kr|kretprobe:FUNC");
+        check(parts[1], symbol(), "kernel function");
+        t.function = parts[1];
+    } else if (type == "up" || type == "uprobe" || type == "ur" || type == "upr" ||
+               type == "uretprobe") {
+        t.kind = (type == "up" || type == "uprobe") ? Trigger::Kind::uprobe
+                                                     : Trigger::Kind::uretprobe;
+        if (parts.size() != 2 && parts.size() != 3)
+            reject(text, "expected up|uprobe:[LIB:|/path:]FUNC");
+        if (parts.size() == 3) {
+            const std::string& obj = parts[1];
+            if (obj.empty() || !(obj[0] == '/' ? matches(obj, path()) : matches(obj, library())))
+                reject(text, "bad object '" + printable(obj) + "': give a library name or an absolute path");
+            if (obj.find("/../") != std::string::npos || obj.find("//") != std::string::npos)
+                reject(text, "bad object path '" + printable(obj) + "'");
+            t.object = obj;
+        }
+        check(parts.back(), symbol(), "function");
+        t.function = parts.back();
+    } else {
+        reject(text, "unknown type '" + printable(type) + "'; use u, t, k, kr, up or ur");
+    }
+    return t;
+}
+
+}  // namespace kdelay
