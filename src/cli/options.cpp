@@ -58,10 +58,10 @@ std::optional<Options> parse_options(int argc, const char* const* argv)
                  "Print the eBPF source that would be compiled and exit (no root needed)");
     app.add_flag("--list-probes", opt.list_probes,
                  "List the target's USDT probes (executable and mapped libraries) and exit");
-    app.add_option("--start-trigger", opt.start_trigger,
+    auto* start_opt = app.add_option("--start-trigger", opt.start_trigger,
                    "Start sampling when TRIGGER fires (see TRIGGERS below)")
         ->type_name("TRIGGER");
-    app.add_option("--stop-trigger", opt.stop_trigger, "Stop sampling when TRIGGER fires")
+    auto* stop_opt = app.add_option("--stop-trigger", opt.stop_trigger, "Stop sampling when TRIGGER fires")
         ->type_name("TRIGGER");
     app.add_option("--trigger-delta", opt.trigger_delta,
                    "Skip triggered samples shorter than this (default 0: report all)")
@@ -107,6 +107,8 @@ std::optional<Options> parse_options(int argc, const char* const* argv)
         throw Error(Exit::usage, std::string(e.what()) + " (see kdelay --help)");
     }
 
+    opt.has_start_trigger = start_opt->count() > 0;  // even when given as ""
+    opt.has_stop_trigger = stop_opt->count() > 0;
     if (events_opt->count() > 0)
         opt.syscall_events = syscall_events.empty() ? 0 : syscall_events.front();
 

@@ -17,7 +17,9 @@ struct Options {
     unsigned debug = 0;             // BCC debug flags; nonzero also shows BCC's stderr
     bool print_ebpf = false;
     bool list_probes = false;
-    std::string start_trigger;      // "" = none
+    bool has_start_trigger = false;
+    std::string start_trigger;
+    bool has_stop_trigger = false;
     std::string stop_trigger;
     uint64_t trigger_delta = 0;     // ns
     std::optional<uint64_t> syscall_events;  // ns threshold; 0 = all

@@ -17,9 +17,9 @@ DelayConfig make_delay_config(const Options& options)
     cfg.debug = options.debug;
     cfg.print_ebpf = options.print_ebpf;
     cfg.list_probes = options.list_probes;
-    if (!options.start_trigger.empty())
+    if (options.has_start_trigger)
         cfg.start_trigger = parse_trigger(options.start_trigger);
-    if (!options.stop_trigger.empty())
+    if (options.has_stop_trigger)
         cfg.stop_trigger = parse_trigger(options.stop_trigger);
     cfg.trigger_delta = options.trigger_delta;
     cfg.syscall_events = options.syscall_events;

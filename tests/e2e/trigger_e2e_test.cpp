@@ -1,1 +1,261 @@
+// Trigger mode and syscall events, end to end, against kd_triggers: a USDT
+// probe pair and a function around a section of exactly 100 getppid() and
+// one nanosleep(); getpid() runs only between sections.
+#include <regex>
+
 #include "e2e.h"
+#include "hostile_triggers.h"
+
+using namespace kdtest;
+using namespace std::chrono_literals;
+
+namespace {
+
+const std::string kTriggers = KD_TRIGGERS_BIN;
+const std::string kStorm = KD_STORM_BIN;
+const char* const kSyscalls = "[SYSCALL STATISTICS]";
+
+// The stop-start deltas of "# Triggered sample dump" lines, and of skipped ones.
+std::vector<uint64_t> deltas(const std::string& out, const std::string& what)
+{
+    std::vector<uint64_t> found;
+    const std::regex re("# " + what + R"(, (?:stop-start )?delta ([0-9,]+) ns)");
+    for (std::sregex_iterator it(out.begin(), out.end(), re), end; it != end; ++it)
+        found.push_back(number((*it)[1]));
+    return found;
+}
+
+// Runs kdelay against a running kd_triggers with the given arguments.
+Result run_against_triggers(const std::vector<std::string>& kdelay_args,
+                            const std::vector<std::string>& app_args = {"0", "30", "30"})
+{
+    std::vector<std::string> app = {kTriggers};
+    app.insert(app.end(), app_args.begin(), app_args.end());
+    Process target(app);
+    EXPECT_TRUE(target.wait_for_output("ready", 5s));
+    std::vector<std::string> argv = {kKdelay, "-p", std::to_string(target.pid())};
+    argv.insert(argv.end(), kdelay_args.begin(), kdelay_args.end());
+    return run(argv, 60s);
+}
+
+// Every sample holds exactly one section: 100 getppid, one nanosleep, no getpid.
+void expect_exact_sections(const Result& r, size_t samples_wanted, uint64_t section_ns)
+{
+    ASSERT_EQ(r.status, 0) << r.err;
+    auto samples = parse_samples(r.out);
+    ASSERT_EQ(samples.size(), samples_wanted) << r.out;
+    for (const auto& sample : samples) {
+        ASSERT_EQ(sample.size(), 1u) << r.out;
+        const ThreadBlock& t = sample.begin()->second;
+        const Row* getppid = find_row(t, kSyscalls, "getppid");
+        const Row* nanosleep = find_row(t, kSyscalls, "nanosleep");
+        ASSERT_TRUE(getppid && nanosleep) << r.out;
+        EXPECT_EQ(number(getppid->at(2)), 100u);
+        EXPECT_EQ(number(nanosleep->at(2)), 1u);
+        EXPECT_FALSE(find_row(t, kSyscalls, "getpid")) << "work from outside the section\n" << r.out;
+    }
+    const auto d = deltas(r.out, "Triggered sample dump");
+    ASSERT_EQ(d.size(), samples_wanted) << r.out;
+    for (uint64_t delta : d) {
+        EXPECT_GE(delta, section_ns) << r.out;
+        EXPECT_LE(delta, section_ns * 11 / 10) << r.out;
+    }
+}
+
+}  // namespace
+
+TEST(TriggerE2E, UsdtStartAndStopFrameExactlyTheSection)
+{
+    KD_REQUIRE_BPF();
+    Result r = run_against_triggers({"--start-trigger", "u:kdtest:work_start", "--stop-trigger",
+                                     "usdt:kdtest:work_end", "--sample-count", "3"});
+    expect_exact_sections(r, 3, 30'000'000);
+    EXPECT_NE(r.out.find("# Start sampling (trigger@"), std::string::npos);
+    EXPECT_NE(r.out.find("# Stop sampling (trigger@"), std::string::npos);
+}
+
+TEST(TriggerE2E, UprobeEntryAndReturnFrameExactlyTheSection)
+{
+    KD_REQUIRE_BPF();
+    Result r = run_against_triggers({"--start-trigger", "up:kd_work_section", "--stop-trigger",
+                                     "upr:kd_work_section", "--sample-count", "2"});
+    expect_exact_sections(r, 2, 30'000'000);
+}
+
+TEST(TriggerE2E, TriggerDeltaSkipsShortSections)
+{
+    KD_REQUIRE_BPF();
+    // Sections alternate 40 ms and 4 ms.
+    Result r = run_against_triggers({"--start-trigger", "u:kdtest:work_start", "--stop-trigger",
+                                     "u:kdtest:work_end", "--trigger-delta", "20000000",
+                                     "--sample-count", "2"},
+                                    {"0", "40", "4"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(parse_samples(r.out).size(), 2u) << r.out;
+    for (uint64_t d : deltas(r.out, "Triggered sample dump"))
+        EXPECT_GE(d, 20'000'000u) << r.out;
+    const auto skipped = deltas(r.out, "Sample dump skipped");
+    ASSERT_GE(skipped.size(), 1u) << r.out;
+    for (uint64_t d : skipped)
+        EXPECT_LT(d, 20'000'000u) << r.out;
+}
+
+TEST(TriggerE2E, StopOnlySamplesFromNowToTheTrigger)
+{
+    KD_REQUIRE_BPF();
+    Result r = run_against_triggers({"--stop-trigger", "u:kdtest:work_end"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("# Start sampling @"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("# Stop sampling (trigger@"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("# Sample dump @"), std::string::npos) << r.out;
+    auto samples = parse_samples(r.out);
+    ASSERT_EQ(samples.size(), 1u) << r.out;
+    // It ends at the first work_end: at most one section's getppid calls.
+    const Row* getppid = find_row(samples[0].begin()->second, kSyscalls, "getppid");
+    if (getppid)
+        EXPECT_LE(number(getppid->at(2)), 100u) << r.out;
+}
+
+TEST(TriggerE2E, StartOnlySamplesSampleTimeFromTheTrigger)
+{
+    KD_REQUIRE_BPF();
+    // 10 ms from work_start: the 100 getppid calls, not the 30 ms nanosleep.
+    Result r = run_against_triggers(
+        {"--start-trigger", "u:kdtest:work_start", "--sample-time", "0.01"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("# Start sampling (trigger@"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("# Stop sampling @"), std::string::npos) << r.out;
+    auto samples = parse_samples(r.out);
+    ASSERT_EQ(samples.size(), 1u) << r.out;
+    const ThreadBlock& t = samples[0].begin()->second;
+    ASSERT_TRUE(find_row(t, kSyscalls, "getppid")) << r.out;
+    EXPECT_EQ(number(find_row(t, kSyscalls, "getppid")->at(2)), 100u) << r.out;
+    EXPECT_FALSE(find_row(t, kSyscalls, "nanosleep")) << r.out;
+}
+
+TEST(TriggerE2E, TracepointTrigger)
+{
+    KD_REQUIRE_BPF();
+    Result r = run_against_triggers({"--stop-trigger", "t:syscalls:sys_enter_getpid"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("# Stop sampling (trigger@"), std::string::npos) << r.out;
+}
+
+TEST(TriggerE2E, TriggersWorkWithACommand)
+{
+    KD_REQUIRE_BPF();
+    Result r = run({kKdelay, "--start-trigger", "u:kdtest:work_start", "--stop-trigger",
+                    "u:kdtest:work_end", "--sample-count", "2", "--", kTriggers, "0", "30", "30"},
+                   60s);
+    expect_exact_sections(r, 2, 30'000'000);
+}
+
+TEST(TriggerE2E, SyscallEventsListEachSlowSyscallWithItsStack)
+{
+    KD_REQUIRE_BPF();
+    Result r = run_against_triggers({"--start-trigger", "u:kdtest:work_start", "--stop-trigger",
+                                     "u:kdtest:work_end", "--syscall-events", "10000000"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto at = r.out.find("# SYSCALL EVENTS:");
+    ASSERT_NE(at, std::string::npos) << r.out;
+    // Only the 30 ms nanosleep is over 10 ms.
+    const std::regex row(R"(\n +(\d+) +(\d+) +(\d+) kd_triggers +([0-9,]+) (\w+)\n)");
+    std::smatch m;
+    const std::string events = r.out.substr(at);
+    ASSERT_TRUE(std::regex_search(events, m, row)) << events;
+    EXPECT_EQ(m[5], "nanosleep");
+    EXPECT_GE(number(m[4]), 30'000u);  // DELTA (us)
+    EXPECT_EQ((number(m[2]) - number(m[1])) / 1000, number(m[4])) << "DELTA is EXIT - ENTRY in us";
+    EXPECT_NE(events.find("[kernel]"), std::string::npos) << "kernel frames\n" << events;
+    EXPECT_NE(events.find("[kd_triggers]"), std::string::npos) << "user frames\n" << events;
+    const std::string rest = m.suffix();
+    EXPECT_FALSE(std::regex_search(rest, m, row)) << "only one syscall was over the threshold\n" << events;
+}
+
+TEST(TriggerE2E, SyscallStormLosesNoEvent)
+{
+    KD_REQUIRE_BPF();
+    Result r = run({kKdelay, "--syscall-events", "0", "--stack-trace-size", "0", "--sample-time",
+                    "30", "--", kStorm, "0.3"},
+                   120s);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out.find("dropped"), std::string::npos) << "ring buffer overflowed";
+    auto samples = parse_samples(r.out);
+    ASSERT_EQ(samples.size(), 1u);
+    const Row* getppid = find_row(samples[0].begin()->second, kSyscalls, "getppid");
+    ASSERT_TRUE(getppid) << r.out.substr(0, 4000);
+    const uint64_t counted = number(getppid->at(2));
+    EXPECT_GT(counted, 100'000u);
+    uint64_t listed = 0;
+    for (size_t at = r.out.find(" getppid\n"); at != std::string::npos; at = r.out.find(" getppid\n", at + 1))
+        ++listed;
+    EXPECT_EQ(listed, counted) << "every counted getppid is also an event";
+}
+
+TEST(TriggerE2E, HostileTriggersAreRefusedBeforeAnythingIsCompiled)
+{
+    // -D would show BCC's output if anything were compiled.
+    for (const std::string& trigger : kd_hostile_triggers()) {
+        for (const char* which : {"--start-trigger", "--stop-trigger"}) {
+            Result r = run({kKdelay, "-D", "-p", "1", which, trigger}, 20s);
+            EXPECT_EQ(r.status, 78) << trigger;
+            EXPECT_TRUE(r.out.empty()) << trigger;
+            EXPECT_EQ(r.err.rfind("kdelay: invalid trigger", 0), 0u) << r.err;
+            EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+        }
+    }
+}
+
+TEST(TriggerE2E, MissingProbesSymbolsAndTracepointsAreClearErrors)
+{
+    KD_REQUIRE_BPF();
+    Process target({kTriggers, "0", "30", "30"});
+    ASSERT_TRUE(target.wait_for_output("ready", 5s));
+    const std::string pid = std::to_string(target.pid());
+
+    Result usdt = run({kKdelay, "-p", pid, "--start-trigger", "u:kdtest:nope"}, 20s);
+    EXPECT_EQ(usdt.status, 78);
+    EXPECT_NE(usdt.err.find("it has: kdtest:work_end, kdtest:work_start"), std::string::npos) << usdt.err;
+
+    Result sym = run({kKdelay, "-p", pid, "--start-trigger", "up:no_such_function"}, 20s);
+    EXPECT_EQ(sym.status, 78);
+    EXPECT_NE(sym.err.find("no function 'no_such_function'"), std::string::npos) << sym.err;
+
+    Result lib = run({kKdelay, "-p", pid, "--start-trigger", "up:nosuchlib:f"}, 20s);
+    EXPECT_EQ(lib.status, 78);
+    EXPECT_NE(lib.err.find("no library 'nosuchlib'"), std::string::npos) << lib.err;
+
+    Result tp = run({kKdelay, "-p", pid, "--stop-trigger", "t:sched:no_such_event"}, 20s);
+    EXPECT_EQ(tp.status, 78);
+    EXPECT_NE(tp.err.find("no tracepoint sched:no_such_event"), std::string::npos) << tp.err;
+
+    for (const Result* r : {&usdt, &sym, &lib, &tp})
+        EXPECT_EQ(std::count(r->err.begin(), r->err.end(), '\n'), 1) << r->err;
+}
+
+TEST(TriggerE2E, KprobeTriggers)
+{
+    KD_REQUIRE_BPF();
+    if (access("/sys/kernel/tracing/kprobe_events", F_OK) != 0) {
+        // Without kprobes kdelay must say so plainly; then the test has nothing more to run.
+        Result r = run({kKdelay, "-p", "1", "--start-trigger", "k:do_sys_openat2"}, 20s);
+        EXPECT_EQ(r.status, 69);
+        EXPECT_NE(r.err.find("this kernel has no kprobes (CONFIG_KPROBES is not set)"), std::string::npos)
+            << r.err;
+        GTEST_SKIP() << "this kernel has no kprobes (CONFIG_KPROBES unset): k/kr triggers cannot fire";
+    }
+    Result r = run_against_triggers({"--stop-trigger", "k:__x64_sys_getpid"});
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("# Stop sampling (trigger@"), std::string::npos) << r.out;
+}
+
+TEST(TriggerE2E, ListProbesShowsTheTargetsUsdtProbes)
+{
+    KD_REQUIRE_BPF();
+    Process target({kTriggers, "0", "30", "30"});
+    ASSERT_TRUE(target.wait_for_output("ready", 5s));
+    Result r = run({kKdelay, "-p", std::to_string(target.pid()), "--list-probes"}, 20s);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("kdtest:work_start "), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("kdtest:work_end "), std::string::npos) << r.out;
+}
