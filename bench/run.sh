@@ -33,3 +33,14 @@ done
 for k in untraced empty_tp empty_raw kdelay; do
     printf '%-10s median %s   (runs: %s)\n' "$k" "$(tr ' ' '\n' <<<"${result[$k]}" | grep . | median)" "${result[$k]}"
 done
+
+echo "== --syscall-events 0 under a getppid storm, default ring buffer (1024 pages): drops"
+for stacks in 0 4096; do
+    for i in $(seq 3); do
+        out=$("$kdelay" --syscall-events 0 --stack-trace-size "$stacks" --sample-time 60 -- $b/getppid_storm 2)
+        storm=$(rate <<<"$out")
+        events=$(grep -c ' getppid$' <<<"$out" || true)
+        dropped=$(grep -o '[0-9,]* were dropped' <<<"$out" | tr -d ', were dropped' || true)
+        echo "stack-trace-size $stacks: storm ${storm}/s, events listed $events, dropped ${dropped:-0}"
+    done
+done

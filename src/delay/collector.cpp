@@ -180,12 +180,16 @@ std::vector<SyscallEvent> DelayCollector::resolve_events()
     std::vector<SyscallEvent> events;
     events.reserve(pending_.size());
     Symbolizer symbols(pid_);
+    std::map<uint32_t, std::string> names;
     std::optional<ebpf::BPFStackTable> stacks;
     if (stack_traces_)
         stacks.emplace(session_.bpf().get_stack_table("stack_traces"));
     for (const kd_event& e : pending_) {
+        auto name = names.try_emplace(e.nr);
+        if (name.second)
+            name.first->second = syscall_name(e.nr);
         SyscallEvent ev{e.entry_ns, e.exit_ns, e.tid, bounded(e.comm, sizeof(e.comm)),
-                        e.nr, syscall_name(e.nr), {}, false};
+                        e.nr, name.first->second, {}, false};
         if (stacks) {
             ev.stack_lost = e.kernel_stack < 0 || e.user_stack < 0;
             if (e.kernel_stack >= 0)

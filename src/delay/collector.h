@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include <chrono>
+#include <deque>
 #include <memory>
 #include <sys/types.h>
 #include <vector>
@@ -66,7 +67,8 @@ private:
     pid_t pid_;
     bool stack_traces_;
     std::unique_ptr<RingBufferReader> events_;
-    std::vector<kd_event> pending_;
+    // Chunked, so a storm never stalls the consumer on a large reallocation.
+    std::deque<kd_event> pending_;
 };
 
 }  // namespace kdelay
