@@ -85,3 +85,30 @@ TEST(Options, HelpReturnsNothingToRun)
                             "--debug", "--ebpf", "-- COMMAND"})
         EXPECT_NE(help.find(opt), std::string::npos) << opt;
 }
+
+TEST(Options, TriggerAndEventOptions)
+{
+    auto o = parse({"--start-trigger", "u:a:b", "--stop-trigger", "", "--trigger-delta", "5000",
+                    "--skip-syscall-poll-events", "--stack-trace-size", "0",
+                    "--buffer-page-count", "3"});
+    ASSERT_TRUE(o);
+    EXPECT_TRUE(o->has_start_trigger);
+    EXPECT_EQ(o->start_trigger, "u:a:b");
+    EXPECT_TRUE(o->has_stop_trigger) << "an empty trigger is given, and invalid";
+    EXPECT_EQ(o->trigger_delta, 5000u);
+    EXPECT_FALSE(o->syscall_events);
+    EXPECT_TRUE(o->skip_syscall_poll_events);
+    EXPECT_EQ(o->stack_trace_size, 0u);
+    EXPECT_EQ(o->buffer_page_count, 3u);
+}
+
+TEST(Options, SyscallEventsTakesAnOptionalThreshold)
+{
+    EXPECT_EQ(*parse({"--syscall-events"})->syscall_events, 0u);
+    EXPECT_EQ(*parse({"-s"})->syscall_events, 0u);
+    EXPECT_EQ(*parse({"--syscall-events", "50000"})->syscall_events, 50000u);
+    EXPECT_EQ(*parse({"-s", "7", "--sample-time", "1"})->syscall_events, 7u);
+    EXPECT_EQ(*parse({"--syscall-events", "--sample-time", "1"})->syscall_events, 0u);
+    EXPECT_EQ(error_code({"--syscall-events", "abc"}), Exit::usage);
+    EXPECT_EQ(error_code({"--buffer-page-count", "0"}), Exit::usage);
+}

@@ -50,3 +50,40 @@ TEST(DelayProgram, MapsGrowWithTheThreadCount)
     EXPECT_GE(big.syscalls, big.threads * 32u);
     EXPECT_EQ(big.threads & (big.threads - 1), 0u);
 }
+
+TEST(DelayProgram, TriggerFunctionsOnlyWhenAsked)
+{
+    auto p = params();
+    std::string src = render_delay_program(p);
+    EXPECT_EQ(src.find("kd_start_trigger"), std::string::npos);
+    EXPECT_EQ(src.find("kd_stop_trigger"), std::string::npos);
+    EXPECT_EQ(src.find("BPF_RINGBUF_OUTPUT"), std::string::npos);
+
+    p.start_trigger = true;
+    src = render_delay_program(p);
+    EXPECT_NE(src.find(std::string("int ") + kStartTriggerFunction + "(void *ctx)"), std::string::npos);
+    EXPECT_EQ(src.find(kStopTriggerFunction), std::string::npos);
+    p.stop_trigger = true;
+    src = render_delay_program(p);
+    EXPECT_NE(src.find(std::string("int ") + kStopTriggerFunction + "(void *ctx)"), std::string::npos);
+}
+
+TEST(DelayProgram, SyscallEventsRenderTheRingBufferThresholdAndStacks)
+{
+    auto p = params();
+    p.syscall_events = 5000;
+    p.ringbuf_pages = 256;
+    p.stack_trace_size = 1024;
+    std::string src = render_delay_program(p);
+    EXPECT_NE(src.find("BPF_RINGBUF_OUTPUT(events, 256);"), std::string::npos);
+    EXPECT_NE(src.find("#define SYSCALL_EVENT_MIN_NS 5000"), std::string::npos);
+    EXPECT_NE(src.find("BPF_STACK_TRACE(stack_traces, 1024);"), std::string::npos);
+    EXPECT_EQ(src.find("key.nr != POLL_NR)"), std::string::npos);
+
+    p.skip_poll_events = true;
+    p.stack_trace_size = 0;
+    src = render_delay_program(p);
+    EXPECT_NE(src.find("&& key.nr != POLL_NR"), std::string::npos);
+    EXPECT_EQ(src.find("BPF_STACK_TRACE"), std::string::npos);
+    EXPECT_EQ(src.find("{{"), std::string::npos);
+}
