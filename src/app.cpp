@@ -3,6 +3,7 @@
 #include <iostream>
 #include <optional>
 
+#include "block/biosnoop.h"
 #include "bpf/btf_offsets.h"
 #include "bpf/probe_set.h"
 #include "bpf/session.h"
@@ -105,6 +106,7 @@ int run_delay(DelayConfig cfg)
     params.skip_poll_events = cfg.skip_syscall_poll_events;
     params.stack_trace_size = cfg.stack_trace_size;
     params.ringbuf_pages = cfg.ringbuf_pages;
+    params.block = read_block_layout(btf);
     const std::string source = render_delay_program(params);
     if (cfg.print_ebpf) {
         std::cout << source;
@@ -119,6 +121,8 @@ int run_delay(DelayConfig cfg)
 
     BpfSession session(source, cfg.debug != 0, cfg.debug, usdts);
     session.attach(load_probe_set("delay"));
+    if (params.block)
+        session.attach(load_probe_set("block"));
     session.attach_usdts(cfg.pid);
     if (start)
         attach_trigger(session, *start, kStartTriggerFunction, cfg.pid);
@@ -126,7 +130,8 @@ int run_delay(DelayConfig cfg)
         attach_trigger(session, *stop, kStopTriggerFunction, cfg.pid);
 
     const bool events = cfg.syscall_events.has_value();
-    DelayCollector collector(session, poll_nr, events, events && cfg.stack_trace_size > 0, cfg.pid);
+    DelayCollector collector(session, poll_nr, events, events && cfg.stack_trace_size > 0,
+                             params.block.has_value(), cfg.pid);
     wait.watch_process(cfg.pid);
     TextWriter writer(std::cout);
     run_samples(cfg, collector, wait, writer, [&] {
@@ -144,6 +149,10 @@ int run_app(int argc, const char* const* argv)
         const auto options = parse_options(argc, argv);
         if (!options)
             return 0;
+        if (options->mode == Options::Mode::biosnoop) {
+            TextWriter writer(std::cout);
+            return run_biosnoop(make_biosnoop_config(*options), writer);
+        }
         return run_delay(make_delay_config(*options));
     } catch (const Error& e) {
         std::cout.flush();

@@ -417,3 +417,46 @@ int kd_stop_trigger(void *ctx)
     return 0;
 }
 {{/stop_trigger}}
+
+/* ---- block I/O issued by the target's threads ---- */
+{{#block_io}}
+{{> block_abi}}
+
+static __always_inline int bio_wanted(__u64 pid_tgid, __u32 dev)
+{
+    return (pid_tgid >> 32) == TARGET_TGID && capturing();
+}
+
+{{> block_io}}
+
+BPF_HASH(blockio, struct kd_blockio_key, struct kd_blockio, {{max_blockio}});
+
+int kd_block_complete(struct bpf_raw_tracepoint_args *ctx)
+{
+    void *rq = (void *)ctx->args[0];
+    struct kd_bio_key key;
+    rq_key(rq, &key);
+    struct kd_bio_start *s = bio_start.lookup(&key);
+    if (!s)
+        return 0;
+    struct kd_blockio_key bkey = { .tid = s->tid, .dev = key.dev, .op = rq_op(rq) };
+    __u64 delta = bpf_ktime_get_ns() - s->start_ns;
+    bio_start.delete(&key);
+    if (!capturing())
+        return 0;
+
+    struct kd_blockio *b = blockio.lookup(&bkey);
+    if (!b) {
+        struct kd_blockio zero = {};
+        blockio.insert(&bkey, &zero);
+        b = blockio.lookup(&bkey);
+        if (!b) {
+            note_full(KD_MAP_BLOCKIO);
+            return 0;
+        }
+    }
+    stat_add(&b->stat, delta);
+    b->bytes += (__u32)ctx->args[2];
+    return 0;
+}
+{{/block_io}}

@@ -45,7 +45,8 @@ struct kd_event {
 #define KD_MAP_SYSCALLS 1
 #define KD_MAP_HARDIRQS 2
 #define KD_MAP_SOFTIRQS 3
-#define KD_MAP_COUNT 4
+#define KD_MAP_BLOCKIO 4
+#define KD_MAP_COUNT 5
 
 struct kd_stat {
     __u64 count;
@@ -95,6 +96,19 @@ struct kd_irq_slot {
     __u64 start;
     __u64 action;
     __u64 vec;
+};
+
+/* Per thread, disk and operation in the kernel-delay report. */
+struct kd_blockio_key {
+    __u32 tid;
+    __u32 dev;
+    __u32 op;
+    __u32 pad;
+};
+
+struct kd_blockio {
+    struct kd_stat stat;  /* start -> completion */
+    __u64 bytes;
 };
 
 #endif

@@ -60,6 +60,11 @@ std::optional<MemberLayout> KernelBtf::member(const std::string& type_name,
     return find_member(btf_, id, member_name, 0);
 }
 
+bool KernelBtf::has_raw_tracepoint(const std::string& name) const
+{
+    return btf__find_by_name_kind(btf_, ("btf_trace_" + name).c_str(), BTF_KIND_TYPEDEF) >= 0;
+}
+
 MemberLayout KernelBtf::require(const std::string& type_name,
                                 const std::string& member_name) const
 {
@@ -80,6 +85,26 @@ KernelLayout read_kernel_layout(const KernelBtf& btf)
     auto nr = btf.member("pt_regs", "orig_ax");
     layout.regs_syscall_nr = nr ? *nr : btf.require("pt_regs", "syscallno");
     return layout;
+}
+
+}  // namespace kdelay
+
+namespace kdelay {
+
+std::optional<BlockLayout> read_block_layout(const KernelBtf& btf)
+{
+    if (!btf.has_raw_tracepoint("block_rq_issue") || !btf.has_raw_tracepoint("block_rq_complete") ||
+        !(btf.has_raw_tracepoint("block_io_start") || btf.has_raw_tracepoint("block_rq_insert")))
+        return std::nullopt;
+    auto q = btf.member("request", "q");
+    auto sector = btf.member("request", "__sector");
+    auto flags = btf.member("request", "cmd_flags");
+    auto disk = btf.member("request_queue", "disk");
+    auto major = btf.member("gendisk", "major");
+    auto minor = btf.member("gendisk", "first_minor");
+    if (!q || !sector || !flags || !disk || !major || !minor)
+        return std::nullopt;
+    return BlockLayout{*q, *sector, *flags, *disk, *major, *minor};
 }
 
 }  // namespace kdelay

@@ -30,6 +30,9 @@ public:
     std::optional<MemberLayout> member(const std::string& type_name,
                                        const std::string& member_name) const;
 
+    // Whether the kernel has a raw tracepoint of this name (btf_trace_NAME).
+    bool has_raw_tracepoint(const std::string& name) const;
+
     // As member(), but throws Error(Exit::osfile) naming what is missing.
     MemberLayout require(const std::string& type_name, const std::string& member_name) const;
 
@@ -48,5 +51,18 @@ struct KernelLayout {
 };
 
 KernelLayout read_kernel_layout(const KernelBtf& btf);
+
+// The request, queue and disk fields the block I/O programs read.
+struct BlockLayout {
+    MemberLayout rq_q;
+    MemberLayout rq_sector;
+    MemberLayout rq_flags;
+    MemberLayout queue_disk;
+    MemberLayout disk_major;
+    MemberLayout disk_minor;
+};
+
+// nullopt when the kernel has no block tracepoints or lacks a field.
+std::optional<BlockLayout> read_block_layout(const KernelBtf& btf);
 
 }  // namespace kdelay

@@ -24,6 +24,7 @@ std::vector<ProbeSpec> parse_probe_set(const std::string& name, const std::strin
                 throw Error(Exit::software, name + ": unknown probe type '" + type + "'");
             spec.target = p.at("target").get<std::string>();
             spec.function = p.at("function").get<std::string>();
+            spec.fallback = p.value("fallback", "");
             if (!is_c_identifier(spec.function))
                 throw Error(Exit::software, name + ": bad function name '" + spec.function + "'");
             probes.push_back(std::move(spec));

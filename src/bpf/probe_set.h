@@ -11,6 +11,7 @@ struct ProbeSpec {
     Type type;
     std::string target;    // "sched_switch", or "block:block_rq_issue"
     std::string function;  // the eBPF function to attach
+    std::string fallback;  // attach here instead when target does not exist (older kernels)
 };
 
 // Parses a probe-set document. Throws Error(Exit::software) when malformed.

@@ -62,9 +62,13 @@ void BpfSession::attach(const std::vector<ProbeSpec>& probes)
 {
     for (const auto& p : probes)
         attach_quietly(p.function + " to " + p.target, [&] {
-            return p.type == ProbeSpec::Type::raw_tracepoint
-                       ? bpf_->attach_raw_tracepoint(p.target, p.function)
-                       : bpf_->attach_tracepoint(p.target, p.function);
+            auto attach_to = [&](const std::string& target) {
+                return p.type == ProbeSpec::Type::raw_tracepoint
+                           ? bpf_->attach_raw_tracepoint(target, p.function)
+                           : bpf_->attach_tracepoint(target, p.function);
+            };
+            ebpf::StatusTuple status = attach_to(p.target);
+            return status.ok() || p.fallback.empty() ? status : attach_to(p.fallback);
         });
 }
 

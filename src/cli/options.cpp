@@ -14,7 +14,9 @@ const char* const kDescription =
     "soft interrupts. Runs as root.\n\n"
     "  kdelay [OPTIONS]                 trace the single running ovs-vswitchd\n"
     "  kdelay -p PID [OPTIONS]          trace process PID\n"
-    "  kdelay [OPTIONS] -- COMMAND ...  start COMMAND and trace it from its first instruction\n";
+    "  kdelay [OPTIONS] -- COMMAND ...  start COMMAND and trace it from its first instruction\n"
+    "  kdelay biosnoop [-Q] [-p PID] [-d DISK] [--duration S]\n"
+    "                                   one line per block I/O (see kdelay biosnoop --help)\n";
 
 }  // namespace
 
@@ -94,11 +96,26 @@ std::optional<Options> parse_options(int argc, const char* const* argv)
                "failure, 71 attach failure, 72 missing kernel headers or BTF, 77 not root,\n"
                "78 invalid trigger.");
 
+    auto* bio = app.add_subcommand(
+        "biosnoop", "Trace block I/O: one line per request with its latency, like BCC's biosnoop.\n"
+                    "Ends on Ctrl-C or after --duration with a summary per disk and operation.");
+    int64_t bio_pid = 0;
+    bio->add_flag("-Q,--queue", opt.bio_queue, "Also show the OS queue time, QUE(ms)");
+    auto* bio_pid_opt = bio->add_option("-p,--pid", bio_pid, "Only I/O issued by this process")
+                            ->check(CLI::Range(int64_t{1}, int64_t{4194304}).description(""))
+                            ->type_name("PID");
+    bio->add_option("-d,--disk", opt.bio_disk, "Only this disk (vda, nvme0n1)")->type_name("DISK");
+    bio->add_option("--duration", opt.bio_duration, "Stop after this long (default: Ctrl-C)")
+        ->check(CLI::Range(0.001, 31536000.0).description(""))
+        ->type_name("SECONDS");
+    bio->add_flag("-D{63},--debug{63}", opt.debug, "Show BCC's output; -D=FLAGS sets BCC debug flags");
+    bio->add_flag("--ebpf", opt.print_ebpf, "Print the eBPF source and exit (no root needed)");
+
     try {
         std::vector<std::string> reversed(args.rbegin(), args.rend());
         app.parse(reversed);
     } catch (const CLI::CallForHelp& e) {
-        std::cout << app.help();
+        std::cout << (*bio ? bio->help() : app.help());
         return std::nullopt;
     } catch (const CLI::CallForVersion& e) {
         std::cout << e.what() << "\n";
@@ -107,6 +124,14 @@ std::optional<Options> parse_options(int argc, const char* const* argv)
         throw Error(Exit::usage, std::string(e.what()) + " (see kdelay --help)");
     }
 
+    if (*bio) {
+        opt.mode = Options::Mode::biosnoop;
+        if (!opt.command.empty())
+            throw Error(Exit::usage, "biosnoop does not start a command; use -p PID");
+        if (*bio_pid_opt)
+            opt.pid = static_cast<pid_t>(bio_pid);
+        return opt;
+    }
     opt.has_start_trigger = start_opt->count() > 0;  // even when given as ""
     opt.has_stop_trigger = stop_opt->count() > 0;
     if (events_opt->count() > 0)

@@ -10,6 +10,8 @@
 namespace kdelay {
 
 struct Options {
+    enum class Mode { delay, biosnoop };
+    Mode mode = Mode::delay;
     std::optional<pid_t> pid;
     double sample_time = 0.5;       // seconds
     unsigned sample_count = 1;
@@ -26,6 +28,11 @@ struct Options {
     bool skip_syscall_poll_events = false;
     uint32_t stack_trace_size = 4096;
     uint32_t buffer_page_count = 1024;
+
+    // biosnoop (pid above also filters it)
+    bool bio_queue = false;
+    std::string bio_disk;
+    double bio_duration = 0;
     std::vector<std::string> command;  // after "--": start and trace this
 };
 

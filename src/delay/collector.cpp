@@ -7,7 +7,9 @@
 #include <map>
 #include <optional>
 
+#include "block/block_program.h"
 #include "bpf/session.h"
+#include "block_abi.h"
 #include "bpf/symbolizer.h"
 #include "core/error.h"
 #include "delay_abi.h"
@@ -52,8 +54,8 @@ const std::array<const char*, 10>& softirq_names()
 }
 
 DelayCollector::DelayCollector(BpfSession& session, uint32_t poll_nr, bool syscall_events,
-                               bool stack_traces, pid_t pid)
-    : session_(session), poll_nr_(poll_nr), pid_(pid), stack_traces_(stack_traces)
+                               bool stack_traces, bool block_io, pid_t pid)
+    : session_(session), poll_nr_(poll_nr), pid_(pid), stack_traces_(stack_traces), block_io_(block_io)
 {
     if (syscall_events)
         events_ = std::make_unique<RingBufferReader>(
@@ -84,10 +86,10 @@ CaptureState DelayCollector::capture_state()
                         cap.start_trigger_ns, cap.stop_trigger_ns};
 }
 
-uint64_t DelayCollector::counter(int index)
+uint64_t DelayCollector::percpu_sum(const char* table, int index)
 {
     std::vector<uint64_t> per_cpu;
-    check(session_.bpf().get_percpu_array_table<uint64_t>("counters").get_value(index, per_cpu),
+    check(session_.bpf().get_percpu_array_table<uint64_t>(table).get_value(index, per_cpu),
           "cannot read counters");
     uint64_t sum = 0;
     for (uint64_t n : per_cpu)
@@ -95,8 +97,9 @@ uint64_t DelayCollector::counter(int index)
     return sum;
 }
 
-uint64_t DelayCollector::trigger_misses() { return counter(KD_STAT_TRIGGER_MISS); }
-uint64_t DelayCollector::events_dropped() { return counter(KD_STAT_EVENTS_DROPPED); }
+uint64_t DelayCollector::trigger_misses() { return percpu_sum("counters", KD_STAT_TRIGGER_MISS); }
+uint64_t DelayCollector::events_dropped() { return percpu_sum("counters", KD_STAT_EVENTS_DROPPED); }
+uint64_t DelayCollector::bios_lost() { return block_io_ ? percpu_sum("bio_lost", 0) : 0; }
 
 void DelayCollector::set_capture(uint32_t state)
 {
@@ -155,6 +158,12 @@ Sample DelayCollector::collect()
         threads[k.tid].softirqs.push_back(IrqStat{std::move(name), k.vec, to_stat(s)});
     }
 
+    if (block_io_)
+        for (const auto& [k, b] :
+             bpf.get_hash_table<kd_blockio_key, kd_blockio>("blockio").get_table_offline())
+            threads[k.tid].blockio.push_back(
+                BlockIoStat{disk_name(k.dev), static_cast<char>(k.op), b.bytes, to_stat(b.stat)});
+
     Sample sample;
     sample.poll_nr = poll_nr_;
     for (auto& [tid, ts] : threads) {
@@ -164,6 +173,7 @@ Sample DelayCollector::collect()
         by_total_desc(ts.syscalls);
         by_total_desc(ts.hardirqs);
         by_total_desc(ts.softirqs);
+        by_total_desc(ts.blockio);
         sample.threads.push_back(std::move(ts));
     }
     std::stable_sort(sample.threads.begin(), sample.threads.end(),
@@ -214,6 +224,10 @@ void DelayCollector::reset()
     check(bpf.get_hash_table<kd_syscall_key, kd_syscall>("syscalls").clear_table_non_atomic(), "reset");
     check(bpf.get_hash_table<kd_hardirq_key, kd_stat>("hardirqs").clear_table_non_atomic(), "reset");
     check(bpf.get_hash_table<kd_softirq_key, kd_stat>("softirqs").clear_table_non_atomic(), "reset");
+    if (block_io_) {
+        check(bpf.get_hash_table<kd_blockio_key, kd_blockio>("blockio").clear_table_non_atomic(), "reset");
+        check(bpf.get_hash_table<kd_bio_key, kd_bio_start>("bio_start").clear_table_non_atomic(), "reset");
+    }
     for (const char* slot : {"hardirq_slot", "softirq_slot"}) {
         auto table = bpf.get_percpu_array_table<kd_irq_slot>(slot);
         std::vector<kd_irq_slot> zero(ebpf::BPFTable::get_possible_cpu_count());
@@ -222,16 +236,11 @@ void DelayCollector::reset()
     set_capture(KD_IDLE);
 }
 
-std::array<uint64_t, 4> DelayCollector::map_full()
+std::array<uint64_t, 5> DelayCollector::map_full()
 {
-    std::array<uint64_t, 4> full{};
-    auto table = session_.bpf().get_percpu_array_table<uint64_t>("map_full");
-    for (int i = 0; i < KD_MAP_COUNT; ++i) {
-        std::vector<uint64_t> per_cpu;
-        check(table.get_value(i, per_cpu), "cannot read map_full");
-        for (uint64_t n : per_cpu)
-            full[i] += n;
-    }
+    std::array<uint64_t, 5> full{};
+    for (int i = 0; i < KD_MAP_COUNT; ++i)
+        full[i] = percpu_sum("map_full", i);
     return full;
 }
 

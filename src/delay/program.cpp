@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "bpf/embedded.h"
+#include "block/block_program.h"
 #include "bpf/template.h"
 #include "core/error.h"
 
@@ -40,6 +41,8 @@ DelayMapSizes size_delay_maps(size_t thread_count)
         next_pow2(std::max<uint64_t>(4096, uint64_t{threads} * 32)),
         next_pow2(std::max<uint64_t>(1024, uint64_t{threads} * 4)),
         next_pow2(std::max<uint64_t>(1024, uint64_t{threads} * 10)),
+        next_pow2(std::max<uint64_t>(1024, uint64_t{threads} * 4)),
+        16384,
     };
 }
 
@@ -69,6 +72,9 @@ std::string render_delay_program(const DelayProgramParams& p)
     v.section("stack_traces", p.syscall_events && p.stack_trace_size > 0);
     v.number("stack_trace_size", p.stack_trace_size);
     v.number("ringbuf_pages", p.ringbuf_pages);
+    v.section("block_io", p.block.has_value());
+    v.number("max_blockio", p.sizes.blockio);
+    add_block_values(v, p.block, p.sizes.bios);
     return render_template("delay.bpf.c", embedded_file("delay.bpf.c"), v);
 }
 

@@ -16,6 +16,8 @@ struct DelayMapSizes {
     uint32_t syscalls;
     uint32_t hardirqs;
     uint32_t softirqs;
+    uint32_t blockio;
+    uint32_t bios;  // requests in flight, machine-wide
 };
 
 // Room for the target's threads with headroom for ones created while
@@ -33,6 +35,7 @@ struct DelayProgramParams {
     bool skip_poll_events = false;
     uint32_t stack_trace_size = 0;  // 0: no stack traces
     uint32_t ringbuf_pages = 1024;
+    std::optional<BlockLayout> block;  // block I/O section; nullopt: none
 };
 
 // The functions triggers attach to.

@@ -28,6 +28,13 @@ struct IrqStat {
     Stat stat;
 };
 
+struct BlockIoStat {
+    std::string disk;
+    char op;  // R, W, F (flush), D (discard), O (other)
+    uint64_t bytes;
+    Stat stat;  // start (OS queue) to completion
+};
+
 struct ThreadSample {
     uint32_t tid = 0;
     std::string name;
@@ -38,6 +45,7 @@ struct ThreadSample {
     std::optional<Stat> stopped;
     std::vector<IrqStat> hardirqs;  // by total time, descending
     std::vector<IrqStat> softirqs;  // by total time, descending
+    std::vector<BlockIoStat> blockio;  // by total time, descending
 };
 
 // One syscall recorded by --syscall-events.

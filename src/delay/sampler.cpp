@@ -180,6 +180,10 @@ void Sampler::warnings()
             writer_.warning("the " + std::string(kDelayMapNames[m]) + " map was full; " +
                             with_commas(full[m]) +
                             " updates were lost and the numbers above are incomplete.");
+    if (const uint64_t lost = collector_.bios_lost())
+        writer_.warning(with_commas(lost) +
+                        " block requests were not tracked (too many in flight); block I/O numbers "
+                        "are incomplete.");
     if (lost_stacks_ > 0)
         writer_.warning(with_commas(lost_stacks_) +
                         " syscall events have no stack trace; consider a larger "

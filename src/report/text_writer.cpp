@@ -94,6 +94,18 @@ Section softirq_section(const std::vector<IrqStat>& irqs)
     return s;
 }
 
+Section blockio_section(const std::vector<BlockIoStat>& ios)
+{
+    Section s{"[BLOCK I/O STATISTICS]",
+              {fmt::format("{:10} {:1} {:>10} {:>16} {:>16} {:>16}", "DISK", "T", "COUNT", "BYTES",
+                           "TOTAL ns", "MAX ns")}};
+    for (const auto& io : ios)
+        s.lines.push_back(fmt::format("{:10.10} {:1} {:>10} {:>16} {:>16} {:>16}", io.disk, io.op,
+                                      io.stat.count, with_commas(io.bytes),
+                                      with_commas(io.stat.total_ns), with_commas(io.stat.max_ns)));
+    return s;
+}
+
 // Only sections with data: an empty header tells the reader nothing.
 std::vector<Section> thread_sections(const ThreadSample& t, uint32_t poll_nr)
 {
@@ -112,6 +124,8 @@ std::vector<Section> thread_sections(const ThreadSample& t, uint32_t poll_nr)
         sections.push_back(hardirq_section(t.hardirqs));
     if (!t.softirqs.empty())
         sections.push_back(softirq_section(t.softirqs));
+    if (!t.blockio.empty())
+        sections.push_back(blockio_section(t.blockio));
     return sections;
 }
 
@@ -162,6 +176,38 @@ void TextWriter::events(const std::vector<SyscallEvent>& events)
         for (const auto& frame : e.frames)
             out_ << "          " << frame << "\n";
     }
+}
+
+// biosnoop's layout.
+void TextWriter::bio_header(bool queue)
+{
+    out_ << fmt::format("{:<11} {:<14} {:<6} {:<7} {:<1} {:<10} {:<7} ", "TIME(s)", "COMM", "PID",
+                        "DISK", "T", "SECTOR", "BYTES");
+    if (queue)
+        out_ << fmt::format("{:>7} ", "QUE(ms)");
+    out_ << fmt::format("{:>7}\n", "LAT(ms)") << std::flush;
+}
+
+void TextWriter::bio_event(const BioEvent& e, bool queue)
+{
+    out_ << fmt::format("{:<11.6f} {:<14.14} {:<6} {:<7} {:<1} {:<10} {:<7} ", e.time_s, e.comm,
+                        e.pid, e.disk, e.op, e.sector, e.bytes);
+    if (queue)
+        out_ << fmt::format("{:>7.2f} ", e.queue_ns / 1e6);
+    out_ << fmt::format("{:>7.2f}\n", e.device_ns / 1e6);
+}
+
+void TextWriter::bio_summary(const std::vector<BioSummaryRow>& rows)
+{
+    out_ << "\n# Summary per disk and operation\n";
+    out_ << fmt::format("{:<10} {:1} {:>10} {:>16} {:>12} {:>12}\n", "DISK", "T", "COUNT", "BYTES",
+                        "AVG LAT(ms)", "MAX LAT(ms)");
+    for (const auto& r : rows)
+        out_ << fmt::format("{:<10} {:1} {:>10} {:>16} {:>12.3f} {:>12.3f}\n", r.disk, r.op, r.count,
+                            with_commas(r.bytes),
+                            r.count ? r.total_device_ns / 1e6 / static_cast<double>(r.count) : 0.0,
+                            r.max_device_ns / 1e6);
+    out_ << std::flush;
 }
 
 void TextWriter::note(const std::string& text) { out_ << "# " << text << "\n" << std::flush; }

@@ -13,6 +13,9 @@ public:
 
     void marker(const std::string& what, Time when) override;
     void sample(const Sample& sample) override;
+    void bio_header(bool queue) override;
+    void bio_event(const BioEvent& event, bool queue) override;
+    void bio_summary(const std::vector<BioSummaryRow>& rows) override;
     void note(const std::string& text) override;
     void warning(const std::string& text) override;
 

@@ -4,6 +4,7 @@
 //   kd_workload spin                  threads "spin-a", "spin-b" busy on CPU 0
 //   kd_workload udp N [--now]         thread "kd-udp" sends itself N UDP packets over loopback
 //   kd_workload poll N [--now]        thread "kd-poller": N times poll(1 ms), then 2 ms of busy work
+//   kd_workload dio FILE N KIB [--now]  thread "kd-dio": N O_DIRECT writes of KIB KiB to FILE, then N reads
 //   kd_workload demo                  all of the above at once for about a second (scripts/demo.sh)
 //
 // Without --now the work waits for SIGUSR1, so a test can start it inside a
@@ -15,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <pthread.h>
@@ -98,6 +100,32 @@ void* poller(void*)
     return nullptr;
 }
 
+const char* g_file = nullptr;
+
+void* direct_io(void*)
+{
+    announce("kd-dio");
+    const size_t size = static_cast<size_t>(g_m) * 1024;
+    void* buf = nullptr;
+    if (posix_memalign(&buf, 4096, size) != 0)
+        exit(1);
+    memset(buf, 0x5a, size);
+    int fd = open(g_file, O_RDWR | O_CREAT | O_TRUNC | O_DIRECT, 0600);
+    if (fd < 0) {
+        perror(g_file);
+        exit(1);
+    }
+    for (long i = 0; i < g_n; ++i)
+        if (pwrite(fd, buf, size, static_cast<off_t>(i * size)) != static_cast<ssize_t>(size))
+            perror("pwrite"), exit(1);
+    for (long i = 0; i < g_n; ++i)
+        if (pread(fd, buf, size, static_cast<off_t>(i * size)) != static_cast<ssize_t>(size))
+            perror("pread"), exit(1);
+    close(fd);
+    free(buf);
+    return nullptr;
+}
+
 void wait_for_go(bool now)
 {
     if (now)
@@ -114,7 +142,7 @@ void wait_for_go(bool now)
 
 int usage()
 {
-    fprintf(stderr, "usage: kd_workload syscalls N M [--now] | spin | udp N [--now] | poll N [--now] | demo\n");
+    fprintf(stderr, "usage: kd_workload syscalls N M [--now] | spin | udp N [--now] | poll N [--now] | dio FILE N KIB [--now] | demo\n");
     return 64;
 }
 
@@ -143,6 +171,13 @@ int main(int argc, char** argv)
         g_n = atol(argv[2]);
         wait_for_go(now);
         pthread_create(&t, nullptr, poller, nullptr);
+        pthread_join(t, nullptr);
+    } else if (mode == "dio" && argc >= 5) {
+        g_file = argv[2];
+        g_n = atol(argv[3]);
+        g_m = atol(argv[4]);
+        wait_for_go(now);
+        pthread_create(&t, nullptr, direct_io, nullptr);
         pthread_join(t, nullptr);
     } else if (mode == "spin") {
         pthread_create(&t, nullptr, spinner, const_cast<char*>("spin-a"));

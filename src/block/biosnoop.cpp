@@ -1,0 +1,164 @@
+#include "block/biosnoop.h"
+
+#include <bcc/BPF.h>
+#include <chrono>
+#include <iostream>
+#include <map>
+#include <unistd.h>
+
+#include <linux/types.h>
+
+#include "block/block_program.h"
+#include "block_abi.h"
+#include "bpf/btf_offsets.h"
+#include "bpf/embedded.h"
+#include "bpf/probe_set.h"
+#include "bpf/session.h"
+#include "bpf/template.h"
+#include "cli/options.h"
+#include "core/error.h"
+#include "report/format.h"
+#include "report/writer.h"
+#include "sys/event_wait.h"
+#include "sys/process.h"
+
+namespace kdelay {
+namespace {
+
+constexpr int kPerfPages = 64;  // per CPU, as biosnoop
+
+// Turns perf buffer records into report lines and the summary.
+class BioPrinter {
+public:
+    BioPrinter(ReportWriter& writer, bool queue) : writer_(writer), queue_(queue) {}
+
+    static void on_event(void* self, void* data, int size)
+    {
+        if (size >= static_cast<int>(sizeof(kd_bio_event)))
+            static_cast<BioPrinter*>(self)->print(*static_cast<const kd_bio_event*>(data));
+    }
+    static void on_lost(void* self, uint64_t lost) { static_cast<BioPrinter*>(self)->lost_ += lost; }
+
+    uint64_t lost() const { return lost_; }
+
+    std::vector<BioSummaryRow> summary() const
+    {
+        std::vector<BioSummaryRow> rows;
+        for (const auto& [key, row] : summary_)
+            rows.push_back(row);
+        return rows;
+    }
+
+private:
+    void print(const kd_bio_event& e)
+    {
+        if (!first_ts_)
+            first_ts_ = e.ts;
+        const std::string disk = disk_name(e.dev);
+        writer_.bio_event(BioEvent{(e.ts - first_ts_) / 1e9, std::string(e.comm, strnlen(e.comm, sizeof(e.comm))),
+                                   e.pid, disk, e.op, e.sector, e.bytes, e.queue_ns, e.device_ns},
+                          queue_);
+        BioSummaryRow& row = summary_[{disk, e.op}];
+        row.disk = disk;
+        row.op = e.op;
+        row.count++;
+        row.bytes += e.bytes;
+        row.total_device_ns += e.device_ns;
+        row.max_device_ns = std::max<uint64_t>(row.max_device_ns, e.device_ns);
+    }
+
+    ReportWriter& writer_;
+    bool queue_;
+    uint64_t first_ts_ = 0;
+    uint64_t lost_ = 0;
+    std::map<std::pair<std::string, char>, BioSummaryRow> summary_;
+};
+
+}  // namespace
+
+BiosnoopConfig make_biosnoop_config(const Options& o)
+{
+    BiosnoopConfig cfg;
+    cfg.queue = o.bio_queue;
+    cfg.duration = o.bio_duration;
+    cfg.debug = o.debug;
+    cfg.print_ebpf = o.print_ebpf;
+    if (!cfg.print_ebpf && geteuid() != 0)
+        throw Error(Exit::noperm, "must run as root to load and attach eBPF programs");
+    if (o.pid) {
+        if (!process_exists(*o.pid))
+            throw Error(Exit::unavailable, "no such process: " + std::to_string(*o.pid));
+        cfg.pid = *o.pid;
+    }
+    if (!o.bio_disk.empty()) {
+        cfg.disk = o.bio_disk;
+        cfg.dev = disk_dev(o.bio_disk);
+    }
+    return cfg;
+}
+
+std::string render_biosnoop_program(const BiosnoopConfig& cfg)
+{
+    KernelBtf btf;
+    const auto layout = read_block_layout(btf);
+    if (!layout)
+        throw Error(Exit::unavailable, "this kernel has no block tracepoints (or BTF lacks struct request)");
+    TemplateValues v;
+    v.number("filter_pid", static_cast<uint64_t>(cfg.pid));
+    v.number("filter_dev", cfg.dev);
+    add_block_values(v, layout, 16384);
+    return render_template("biosnoop.bpf.c", embedded_file("biosnoop.bpf.c"), v);
+}
+
+int run_biosnoop(const BiosnoopConfig& cfg, ReportWriter& writer)
+{
+    const std::string source = render_biosnoop_program(cfg);
+    if (cfg.print_ebpf) {
+        std::cout << source;
+        return 0;
+    }
+    EventWait wait;
+    BpfSession session(source, cfg.debug != 0, cfg.debug);
+    session.attach(load_probe_set("block"));
+    BioPrinter printer(writer, cfg.queue);
+    ebpf::StatusTuple status = session.bpf().open_perf_buffer(
+        "events", &BioPrinter::on_event, &BioPrinter::on_lost, &printer, kPerfPages);
+    if (!status.ok())
+        throw Error(Exit::oserr, "cannot open the perf buffer: " + status.msg());
+    if (cfg.pid)
+        wait.watch_process(cfg.pid);
+
+    writer.bio_header(cfg.queue);
+    using Clock = EventWait::Clock;
+    const auto end = cfg.duration > 0
+                         ? Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                              std::chrono::duration<double>(cfg.duration))
+                         : Clock::time_point::max();
+    for (;;) {
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - Clock::now());
+        session.bpf().poll_perf_buffer("events", static_cast<int>(std::clamp<int64_t>(left.count(), 0, 100)));
+        const auto wake = wait.wait_until(Clock::now());
+        if (wake == EventWait::Wake::interrupted || Clock::now() >= end)
+            break;
+        if (wake == EventWait::Wake::target_exited) {
+            session.bpf().poll_perf_buffer("events", 0);
+            writer.note("Process " + std::to_string(cfg.pid) + " exited");
+            break;
+        }
+    }
+    writer.bio_summary(printer.summary());
+    if (printer.lost() > 0)
+        writer.warning(with_commas(printer.lost()) +
+                       " events were lost (perf buffer full); the lines and summary above are incomplete.");
+    std::vector<uint64_t> lost_starts;
+    if (session.bpf().get_percpu_array_table<uint64_t>("bio_lost").get_value(0, lost_starts).ok()) {
+        uint64_t n = 0;
+        for (uint64_t v : lost_starts)
+            n += v;
+        if (n > 0)
+            writer.warning(with_commas(n) + " requests were not tracked (too many in flight).");
+    }
+    return 0;
+}
+
+}  // namespace kdelay

@@ -1,0 +1,42 @@
+/* kdelay biosnoop: one event per block I/O, sent through a perf buffer.
+ * Rendered by src/block/biosnoop.cpp; offsets come from BTF. */
+{{> block_abi}}
+
+#define FILTER_PID {{filter_pid}}  /* 0: every process */
+#define FILTER_DEV {{filter_dev}}  /* 0: every disk */
+
+static __always_inline int bio_wanted(__u64 pid_tgid, __u32 dev)
+{
+    if (FILTER_PID && (pid_tgid >> 32) != FILTER_PID)
+        return 0;
+    return !FILTER_DEV || dev == FILTER_DEV;
+}
+
+{{> block_io}}
+
+BPF_PERF_OUTPUT(events);
+
+int kd_block_complete(struct bpf_raw_tracepoint_args *ctx)
+{
+    void *rq = (void *)ctx->args[0];
+    struct kd_bio_key key;
+    rq_key(rq, &key);
+    struct kd_bio_start *s = bio_start.lookup(&key);
+    if (!s)
+        return 0;
+
+    struct kd_bio_event e = {};
+    e.ts = bpf_ktime_get_ns();
+    e.sector = key.sector;
+    e.queue_ns = s->issue_ns ? s->issue_ns - s->start_ns : 0;
+    e.device_ns = e.ts - (s->issue_ns ? s->issue_ns : s->start_ns);
+    e.pid = s->pid;
+    e.tid = s->tid;
+    e.dev = key.dev;
+    e.bytes = (__u32)ctx->args[2];
+    e.op = rq_op(rq);
+    __builtin_memcpy(&e.comm, s->comm, sizeof(e.comm));
+    bio_start.delete(&key);
+    events.perf_submit(ctx, &e, sizeof(e));
+    return 0;
+}

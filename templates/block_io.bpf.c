@@ -1,0 +1,81 @@
+/* Block I/O start and issue, included (as a mustache partial) by delay.bpf.c
+ * and biosnoop.bpf.c. The includer defines bio_wanted(pid_tgid, dev) first,
+ * and its own kd_block_complete(). Offsets come from BTF. */
+#define RQ_Q_OFF {{rq_q_off}}
+#define RQ_SECTOR_OFF {{rq_sector_off}}
+#define RQ_FLAGS_OFF {{rq_flags_off}}
+#define QUEUE_DISK_OFF {{queue_disk_off}}
+#define DISK_MAJOR_OFF {{disk_major_off}}
+#define DISK_MINOR_OFF {{disk_minor_off}}
+#define KD_REQ_OP_MASK 0xff
+
+BPF_HASH(bio_start, struct kd_bio_key, struct kd_bio_start, {{max_bios}});
+BPF_PERCPU_ARRAY(bio_lost, __u64, 1);  /* starts lost to a full bio_start */
+
+static __always_inline __u64 kd_read_u64(void *p)
+{
+    __u64 v = 0;
+    bpf_probe_read_kernel(&v, sizeof(v), p);
+    return v;
+}
+
+static __always_inline __u32 kd_read_u32(void *p)
+{
+    __u32 v = 0;
+    bpf_probe_read_kernel(&v, sizeof(v), p);
+    return v;
+}
+
+static __always_inline void rq_key(void *rq, struct kd_bio_key *key)
+{
+    void *q = (void *)kd_read_u64((char *)rq + RQ_Q_OFF);
+    void *disk = (void *)kd_read_u64((char *)q + QUEUE_DISK_OFF);
+    key->dev = (kd_read_u32((char *)disk + DISK_MAJOR_OFF) << 20) |
+               kd_read_u32((char *)disk + DISK_MINOR_OFF);
+    key->pad = 0;
+    key->sector = kd_read_u64((char *)rq + RQ_SECTOR_OFF);
+}
+
+static __always_inline char rq_op(void *rq)
+{
+    switch (kd_read_u32((char *)rq + RQ_FLAGS_OFF) & KD_REQ_OP_MASK) {
+    case 0: return 'R';
+    case 1: return 'W';
+    case 2: return 'F';
+    case 3: return 'D';
+    }
+    return 'O';
+}
+
+/* Runs in the issuer's context: remember who it was. */
+int kd_block_start(struct bpf_raw_tracepoint_args *ctx)
+{
+    void *rq = (void *)ctx->args[0];
+    struct kd_bio_key key;
+    rq_key(rq, &key);
+    __u64 id = bpf_get_current_pid_tgid();
+    if (!bio_wanted(id, key.dev))
+        return 0;
+    struct kd_bio_start s = {};
+    s.start_ns = bpf_ktime_get_ns();
+    s.pid = id >> 32;
+    s.tid = (__u32)id;
+    bpf_get_current_comm(&s.comm, sizeof(s.comm));
+    if (bio_start.update(&key, &s) != 0) {
+        int zero = 0;
+        __u64 *n = bio_lost.lookup(&zero);
+        if (n)
+            *n += 1;
+    }
+    return 0;
+}
+
+int kd_block_issue(struct bpf_raw_tracepoint_args *ctx)
+{
+    struct kd_bio_key key;
+    rq_key((void *)ctx->args[0], &key);
+    struct kd_bio_start *s = bio_start.lookup(&key);
+    if (s && !s->issue_ns)
+        s->issue_ns = bpf_ktime_get_ns();
+    return 0;
+}
