@@ -16,8 +16,8 @@ uint64_t number(const std::string& cell)
 
 std::vector<std::map<uint32_t, ThreadBlock>> parse_samples(const std::string& text)
 {
-    static const std::regex thread_line(R"(^ *(\d+) (.*?) +(\[[A-Z -]+\])$)");
-    static const std::regex section_line(R"(^ {28}(\[[A-Z -]+\])$)");
+    static const std::regex thread_line(R"(^ *(\d+) (.*?) +(\[[A-Z /-]+\])$)");
+    static const std::regex section_line(R"(^ {28}(\[[A-Z /-]+\])$)");
     std::vector<std::map<uint32_t, ThreadBlock>> samples;
     std::istringstream in(text);
     std::string line, section;

@@ -25,6 +25,8 @@ Sample example_sample()
     reval.stopped = Stat{1, 5000000000ull, 5000000000ull, 5000000000ull};
     reval.hardirqs = {{"eno8303-rx-1", 0, {1, 3586, 3586, 3586}}};
     reval.softirqs = {{"net_rx", 3, {1, 17699, 17699, 17699}}, {"sched", 7, {6, 13820, 1000, 3226}}};
+    reval.blockio = {{"nvme0n1", 'W', 1048576, {16, 2500000, 90000, 400000}},
+                     {"vda", 'R', 4096, {1, 120000, 120000, 120000}}};
     ThreadSample quiet;  // only run time: no other section headers
     quiet.tid = 27090;
     quiet.name = "ovs-vswitchd";
@@ -68,4 +70,25 @@ TEST(TextWriter, MarkersCarryTheTimestamp)
     writer.marker("Start sampling", std::chrono::system_clock::now());
     EXPECT_EQ(out.str().rfind("# Start sampling @", 0), 0u);
     EXPECT_NE(out.str().find(" UTC)\n"), std::string::npos);
+}
+
+TEST(TextWriter, BiosnoopLinesInBiosnoopsLayout)
+{
+    std::ostringstream out;
+    TextWriter writer(out);
+    writer.bio_header(true);
+    writer.bio_event(BioEvent{0.000021, "kd-dio-with-a-long-name", 9668, "vda", 'W', 37228672, 65536,
+                              12345, 98765},
+                     true);
+    writer.bio_header(false);
+    writer.bio_event(BioEvent{1.5, "dd", 7, "nvme0n1", 'R', 8, 4096, 0, 2500000}, false);
+    writer.bio_summary({{"vda", 'W', 2, 131072, 200000, 150000}});
+    EXPECT_EQ(out.str(),
+              "TIME(s)     COMM           PID    DISK    T SECTOR     BYTES   QUE(ms) LAT(ms)\n"
+              "0.000021    kd-dio-with-a- 9668   vda     W 37228672   65536      0.01    0.10\n"
+              "TIME(s)     COMM           PID    DISK    T SECTOR     BYTES   LAT(ms)\n"
+              "1.500000    dd             7      nvme0n1 R 8          4096       2.50\n"
+              "\n# Summary per disk and operation\n"
+              "DISK       T      COUNT            BYTES  AVG LAT(ms)  MAX LAT(ms)\n"
+              "vda        W          2          131,072        0.100        0.150\n");
 }

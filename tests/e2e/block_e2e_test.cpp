@@ -1,0 +1,162 @@
+// Block I/O end to end: O_DIRECT writes and reads of known sizes to a file on
+// the root filesystem's disk, seen by biosnoop and by the kernel-delay report.
+#include <regex>
+#include <sstream>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "e2e.h"
+
+using namespace kdtest;
+using namespace std::chrono_literals;
+
+namespace {
+
+const int kIos = 8;
+const uint64_t kBytes = 64 * 1024;
+
+struct BioLine {
+    std::string comm;
+    uint32_t pid;
+    std::string disk;
+    std::string op;
+    uint64_t bytes;
+    double queue_ms;
+    double lat_ms;
+};
+
+// biosnoop -Q lines: TIME COMM PID DISK T SECTOR BYTES QUE LAT.
+std::vector<BioLine> bio_lines(const std::string& out)
+{
+    static const std::regex line(R"(^[0-9.]+ +(\S+) +(\d+) +(\S+) +([RWFDO]) +\d+ +(\d+) +([0-9.]+) +([0-9.]+)$)");
+    std::vector<BioLine> lines;
+    std::istringstream in(out);
+    std::string l;
+    std::smatch m;
+    while (std::getline(in, l))
+        if (std::regex_match(l, m, line))
+            lines.push_back({m[1], static_cast<uint32_t>(std::stoul(m[2])), m[3], m[4],
+                             std::stoull(m[5]), std::stod(m[6]), std::stod(m[7])});
+    return lines;
+}
+
+// A fresh file on the disk that holds the root filesystem, and that disk's name.
+struct DioFile {
+    std::string path;
+    std::string disk;
+    DioFile()
+    {
+        path = "/var/tmp/kdelay-e2e-" + std::to_string(getpid()) + ".dio";
+        unlink(path.c_str());  // a truncate would add discards
+        struct stat st {};
+        if (stat("/var/tmp", &st) == 0) {
+            char link[64];
+            snprintf(link, sizeof(link), "/sys/dev/block/%u:%u", major(st.st_dev), minor(st.st_dev));
+            char target[4096] = {};
+            if (readlink(link, target, sizeof(target) - 1) > 0) {
+                std::string t = target;
+                disk = t.substr(t.rfind('/') + 1);
+                // A partition's parent directory is its disk.
+                std::string parent = t.substr(0, t.rfind('/'));
+                if (access((std::string("/sys/dev/block/") + link + "/partition").c_str(), F_OK) == 0 ||
+                    access((std::string(link) + "/partition").c_str(), F_OK) == 0)
+                    disk = parent.substr(parent.rfind('/') + 1);
+            }
+        }
+    }
+    ~DioFile() { unlink(path.c_str()); }
+};
+
+}  // namespace
+
+TEST(BlockE2E, BiosnoopShowsEachDirectIoOfTheProcessOnly)
+{
+    KD_REQUIRE_BPF();
+    DioFile file;
+    ASSERT_FALSE(file.disk.empty()) << "cannot find the disk under /var/tmp";
+    Process target({kWorkload, "dio", file.path, std::to_string(kIos), "64"});
+    ASSERT_TRUE(target.wait_for_output("ready", 5s));
+    Process biosnoop({kKdelay, "biosnoop", "-Q", "-p", std::to_string(target.pid()), "-d", file.disk,
+                      "--duration", "4"});
+    ASSERT_TRUE(biosnoop.wait_for_output("LAT(ms)", 20s)) << biosnoop.err();
+    // Another process doing the same I/O must not show up.
+    DioFile other_file;
+    Result other = run({kWorkload, "dio", other_file.path + ".other", "4", "64", "--now"}, 20s);
+    ASSERT_EQ(other.status, 0) << other.err;
+    unlink((other_file.path + ".other").c_str());
+    target.signal(SIGUSR1);
+    ASSERT_TRUE(target.wait_for_output("done", 10s));
+    ASSERT_EQ(biosnoop.wait(30s), 0) << biosnoop.err();
+
+    const auto lines = bio_lines(biosnoop.out());
+    int reads = 0, writes = 0;
+    for (const auto& l : lines) {
+        EXPECT_EQ(l.pid, static_cast<uint32_t>(target.pid())) << "-p lets only the target through";
+        EXPECT_EQ(l.disk, file.disk);
+        if (l.comm != "kd-dio")
+            continue;
+        EXPECT_EQ(l.bytes, kBytes);
+        EXPECT_GT(l.lat_ms, 0.0);
+        EXPECT_GE(l.queue_ms, 0.0);
+        reads += l.op == "R";
+        writes += l.op == "W";
+    }
+    EXPECT_EQ(writes, kIos) << biosnoop.out();
+    EXPECT_EQ(reads, kIos) << biosnoop.out();
+
+    // The summary: one row per disk and operation.
+    const std::regex summary_w("\\n" + file.disk + R"( +W +(\d+) +([0-9,]+) +([0-9.]+) +([0-9.]+)\n)");
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(biosnoop.out(), m, summary_w)) << biosnoop.out();
+    EXPECT_EQ(number(m[1]), static_cast<uint64_t>(kIos));
+    EXPECT_EQ(number(m[2]), kIos * kBytes);
+    EXPECT_GT(std::stod(m[3]), 0.0);
+}
+
+TEST(BlockE2E, DelayReportAttributesBlockIoToTheIssuingThread)
+{
+    KD_REQUIRE_BPF();
+    DioFile file;
+    Process target({kWorkload, "dio", file.path, std::to_string(kIos), "64"});
+    ASSERT_TRUE(target.wait_for_output("ready", 5s));
+    Process kdelay({kKdelay, "-p", std::to_string(target.pid()), "--sample-time", "2"});
+    ASSERT_TRUE(kdelay.wait_for_output("# Start sampling", 20s)) << kdelay.err();
+    target.signal(SIGUSR1);
+    ASSERT_TRUE(target.wait_for_output("done", 10s));
+    const uint32_t tid = workload_tid(target.out(), "kd-dio");
+    ASSERT_EQ(kdelay.wait(20s), 0) << kdelay.err();
+
+    auto samples = parse_samples(kdelay.out());
+    ASSERT_EQ(samples.size(), 1u);
+    ASSERT_TRUE(samples[0].count(tid)) << kdelay.out();
+    const char* section = "[BLOCK I/O STATISTICS]";
+    const auto& rows = samples[0].at(tid).sections[section];
+    uint64_t read_count = 0, read_bytes = 0, write_count = 0, write_bytes = 0;
+    for (const Row& r : rows) {  // DISK T COUNT BYTES TOTAL MAX
+        ASSERT_EQ(r.size(), 6u);
+        EXPECT_EQ(r[0], file.disk);
+        if (r[1] == "R")
+            read_count += number(r[2]), read_bytes += number(r[3]);
+        if (r[1] == "W")
+            write_count += number(r[2]), write_bytes += number(r[3]);
+        EXPECT_GT(number(r[4]), 0u) << "latency";
+    }
+    EXPECT_EQ(write_count, static_cast<uint64_t>(kIos)) << kdelay.out();
+    EXPECT_EQ(write_bytes, kIos * kBytes);
+    EXPECT_EQ(read_count, static_cast<uint64_t>(kIos)) << kdelay.out();
+    EXPECT_EQ(read_bytes, kIos * kBytes);
+    // The main thread only waited: none of the I/O is its.
+    const auto main = samples[0].find(static_cast<uint32_t>(target.pid()));
+    if (main != samples[0].end())
+        EXPECT_FALSE(main->second.sections.count(section)) << kdelay.out();
+}
+
+TEST(BlockE2E, BiosnoopBadDiskIsAUsageError)
+{
+    if (geteuid() != 0)
+        GTEST_SKIP() << "the root check comes first";
+    Result r = run({kKdelay, "biosnoop", "-d", "nosuchdisk0"}, 10s);
+    EXPECT_EQ(r.status, 64);
+    EXPECT_NE(r.err.find("no disk named 'nosuchdisk0'"), std::string::npos) << r.err;
+    EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
