@@ -379,3 +379,23 @@ TEST(DelayE2E, WithoutPidItFindsTheSingleOvsVswitchd)
     unlink(fake.c_str());
     rmdir(dir);
 }
+
+TEST(DelayE2E, AFullMapIsReportedNotSilent)
+{
+    KD_REQUIRE_BPF();
+    // Maps are sized from the thread count at start (here 1: the minimum,
+    // 256 threads); 1000 threads created while sampling cannot all fit.
+    Process workload({kWorkload, "threads", "1000"});
+    ASSERT_TRUE(workload.wait_for_output("ready", 5s));
+    Process kdelay({kKdelay, "-p", std::to_string(workload.pid()), "--sample-time", "3"});
+    ASSERT_TRUE(kdelay.wait_for_output("# Start sampling", 20s)) << kdelay.err();
+    workload.signal(SIGUSR1);
+    ASSERT_TRUE(workload.wait_for_output("done", 20s));
+    ASSERT_EQ(kdelay.wait(20s), 0) << kdelay.err();
+    const std::regex warning(R"(# WARNING: the thread map was full; ([0-9,]+) updates were lost)");
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(kdelay.out(), m, warning)) << kdelay.out().substr(kdelay.out().size() - 2000);
+    EXPECT_GT(number(m[1]), 0u);
+    // The larger syscall map still holds every thread's getppid.
+    EXPECT_GE(parse_samples(kdelay.out()).at(0).size(), 1000u);
+}

@@ -112,8 +112,9 @@ TEST(TriggerE2E, StopOnlySamplesFromNowToTheTrigger)
     ASSERT_EQ(samples.size(), 1u) << r.out;
     // It ends at the first work_end: at most one section's getppid calls.
     const Row* getppid = find_row(samples[0].begin()->second, kSyscalls, "getppid");
-    if (getppid)
+    if (getppid) {
         EXPECT_LE(number(getppid->at(2)), 100u) << r.out;
+    }
 }
 
 TEST(TriggerE2E, StartOnlySamplesSampleTimeFromTheTrigger)

@@ -5,6 +5,7 @@
 //   kd_workload udp N [--now]         thread "kd-udp" sends itself N UDP packets over loopback
 //   kd_workload poll N [--now]        thread "kd-poller": N times poll(1 ms), then 2 ms of busy work
 //   kd_workload dio FILE N KIB [--now]  thread "kd-dio": N O_DIRECT writes of KIB KiB to FILE, then N reads
+//   kd_workload threads N [--now]     N short-lived threads, one after another, each one getppid()
 //   kd_workload demo                  all of the above at once for about a second (scripts/demo.sh)
 //
 // Without --now the work waits for SIGUSR1, so a test can start it inside a
@@ -126,6 +127,12 @@ void* direct_io(void*)
     return nullptr;
 }
 
+void* one_syscall(void*)
+{
+    syscall(SYS_getppid);
+    return nullptr;
+}
+
 void wait_for_go(bool now)
 {
     if (now)
@@ -142,7 +149,7 @@ void wait_for_go(bool now)
 
 int usage()
 {
-    fprintf(stderr, "usage: kd_workload syscalls N M [--now] | spin | udp N [--now] | poll N [--now] | dio FILE N KIB [--now] | demo\n");
+    fprintf(stderr, "usage: kd_workload syscalls N M [--now] | spin | udp N [--now] | poll N [--now] | dio FILE N KIB [--now] | threads N [--now] | demo\n");
     return 64;
 }
 
@@ -179,6 +186,13 @@ int main(int argc, char** argv)
         wait_for_go(now);
         pthread_create(&t, nullptr, direct_io, nullptr);
         pthread_join(t, nullptr);
+    } else if (mode == "threads" && argc >= 3) {
+        g_n = atol(argv[2]);
+        wait_for_go(now);
+        for (long i = 0; i < g_n; ++i) {
+            pthread_create(&t, nullptr, one_syscall, nullptr);
+            pthread_join(t, nullptr);
+        }
     } else if (mode == "spin") {
         pthread_create(&t, nullptr, spinner, const_cast<char*>("spin-a"));
         pthread_create(&t2, nullptr, spinner, const_cast<char*>("spin-b"));
