@@ -125,6 +125,33 @@ static __always_inline struct kd_syscall *new_syscall(struct kd_syscall_key *key
     return s;
 }
 
+/* The target's syscall in flight on this CPU. A thread leaves the CPU only
+ * through sched_switch, which moves its in-flight syscall into the syscalls
+ * hash (spill_inflight); so a syscall that does not block costs no hash
+ * lookup on entry, and its exit needs no pt_regs read. A stale slot (from
+ * before this sample) is older than capture.start_ns and ignored. */
+struct kd_inflight {
+    __u32 tid;
+    __u32 nr;
+    __u64 start;
+};
+BPF_PERCPU_ARRAY(inflight, struct kd_inflight, 1);
+
+static __always_inline void spill_inflight(__u32 tid)
+{
+    int zero = 0;
+    struct kd_inflight *f = inflight.lookup(&zero);
+    if (!f || !f->start || f->tid != tid)
+        return;
+    struct kd_syscall_key key = { .tid = tid, .nr = f->nr };
+    struct kd_syscall *s = syscalls.lookup(&key);
+    if (!s)
+        s = new_syscall(&key);
+    if (s)
+        s->start = f->start;
+    f->start = 0;
+}
+
 RAW_TRACEPOINT_PROBE(sys_enter)
 {
     __u64 id = bpf_get_current_pid_tgid();
@@ -136,11 +163,13 @@ RAW_TRACEPOINT_PROBE(sys_enter)
 
     __u64 now = bpf_ktime_get_ns();
     struct kd_syscall_key key = { .tid = (__u32)id, .nr = (__u32)ctx->args[1] };
-    struct kd_syscall *s = syscalls.lookup(&key);
-    if (!s)
-        s = new_syscall(&key);
-    if (s)
-        s->start = now;
+    int zero = 0;
+    struct kd_inflight *f = inflight.lookup(&zero);
+    if (f) {
+        f->tid = key.tid;
+        f->nr = key.nr;
+        f->start = now;
+    }
 
     if (key.nr == POLL_NR) {
         struct kd_thread *t = threads.lookup(&key.tid);
@@ -161,19 +190,35 @@ RAW_TRACEPOINT_PROBE(sys_exit)
     if (!cap)
         return 0;
 
-    /* The raw tracepoint has no syscall number; read it from pt_regs as the
-     * classic tracepoint does. */
-    kd_regs_nr_t nr = 0;
-    bpf_probe_read_kernel(&nr, sizeof(nr), (char *)ctx->args[0] + PT_REGS_NR_OFF);
-    struct kd_syscall_key key = { .tid = (__u32)id, .nr = (__u32)nr };
-    struct kd_syscall *s = syscalls.lookup(&key);
-    if (!s || !s->start || s->start < cap->start_ns)
+    struct kd_syscall_key key = { .tid = (__u32)id };
+    struct kd_syscall *s;
+    __u64 entry;
+    int zero = 0;
+    struct kd_inflight *f = inflight.lookup(&zero);
+    if (f && f->start && f->tid == key.tid) {
+        /* Never left the CPU: the entry is still in the per-CPU slot. */
+        key.nr = f->nr;
+        entry = f->start;
+        f->start = 0;
+        s = syscalls.lookup(&key);
+        if (!s)
+            s = new_syscall(&key);
+    } else {
+        /* The raw tracepoint has no syscall number; read it from pt_regs as
+         * the classic tracepoint does. */
+        kd_regs_nr_t nr = 0;
+        bpf_probe_read_kernel(&nr, sizeof(nr), (char *)ctx->args[0] + PT_REGS_NR_OFF);
+        key.nr = (__u32)nr;
+        s = syscalls.lookup(&key);
+        entry = s ? s->start : 0;
+        if (s)
+            s->start = 0;
+    }
+    if (!s || !entry || entry < cap->start_ns)
         return 0;
 
     __u64 now = bpf_ktime_get_ns();
-    __u64 entry = s->start;
     stat_add(&s->stat, now - entry);
-    s->start = 0;
 {{#syscall_events}}
     if ((SYSCALL_EVENT_MIN_NS == 0 || now - entry > SYSCALL_EVENT_MIN_NS){{#skip_poll}} && key.nr != POLL_NR{{/skip_poll}}) {
         struct kd_event *e = events.ringbuf_reserve(sizeof(struct kd_event));
@@ -251,6 +296,7 @@ RAW_TRACEPOINT_PROBE(sched_switch)
 
     if (task_u32(prev, TASK_TGID_OFF) == TARGET_TGID) {
         now = bpf_ktime_get_ns();
+        spill_inflight(task_u32(prev, TASK_PID_OFF));
         struct kd_thread *t = thread_entry(task_u32(prev, TASK_PID_OFF), 0);
         if (t) {
             kd_task_state_t state = 0;

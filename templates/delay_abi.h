@@ -74,8 +74,8 @@ struct kd_syscall_key {
     __u32 nr;
 };
 
-/* A thread is in one syscall at a time, so the in-flight entry time can sit
- * beside the aggregate: entry and exit then cost one hash lookup each. */
+/* A thread is in one syscall at a time, so the in-flight entry time of a
+ * syscall that blocked can sit beside the aggregate. */
 struct kd_syscall {
     struct kd_stat stat;
     __u64 start;
