@@ -13,7 +13,9 @@
 #include "delay/config.h"
 #include "delay/program.h"
 #include "delay/sampler.h"
+#include "report/json_writer.h"
 #include "report/text_writer.h"
+#include <memory>
 #include "sys/event_wait.h"
 #include "sys/launcher.h"
 #include "sys/process.h"
@@ -73,7 +75,14 @@ void attach_trigger(BpfSession& session, const ResolvedTrigger& r, const char* f
     }
 }
 
-int run_delay(DelayConfig cfg)
+std::unique_ptr<ReportWriter> make_writer(Options::Format format)
+{
+    if (format == Options::Format::json)
+        return std::make_unique<JsonWriter>(std::cout);
+    return std::make_unique<TextWriter>(std::cout);
+}
+
+int run_delay(DelayConfig cfg, ReportWriter& writer)
 {
     if (cfg.list_probes)
         return list_probes(cfg);
@@ -133,7 +142,6 @@ int run_delay(DelayConfig cfg)
     DelayCollector collector(session, poll_nr, events, events && cfg.stack_trace_size > 0,
                              params.block.has_value(), cfg.pid);
     wait.watch_process(cfg.pid);
-    TextWriter writer(std::cout);
     run_samples(cfg, collector, wait, writer, [&] {
         if (launcher)
             launcher->release();
@@ -149,11 +157,10 @@ int run_app(int argc, const char* const* argv)
         const auto options = parse_options(argc, argv);
         if (!options)
             return 0;
-        if (options->mode == Options::Mode::biosnoop) {
-            TextWriter writer(std::cout);
-            return run_biosnoop(make_biosnoop_config(*options), writer);
-        }
-        return run_delay(make_delay_config(*options));
+        const auto writer = make_writer(options->format);
+        if (options->mode == Options::Mode::biosnoop)
+            return run_biosnoop(make_biosnoop_config(*options), *writer);
+        return run_delay(make_delay_config(*options), *writer);
     } catch (const Error& e) {
         std::cout.flush();
         std::cerr << "kdelay: " << e.what() << std::endl;

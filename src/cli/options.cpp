@@ -2,6 +2,7 @@
 
 #include <CLI/CLI.hpp>
 #include <iostream>
+#include <map>
 
 #include "core/error.h"
 
@@ -58,6 +59,11 @@ std::optional<Options> parse_options(int argc, const char* const* argv)
                  "Show BCC's output; -D=FLAGS also sets BCC debug flags (bare: 63)");
     app.add_flag("--ebpf", opt.print_ebpf,
                  "Print the eBPF source that would be compiled and exit (no root needed)");
+    const std::map<std::string, Options::Format> formats = {{"text", Options::Format::text},
+                                                            {"json", Options::Format::json}};
+    app.add_option("--format", opt.format, "Output format: text (default) or json (JSON Lines)")
+        ->transform(CLI::CheckedTransformer(formats).description(""))
+        ->type_name("text|json");
     app.add_flag("--list-probes", opt.list_probes,
                  "List the target's USDT probes (executable and mapped libraries) and exit");
     auto* start_opt = app.add_option("--start-trigger", opt.start_trigger,
@@ -110,6 +116,9 @@ std::optional<Options> parse_options(int argc, const char* const* argv)
         ->type_name("SECONDS");
     bio->add_flag("-D{63},--debug{63}", opt.debug, "Show BCC's output; -D=FLAGS sets BCC debug flags");
     bio->add_flag("--ebpf", opt.print_ebpf, "Print the eBPF source and exit (no root needed)");
+    bio->add_option("--format", opt.format, "Output format: text (default) or json (JSON Lines)")
+        ->transform(CLI::CheckedTransformer(formats).description(""))
+        ->type_name("text|json");
 
     try {
         std::vector<std::string> reversed(args.rbegin(), args.rend());

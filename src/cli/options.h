@@ -12,6 +12,8 @@ namespace kdelay {
 struct Options {
     enum class Mode { delay, biosnoop };
     Mode mode = Mode::delay;
+    enum class Format { text, json };
+    Format format = Format::text;
     std::optional<pid_t> pid;
     double sample_time = 0.5;       // seconds
     unsigned sample_count = 1;

@@ -103,10 +103,9 @@ bool Sampler::sample(bool& counted, const std::function<void()>& on_start)
         }
         const auto state = collector_.capture_state();
         started = from_ktime(state.start_trigger_ns);
-        writer_.marker("Start sampling (trigger@" + std::to_string(state.start_trigger_ns) + ")",
-                       wall_now());
+        writer_.marker({Marker::Kind::start, wall_now(), state.start_trigger_ns, std::nullopt});
     } else {
-        writer_.marker("Start sampling", wall_now());
+        writer_.marker({Marker::Kind::start, wall_now(), std::nullopt, std::nullopt});
         collector_.start_capture();
         started = Clock::now();
         on_start();
@@ -120,10 +119,9 @@ bool Sampler::sample(bool& counted, const std::function<void()>& on_start)
     collector_.stop_capture();
     const uint64_t misses_before_dump = cfg_.start_trigger ? collector_.trigger_misses() : 0;
     const auto state = collector_.capture_state();
-    if (state.stop_trigger_ns)
-        writer_.marker("Stop sampling (trigger@" + std::to_string(state.stop_trigger_ns) + ")", wall_now());
-    else
-        writer_.marker("Stop sampling", wall_now());
+    writer_.marker({Marker::Kind::stop, wall_now(),
+                    state.stop_trigger_ns ? std::optional<uint64_t>(state.stop_trigger_ns) : std::nullopt,
+                    std::nullopt});
     if (outcome == Outcome::exited)
         writer_.note("Target process " + std::to_string(cfg_.pid) + " exited; the sample ends here");
     else if (outcome == Outcome::interrupted)
@@ -133,11 +131,10 @@ bool Sampler::sample(bool& counted, const std::function<void()>& on_start)
     const bool both = state.start_trigger_ns && state.stop_trigger_ns;
     const uint64_t delta = both ? state.stop_trigger_ns - state.start_trigger_ns : 0;
     if (both && delta < cfg_.trigger_delta) {
-        writer_.marker("Sample dump skipped, delta " + with_commas(delta) + " ns", wall_now());
+        writer_.marker({Marker::Kind::dump_skipped, wall_now(), std::nullopt, delta});
     } else {
-        writer_.marker(both ? "Triggered sample dump, stop-start delta " + with_commas(delta) + " ns"
-                            : "Sample dump",
-                       wall_now());
+        writer_.marker({Marker::Kind::dump, wall_now(), std::nullopt,
+                        both ? std::optional<uint64_t>(delta) : std::nullopt});
         Sample s = collector_.collect();
         for (const auto& e : s.events)
             lost_stacks_ += e.stack_lost;

@@ -131,9 +131,22 @@ std::vector<Section> thread_sections(const ThreadSample& t, uint32_t poll_nr)
 
 }  // namespace
 
-void TextWriter::marker(const std::string& what, Time when)
+void TextWriter::marker(const Marker& m)
 {
-    out_ << "# " << what << " " << timestamp_suffix(when) << "\n" << std::flush;
+    std::string what;
+    const std::string trigger = m.trigger_ns ? " (trigger@" + std::to_string(*m.trigger_ns) + ")" : "";
+    switch (m.kind) {
+    case Marker::Kind::start: what = "Start sampling" + trigger; break;
+    case Marker::Kind::stop: what = "Stop sampling" + trigger; break;
+    case Marker::Kind::dump:
+        what = m.delta_ns ? "Triggered sample dump, stop-start delta " + with_commas(*m.delta_ns) + " ns"
+                          : "Sample dump";
+        break;
+    case Marker::Kind::dump_skipped:
+        what = "Sample dump skipped, delta " + with_commas(m.delta_ns.value_or(0)) + " ns";
+        break;
+    }
+    out_ << "# " << what << " " << timestamp_suffix(m.when) << "\n" << std::flush;
 }
 
 void TextWriter::sample(const Sample& sample)

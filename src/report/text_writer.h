@@ -11,7 +11,7 @@ class TextWriter : public ReportWriter {
 public:
     explicit TextWriter(std::ostream& out) : out_(out) {}
 
-    void marker(const std::string& what, Time when) override;
+    void marker(const Marker& marker) override;
     void sample(const Sample& sample) override;
     void bio_header(bool queue) override;
     void bio_event(const BioEvent& event, bool queue) override;

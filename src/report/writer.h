@@ -3,6 +3,8 @@
 #pragma once
 
 #include <chrono>
+#include <cstdint>
+#include <optional>
 #include <string>
 
 #include <vector>
@@ -12,13 +14,19 @@
 
 namespace kdelay {
 
+// A point in a sampling run.
+struct Marker {
+    enum class Kind { start, stop, dump, dump_skipped } kind;
+    std::chrono::system_clock::time_point when;
+    std::optional<uint64_t> trigger_ns;  // start/stop: the trigger's CLOCK_MONOTONIC time
+    std::optional<uint64_t> delta_ns;    // dump/dump_skipped: stop-start of a triggered sample
+};
+
 class ReportWriter {
 public:
-    using Time = std::chrono::system_clock::time_point;
     virtual ~ReportWriter() = default;
 
-    // A point in the run, such as "Start sampling", with its wall-clock time.
-    virtual void marker(const std::string& what, Time when) = 0;
+    virtual void marker(const Marker& marker) = 0;
     virtual void sample(const Sample& sample) = 0;
     // biosnoop: the column header (QUE(ms) only with queue), then one line per I/O.
     virtual void bio_header(bool queue) = 0;

@@ -67,9 +67,22 @@ TEST(TextWriter, MarkersCarryTheTimestamp)
 {
     std::ostringstream out;
     TextWriter writer(out);
-    writer.marker("Start sampling", std::chrono::system_clock::now());
+    const auto now = std::chrono::system_clock::now();
+    writer.marker({Marker::Kind::start, now, std::nullopt, std::nullopt});
     EXPECT_EQ(out.str().rfind("# Start sampling @", 0), 0u);
     EXPECT_NE(out.str().find(" UTC)\n"), std::string::npos);
+    out.str("");
+    writer.marker({Marker::Kind::start, now, 2104574887807, std::nullopt});
+    writer.marker({Marker::Kind::stop, now, 2104580127960, std::nullopt});
+    writer.marker({Marker::Kind::dump_skipped, now, std::nullopt, 5240153});
+    writer.marker({Marker::Kind::dump, now, std::nullopt, 50314205});
+    writer.marker({Marker::Kind::dump, now, std::nullopt, std::nullopt});
+    const std::string text = out.str();
+    EXPECT_NE(text.find("# Start sampling (trigger@2104574887807) @"), std::string::npos) << text;
+    EXPECT_NE(text.find("# Stop sampling (trigger@2104580127960) @"), std::string::npos) << text;
+    EXPECT_NE(text.find("# Sample dump skipped, delta 5,240,153 ns @"), std::string::npos) << text;
+    EXPECT_NE(text.find("# Triggered sample dump, stop-start delta 50,314,205 ns @"), std::string::npos) << text;
+    EXPECT_NE(text.find("# Sample dump @"), std::string::npos) << text;
 }
 
 TEST(TextWriter, BiosnoopLinesInBiosnoopsLayout)

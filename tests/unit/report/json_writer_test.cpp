@@ -1,0 +1,95 @@
+#include "report/json_writer.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+using namespace kdelay;
+using nlohmann::json;
+
+namespace {
+
+std::vector<json> lines(const std::string& text)
+{
+    std::vector<json> out;
+    std::istringstream in(text);
+    std::string l;
+    while (std::getline(in, l))
+        out.push_back(json::parse(l));
+    return out;
+}
+
+}  // namespace
+
+TEST(JsonWriter, SampleHasEverySectionWithRawNanoseconds)
+{
+    Sample s;
+    s.poll_nr = 7;
+    ThreadSample t;
+    t.tid = 42;
+    t.name = "worker";
+    t.syscalls = {{110, "getppid", {1000, 2000000, 100, 90000}}};
+    t.run = Stat{3, 30, 5, 15};
+    t.softirqs = {{"net_rx", 3, {2, 20, 8, 12}}};
+    t.blockio = {{"vda", 'W', 65536, {1, 100000, 100000, 100000}}};
+    s.threads = {t};
+    s.events = {{10, 30, 42, "worker", 35, "nanosleep", {"f+0x1 [kernel]"}, false}};
+    std::ostringstream out;
+    JsonWriter(out).sample(s);
+    auto j = lines(out.str());
+    ASSERT_EQ(j.size(), 1u);
+    EXPECT_EQ(j[0]["type"], "sample");
+    const json& th = j[0]["threads"][0];
+    EXPECT_EQ(th["tid"], 42);
+    EXPECT_EQ(th["syscalls"][0]["name"], "getppid");
+    EXPECT_EQ(th["syscalls"][0]["count"], 1000);
+    EXPECT_EQ(th["syscalls"][0]["total_ns"], 2000000);
+    EXPECT_EQ(th["run"]["max_ns"], 15);
+    EXPECT_TRUE(th["ready"].is_null());
+    EXPECT_EQ(th["softirqs"][0]["vector"], 3);
+    EXPECT_EQ(th["block_io"][0]["op"], "W");
+    EXPECT_EQ(th["block_io"][0]["bytes"], 65536);
+    EXPECT_EQ(j[0]["syscall_events"][0]["delta_ns"], 20);
+    EXPECT_EQ(j[0]["syscall_events"][0]["frames"][0], "f+0x1 [kernel]");
+}
+
+TEST(JsonWriter, HostileNamesAreEscapedAndStayValid)
+{
+    Sample s;
+    ThreadSample t;
+    t.tid = 1;
+    t.name = std::string("q\"b\\s\n\t\x01 \xff\xfe end");  // quotes, backslash, controls, invalid UTF-8
+    t.run = Stat{1, 1, 1, 1};
+    s.threads = {t};
+    std::ostringstream out;
+    JsonWriter w(out);
+    w.sample(s);
+    w.note("note with \"quotes\"");
+    const std::string text = out.str();
+    ASSERT_EQ(std::count(text.begin(), text.end(), '\n'), 2) << "one line per object";
+    auto j = lines(text);
+    const std::string name = j[0]["threads"][0]["name"];
+    EXPECT_EQ(name.substr(0, 8), "q\"b\\s\n\t\x01");
+    EXPECT_NE(name.find("\xef\xbf\xbd"), std::string::npos) << "invalid bytes become U+FFFD";
+    EXPECT_EQ(j[1]["text"], "note with \"quotes\"");
+}
+
+TEST(JsonWriter, MarkersAndBiosnoop)
+{
+    std::ostringstream out;
+    JsonWriter w(out);
+    w.marker({Marker::Kind::dump, std::chrono::system_clock::time_point(std::chrono::seconds(5)),
+              std::nullopt, 1234});
+    w.bio_header(true);  // nothing: JSON lines describe themselves
+    w.bio_event({0.5, "dd", 7, "vda", 'R', 8, 4096, 10, 20}, true);
+    w.bio_summary({{"vda", 'R', 1, 4096, 20, 20}});
+    auto j = lines(out.str());
+    ASSERT_EQ(j.size(), 3u);
+    EXPECT_EQ(j[0]["marker"], "dump");
+    EXPECT_EQ(j[0]["time_unix_ns"], 5000000000LL);
+    EXPECT_EQ(j[0]["delta_ns"], 1234);
+    EXPECT_FALSE(j[0].contains("trigger_ns"));
+    EXPECT_EQ(j[1]["type"], "bio");
+    EXPECT_EQ(j[1]["latency_ns"], 20);
+    EXPECT_EQ(j[2]["rows"][0]["count"], 1);
+}
