@@ -116,6 +116,7 @@ int run_delay(DelayConfig cfg, ReportWriter& writer)
     params.stack_trace_size = cfg.stack_trace_size;
     params.ringbuf_pages = cfg.ringbuf_pages;
     params.block = read_block_layout(btf);
+    params.histograms = cfg.histograms;
     const std::string source = render_delay_program(params);
     if (cfg.print_ebpf) {
         std::cout << source;
@@ -140,7 +141,7 @@ int run_delay(DelayConfig cfg, ReportWriter& writer)
 
     const bool events = cfg.syscall_events.has_value();
     DelayCollector collector(session, poll_nr, events, events && cfg.stack_trace_size > 0,
-                             params.block.has_value(), cfg.pid);
+                             params.block.has_value(), cfg.histograms, cfg.pid);
     wait.watch_process(cfg.pid);
     run_samples(cfg, collector, wait, writer, [&] {
         if (launcher)

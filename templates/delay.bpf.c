@@ -71,6 +71,30 @@ static __always_inline void stat_add(struct kd_stat *s, __u64 delta)
         s->max_ns = delta;
 }
 
+{{#histograms}}
+BPF_HASH(hist, struct kd_hist_key, __u64, {{max_hist}});
+{{/histograms}}
+
+/* One more value in a log2 histogram; with the stats it mirrors, so the
+ * histogram's total always equals the COUNT column. */
+static __always_inline void hist_add(__u32 tid, __u32 kind, __u32 id, __u64 delta)
+{
+{{#histograms}}
+    struct kd_hist_key key = { .tid = tid, .kind = kind, .id = id, .slot = bpf_log2l(delta) };
+    __u64 *n = hist.lookup(&key);
+    if (!n) {
+        __u64 zero = 0;
+        hist.insert(&key, &zero);
+        n = hist.lookup(&key);
+        if (!n) {
+            note_full(KD_MAP_HIST);
+            return;
+        }
+    }
+    __sync_fetch_and_add(n, 1);
+{{/histograms}}
+}
+
 static __always_inline __u32 task_u32(void *task, __u64 off)
 {
     __u32 v = 0;
@@ -219,6 +243,7 @@ RAW_TRACEPOINT_PROBE(sys_exit)
 
     __u64 now = bpf_ktime_get_ns();
     stat_add(&s->stat, now - entry);
+    hist_add(key.tid, KD_HIST_SYSCALL, key.nr, now - entry);
 {{#syscall_events}}
     if ((SYSCALL_EVENT_MIN_NS == 0 || now - entry > SYSCALL_EVENT_MIN_NS){{#skip_poll}} && key.nr != POLL_NR{{/skip_poll}}) {
         struct kd_event *e = events.ringbuf_reserve(sizeof(struct kd_event));
@@ -306,6 +331,7 @@ RAW_TRACEPOINT_PROBE(sched_switch)
             bpf_get_current_comm(&t->comm, sizeof(t->comm));
             if (t->run_start) {
                 stat_add(&t->run, now - t->run_start);
+                hist_add(task_u32(prev, TASK_PID_OFF), KD_HIST_RUN, 0, now - t->run_start);
                 t->run_start = 0;
             }
             /* Preempted, or still runnable: it waits for a CPU from now. */
@@ -320,11 +346,13 @@ RAW_TRACEPOINT_PROBE(sched_switch)
         return 0;
     if (!now)
         now = bpf_ktime_get_ns();
-    struct kd_thread *t = thread_entry(task_u32(next, TASK_PID_OFF), next);
+    __u32 next_tid = task_u32(next, TASK_PID_OFF);
+    struct kd_thread *t = thread_entry(next_tid, next);
     if (!t)
         return 0;
     if (t->ready_start) {
         stat_add(&t->ready, now - t->ready_start);
+        hist_add(next_tid, KD_HIST_READY, 0, now - t->ready_start);
         t->ready_start = 0;
     }
     if (t->stop_start) {
@@ -380,7 +408,9 @@ RAW_TRACEPOINT_PROBE(irq_handler_exit)
             return 0;
         }
     }
-    stat_add(s, bpf_ktime_get_ns() - start);
+    __u64 delta = bpf_ktime_get_ns() - start;
+    stat_add(s, delta);
+    hist_add(tid, KD_HIST_HARDIRQ, 0, delta);
     return 0;
 }
 
@@ -422,7 +452,9 @@ RAW_TRACEPOINT_PROBE(softirq_exit)
             return 0;
         }
     }
-    stat_add(s, bpf_ktime_get_ns() - start);
+    __u64 delta = bpf_ktime_get_ns() - start;
+    stat_add(s, delta);
+    hist_add(tid, KD_HIST_SOFTIRQ, key.vec, delta);
     return 0;
 }
 

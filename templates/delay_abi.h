@@ -46,7 +46,24 @@ struct kd_event {
 #define KD_MAP_HARDIRQS 2
 #define KD_MAP_SOFTIRQS 3
 #define KD_MAP_BLOCKIO 4
-#define KD_MAP_COUNT 5
+#define KD_MAP_HIST 5
+#define KD_MAP_COUNT 6
+
+/* --histogram: log2 latency histograms. Slot s counts values in
+ * [(1 << s) >> 1, (1 << s) - 1], as BCC's bpf_log2l() and its tools do. */
+#define KD_HIST_SYSCALL 0  /* id: syscall number */
+#define KD_HIST_RUN 1
+#define KD_HIST_READY 2
+#define KD_HIST_HARDIRQ 3  /* every handled hard IRQ of the thread */
+#define KD_HIST_SOFTIRQ 4  /* id: vector */
+#define KD_HIST_SLOTS 65
+
+struct kd_hist_key {
+    __u32 tid;
+    __u32 kind;
+    __u32 id;
+    __u32 slot;
+};
 
 struct kd_stat {
     __u64 count;

@@ -64,6 +64,8 @@ std::optional<Options> parse_options(int argc, const char* const* argv)
     app.add_option("--format", opt.format, "Output format: text (default) or json (JSON Lines)")
         ->transform(CLI::CheckedTransformer(formats).description(""))
         ->type_name("text|json");
+    app.add_flag("--histogram", opt.histogram,
+                 "Add log2 latency histograms per thread: each syscall, run, ready, hard and soft IRQs");
     app.add_flag("--list-probes", opt.list_probes,
                  "List the target's USDT probes (executable and mapped libraries) and exit");
     auto* start_opt = app.add_option("--start-trigger", opt.start_trigger,

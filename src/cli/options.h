@@ -21,6 +21,7 @@ struct Options {
     unsigned debug = 0;             // BCC debug flags; nonzero also shows BCC's stderr
     bool print_ebpf = false;
     bool list_probes = false;
+    bool histogram = false;
     bool has_start_trigger = false;
     std::string start_trigger;
     bool has_stop_trigger = false;

@@ -6,6 +6,7 @@
 #include <ctime>
 #include <map>
 #include <optional>
+#include <tuple>
 
 #include "block/block_program.h"
 #include "bpf/session.h"
@@ -54,8 +55,9 @@ const std::array<const char*, 10>& softirq_names()
 }
 
 DelayCollector::DelayCollector(BpfSession& session, uint32_t poll_nr, bool syscall_events,
-                               bool stack_traces, bool block_io, pid_t pid)
-    : session_(session), poll_nr_(poll_nr), pid_(pid), stack_traces_(stack_traces), block_io_(block_io)
+                               bool stack_traces, bool block_io, bool histograms, pid_t pid)
+    : session_(session), poll_nr_(poll_nr), pid_(pid), stack_traces_(stack_traces), block_io_(block_io),
+      histograms_(histograms)
 {
     if (syscall_events)
         events_ = std::make_unique<RingBufferReader>(
@@ -164,6 +166,23 @@ Sample DelayCollector::collect()
             threads[k.tid].blockio.push_back(
                 BlockIoStat{disk_name(k.dev), static_cast<char>(k.op), b.bytes, to_stat(b.stat)});
 
+    if (histograms_) {
+        std::map<std::tuple<uint32_t, uint32_t, uint32_t>, Log2Hist> hists;
+        for (const auto& [k, n] : bpf.get_hash_table<kd_hist_key, uint64_t>("hist").get_table_offline())
+            if (k.slot < Log2Hist{}.slots.size())
+                hists[{k.tid, k.kind, k.id}].slots[k.slot] += n;
+        static const char* const kinds[] = {"syscall", "run", "ready", "hardirq", "softirq"};
+        for (auto& [key, h] : hists) {
+            const auto [tid, kind, id] = key;
+            if (kind >= 5 || !threads.count(tid))
+                continue;
+            std::string name = kind == KD_HIST_SYSCALL   ? syscall_name(id)
+                               : kind == KD_HIST_SOFTIRQ ? (id < softirq_names().size() ? softirq_names()[id] : "vec_" + std::to_string(id))
+                                                         : "";
+            threads[tid].histograms.push_back(HistogramSample{kinds[kind], std::move(name), id, h});
+        }
+    }
+
     Sample sample;
     sample.poll_nr = poll_nr_;
     for (auto& [tid, ts] : threads) {
@@ -224,6 +243,8 @@ void DelayCollector::reset()
     check(bpf.get_hash_table<kd_syscall_key, kd_syscall>("syscalls").clear_table_non_atomic(), "reset");
     check(bpf.get_hash_table<kd_hardirq_key, kd_stat>("hardirqs").clear_table_non_atomic(), "reset");
     check(bpf.get_hash_table<kd_softirq_key, kd_stat>("softirqs").clear_table_non_atomic(), "reset");
+    if (histograms_)
+        check(bpf.get_hash_table<kd_hist_key, uint64_t>("hist").clear_table_non_atomic(), "reset");
     if (block_io_) {
         check(bpf.get_hash_table<kd_blockio_key, kd_blockio>("blockio").clear_table_non_atomic(), "reset");
         check(bpf.get_hash_table<kd_bio_key, kd_bio_start>("bio_start").clear_table_non_atomic(), "reset");
@@ -236,9 +257,9 @@ void DelayCollector::reset()
     set_capture(KD_IDLE);
 }
 
-std::array<uint64_t, 5> DelayCollector::map_full()
+std::array<uint64_t, 6> DelayCollector::map_full()
 {
-    std::array<uint64_t, 5> full{};
+    std::array<uint64_t, 6> full{};
     for (int i = 0; i < KD_MAP_COUNT; ++i)
         full[i] = percpu_sum("map_full", i);
     return full;

@@ -21,8 +21,8 @@ namespace kdelay {
 class BpfSession;
 
 // Index of a map in map_full counts, as in delay_abi.h.
-inline constexpr std::array<const char*, 5> kDelayMapNames = {"thread", "syscall", "hard IRQ",
-                                                             "soft IRQ", "block I/O"};
+inline constexpr std::array<const char*, 6> kDelayMapNames = {"thread", "syscall", "hard IRQ",
+                                                             "soft IRQ", "block I/O", "histogram"};
 
 // What the kernel side says about the current sample.
 struct CaptureState {
@@ -35,7 +35,7 @@ class DelayCollector {
 public:
     // With syscall events, pid is the process whose user stacks to symbolize.
     DelayCollector(BpfSession& session, uint32_t poll_nr, bool syscall_events, bool stack_traces,
-                   bool block_io, pid_t pid);
+                   bool block_io, bool histograms, pid_t pid);
     ~DelayCollector();
 
     void start_capture();
@@ -54,7 +54,7 @@ public:
     void reset();
 
     // Updates lost because a map was full, per map, since the start.
-    std::array<uint64_t, 5> map_full();
+    std::array<uint64_t, 6> map_full();
     // Block requests whose start could not be recorded (in-flight map full).
     uint64_t bios_lost();
     uint64_t trigger_misses();
@@ -69,6 +69,7 @@ private:
     pid_t pid_;
     bool stack_traces_;
     bool block_io_;
+    bool histograms_;
     std::unique_ptr<RingBufferReader> events_;
     // Chunked, so a storm never stalls the consumer on a large reallocation.
     std::deque<kd_event> pending_;

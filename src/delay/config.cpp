@@ -17,6 +17,7 @@ DelayConfig make_delay_config(const Options& options)
     cfg.debug = options.debug;
     cfg.print_ebpf = options.print_ebpf;
     cfg.list_probes = options.list_probes;
+    cfg.histograms = options.histogram;
     if (options.has_start_trigger)
         cfg.start_trigger = parse_trigger(options.start_trigger);
     if (options.has_stop_trigger)

@@ -21,6 +21,7 @@ struct DelayConfig {
     unsigned debug = 0;
     bool print_ebpf = false;
     bool list_probes = false;
+    bool histograms = false;
     std::optional<Trigger> start_trigger;
     std::optional<Trigger> stop_trigger;
     uint64_t trigger_delta = 0;

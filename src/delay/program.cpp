@@ -43,6 +43,7 @@ DelayMapSizes size_delay_maps(size_t thread_count)
         next_pow2(std::max<uint64_t>(1024, uint64_t{threads} * 10)),
         next_pow2(std::max<uint64_t>(1024, uint64_t{threads} * 4)),
         16384,
+        next_pow2(std::max<uint64_t>(16384, uint64_t{threads} * 512)),
     };
 }
 
@@ -72,6 +73,8 @@ std::string render_delay_program(const DelayProgramParams& p)
     v.section("stack_traces", p.syscall_events && p.stack_trace_size > 0);
     v.number("stack_trace_size", p.stack_trace_size);
     v.number("ringbuf_pages", p.ringbuf_pages);
+    v.section("histograms", p.histograms);
+    v.number("max_hist", p.sizes.hist);
     v.section("block_io", p.block.has_value());
     v.number("max_blockio", p.sizes.blockio);
     add_block_values(v, p.block, p.sizes.bios);

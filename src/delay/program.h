@@ -18,6 +18,7 @@ struct DelayMapSizes {
     uint32_t softirqs;
     uint32_t blockio;
     uint32_t bios;  // requests in flight, machine-wide
+    uint32_t hist;  // histogram buckets (with --histogram)
 };
 
 // Room for the target's threads with headroom for ones created while
@@ -36,6 +37,7 @@ struct DelayProgramParams {
     uint32_t stack_trace_size = 0;  // 0: no stack traces
     uint32_t ringbuf_pages = 1024;
     std::optional<BlockLayout> block;  // block I/O section; nullopt: none
+    bool histograms = false;
 };
 
 // The functions triggers attach to.

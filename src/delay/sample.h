@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "core/log2_hist.h"
+
 namespace kdelay {
 
 struct Stat {
@@ -35,6 +37,14 @@ struct BlockIoStat {
     Stat stat;  // start (OS queue) to completion
 };
 
+// A --histogram latency distribution of one thread.
+struct HistogramSample {
+    std::string kind;  // syscall, run, ready, hardirq, softirq
+    std::string name;  // the syscall or softirq vector; "" for the others
+    uint32_t id;       // syscall number or vector; 0 for the others
+    Log2Hist hist;     // nanoseconds
+};
+
 struct ThreadSample {
     uint32_t tid = 0;
     std::string name;
@@ -46,6 +56,7 @@ struct ThreadSample {
     std::vector<IrqStat> hardirqs;  // by total time, descending
     std::vector<IrqStat> softirqs;  // by total time, descending
     std::vector<BlockIoStat> blockio;  // by total time, descending
+    std::vector<HistogramSample> histograms;  // with --histogram
 };
 
 // One syscall recorded by --syscall-events.

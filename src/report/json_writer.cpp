@@ -61,6 +61,23 @@ json thread(const ThreadSample& t)
         j["bytes"] = io.bytes;
         blockio.push_back(j);
     }
+    json histograms = json::array();
+    for (const auto& h : t.histograms) {
+        json buckets = json::array();
+        for (size_t slot = 0; slot < h.hist.slots.size(); ++slot)
+            if (h.hist.slots[slot])
+                buckets.push_back({{"low", Log2Hist::low(slot)},
+                                   {"high", Log2Hist::high(slot)},
+                                   {"count", h.hist.slots[slot]}});
+        histograms.push_back({{"kind", h.kind},
+                              {"name", h.name},
+                              {"id", h.id},
+                              {"count", h.hist.total()},
+                              {"p50_ns", h.hist.percentile(0.5)},
+                              {"p90_ns", h.hist.percentile(0.9)},
+                              {"p99_ns", h.hist.percentile(0.99)},
+                              {"buckets", buckets}});
+    }
     return {{"tid", t.tid},
             {"name", t.name},
             {"syscalls", syscalls},
@@ -70,7 +87,8 @@ json thread(const ThreadSample& t)
             {"stopped", optional_stat(t.stopped)},
             {"hardirqs", hardirqs},
             {"softirqs", softirqs},
-            {"block_io", blockio}};
+            {"block_io", blockio},
+            {"histograms", histograms}};
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "report/format.h"
+#include "report/histogram.h"
 
 namespace kdelay {
 namespace {
@@ -106,6 +107,19 @@ Section blockio_section(const std::vector<BlockIoStat>& ios)
     return s;
 }
 
+Section histogram_section(const HistogramSample& h)
+{
+    const std::string what = h.kind + (h.name.empty() ? "" : " " + h.name) +
+                             (h.kind == "syscall" ? " (" + std::to_string(h.id) + ")" : "");
+    Section s{"[LATENCY HISTOGRAM]",
+              {fmt::format("{}: count {}, p50 {} ns, p90 {} ns, p99 {} ns", what, with_commas(h.hist.total()),
+                           with_commas(h.hist.percentile(0.5)), with_commas(h.hist.percentile(0.9)),
+                           with_commas(h.hist.percentile(0.99)))}};
+    for (auto& line : render_log2_hist(h.hist, "ns"))
+        s.lines.push_back(std::move(line));
+    return s;
+}
+
 // Only sections with data: an empty header tells the reader nothing.
 std::vector<Section> thread_sections(const ThreadSample& t, uint32_t poll_nr)
 {
@@ -126,6 +140,8 @@ std::vector<Section> thread_sections(const ThreadSample& t, uint32_t poll_nr)
         sections.push_back(softirq_section(t.softirqs));
     if (!t.blockio.empty())
         sections.push_back(blockio_section(t.blockio));
+    for (const auto& h : t.histograms)
+        sections.push_back(histogram_section(h));
     return sections;
 }
 

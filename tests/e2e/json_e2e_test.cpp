@@ -126,3 +126,62 @@ TEST(JsonE2E, BiosnoopAsJsonLines)
     EXPECT_EQ(writes, 4) << bio.out();
     EXPECT_TRUE(summary);
 }
+
+TEST(JsonE2E, HistogramTotalsEqualTheCounts)
+{
+    KD_REQUIRE_BPF();
+    Process workload({kWorkload, "syscalls", "1000", "20"});
+    ASSERT_TRUE(workload.wait_for_output("ready", 5s));
+    Process kdelay({kKdelay, "-p", std::to_string(workload.pid()), "--sample-time", "2", "--histogram",
+                    "--format", "json"});
+    ASSERT_TRUE(kdelay.wait_for_output("\"marker\":\"start\"", 20s)) << kdelay.err();
+    workload.signal(SIGUSR1);
+    ASSERT_TRUE(workload.wait_for_output("done", 10s));
+    const uint32_t tid = workload_tid(workload.out(), "kd-counter");
+    ASSERT_EQ(kdelay.wait(20s), 0) << kdelay.err();
+
+    int checked = 0;
+    for (const auto& l : json_lines(kdelay.out())) {
+        if (l["type"] != "sample")
+            continue;
+        for (const auto& t : l["threads"]) {
+            std::map<std::pair<std::string, uint64_t>, uint64_t> hist;
+            for (const auto& h : t["histograms"]) {
+                uint64_t sum = 0;
+                for (const auto& b : h["buckets"]) {
+                    EXPECT_LE(b["low"].get<uint64_t>(), b["high"].get<uint64_t>());
+                    sum += b["count"].get<uint64_t>();
+                }
+                EXPECT_EQ(sum, h["count"].get<uint64_t>());
+                EXPECT_LE(h["p50_ns"].get<uint64_t>(), h["p90_ns"].get<uint64_t>());
+                EXPECT_LE(h["p90_ns"].get<uint64_t>(), h["p99_ns"].get<uint64_t>());
+                hist[{h["kind"], h["id"]}] = sum;
+            }
+            for (const auto& s : t["syscalls"]) {
+                EXPECT_EQ((hist[{"syscall", s["nr"]}]), s["count"].get<uint64_t>()) << s["name"];
+                ++checked;
+            }
+            for (const char* kind : {"run", "ready"}) {
+                if (!t[kind].is_null()) {
+                    EXPECT_EQ((hist[{kind, 0}]), t[kind]["count"].get<uint64_t>()) << kind;
+                }
+            }
+            uint64_t hard = 0;
+            for (const auto& irq : t["hardirqs"])
+                hard += irq["count"].get<uint64_t>();
+            EXPECT_EQ((hist[{"hardirq", 0}]), hard);
+            for (const auto& irq : t["softirqs"])
+                EXPECT_EQ((hist[{"softirq", irq["vector"]}]), irq["count"].get<uint64_t>());
+            if (t["tid"] == tid) {
+                EXPECT_EQ((hist[{"syscall", 110}]), 1000u) << "getppid";
+                // 1 ms sleeps land in the 524288..1048575 ns slot or above.
+                for (const auto& h : t["histograms"]) {
+                    if (h["name"] == "nanosleep") {
+                        EXPECT_GE(h["p50_ns"].get<uint64_t>(), 524288u);
+                    }
+                }
+            }
+        }
+    }
+    EXPECT_GT(checked, 5);
+}
