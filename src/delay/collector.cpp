@@ -77,6 +77,17 @@ void DelayCollector::poll_events(std::chrono::steady_clock::time_point deadline)
         events_->poll_until(deadline);
 }
 
+uint64_t DelayCollector::progress()
+{
+    if (events_)
+        return pending_.size();
+    uint64_t n = 0;
+    for (const auto& [k, s] :
+         session_.bpf().get_hash_table<kd_syscall_key, kd_syscall>("syscalls").get_table_offline())
+        n += s.stat.count;
+    return n;
+}
+
 CaptureState DelayCollector::capture_state()
 {
     kd_capture cap{};

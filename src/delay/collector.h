@@ -47,6 +47,9 @@ public:
     CaptureState capture_state();
 
     bool has_events() const { return events_ != nullptr; }
+    // For the status line: syscall events received, or else syscalls
+    // measured, in this sample so far.
+    uint64_t progress();
     // Consumes syscall events until deadline; without events, returns at once.
     void poll_events(std::chrono::steady_clock::time_point deadline);
     Sample collect();

@@ -6,6 +6,8 @@
 
 #include "delay/collector.h"
 #include "report/format.h"
+#include "report/status_line.h"
+#include <fmt/format.h>
 #include "report/writer.h"
 #include "sys/event_wait.h"
 
@@ -17,6 +19,8 @@ using Phase = CaptureState::Phase;
 
 // How often the capture state is read while waiting for a trigger.
 constexpr auto kStatePoll = std::chrono::milliseconds(10);
+// How often the status line is redrawn.
+constexpr auto kStatusEvery = std::chrono::milliseconds(250);
 
 Clock::duration seconds(double s)
 {
@@ -46,6 +50,7 @@ private:
     // Waits, consuming events, until reached() holds, the deadline passes,
     // or Ctrl-C or the target's exit.
     Outcome wait_for(Clock::time_point deadline, const std::function<bool()>& reached);
+    void draw_status(Clock::time_point deadline);
     // One sample; false when the run must end.
     bool sample(bool& counted, const std::function<void()>& on_start);
     void warnings();
@@ -54,10 +59,32 @@ private:
     DelayCollector& collector_;
     EventWait& wait_;
     ReportWriter& writer_;
+    StatusLine status_;
+    const char* activity_ = "";  // what wait_for is waiting for, for the status line
+    unsigned sample_no_ = 0;
+    Clock::time_point next_status_;
     uint64_t lost_stacks_ = 0;
     uint64_t dump_misses_ = 0;    // start triggers that fired during the last dump
     uint64_t missed_starts_ = 0;  // ... summed over dumps that had a sample after them
 };
+
+void Sampler::draw_status(Clock::time_point deadline)
+{
+    const auto now = Clock::now();
+    if (!status_.enabled() || now < next_status_)
+        return;
+    next_status_ = now + kStatusEvery;
+    std::string text = "kdelay: sample " + std::to_string(sample_no_) + "/" +
+                       std::to_string(cfg_.sample_count) + ", " + activity_;
+    if (deadline != Clock::time_point::max()) {
+        const double left = std::chrono::duration<double>(deadline - now).count();
+        text += fmt::format(", {:.1f} s left", std::max(0.0, left));
+    }
+    if (std::string(activity_) == "sampling")
+        text += ", " + with_commas(collector_.progress()) +
+                (collector_.has_events() ? " syscall events" : " syscalls");
+    status_.show(text + "  (Ctrl-C: stop and report)");
+}
 
 Outcome Sampler::wait_for(Clock::time_point deadline, const std::function<bool()>& reached)
 {
@@ -67,14 +94,16 @@ Outcome Sampler::wait_for(Clock::time_point deadline, const std::function<bool()
         const auto now = Clock::now();
         if (now >= deadline)
             return Outcome::deadline;
-        // Wake every kStatePoll to read the capture state or drain events;
-        // otherwise sleep until the deadline.
+        draw_status(deadline);
+        // Wake every kStatePoll to read the capture state or drain events,
+        // every kStatusEvery for the status line; otherwise sleep until the deadline.
         const bool busy = reached || collector_.has_events();
-        const auto step = busy ? std::min(deadline, now + kStatePoll) : deadline;
+        const auto step = busy ? std::min(deadline, now + kStatePoll)
+                               : std::min(deadline, status_.enabled() ? now + kStatusEvery : deadline);
         collector_.poll_events(step);
         switch (wait_.wait_until(step)) {
-        case EventWait::Wake::interrupted: return Outcome::interrupted;
-        case EventWait::Wake::target_exited: return Outcome::exited;
+        case EventWait::Wake::interrupted: status_.clear(); return Outcome::interrupted;
+        case EventWait::Wake::target_exited: status_.clear(); return Outcome::exited;
         case EventWait::Wake::timeout: break;
         }
     }
@@ -88,12 +117,16 @@ bool Sampler::sample(bool& counted, const std::function<void()>& on_start)
 
     // Start.
     Clock::time_point started;
+    ++sample_no_;
+    status_.clear();
     if (cfg_.start_trigger) {
         collector_.arm();
         on_start();
+        activity_ = "waiting for the start trigger";
         outcome = wait_for(Clock::time_point::max(), [&] {
             return collector_.capture_state().phase != Phase::armed;
         });
+        status_.clear();
         if (outcome != Outcome::reached) {
             collector_.reset();  // nothing was captured
             writer_.note(outcome == Outcome::exited ? "Target process " + std::to_string(cfg_.pid) +
@@ -112,10 +145,12 @@ bool Sampler::sample(bool& counted, const std::function<void()>& on_start)
     }
 
     // Run until the stop trigger, or for --sample-time.
+    activity_ = "sampling";
     if (cfg_.stop_trigger)
         outcome = wait_for(Clock::time_point::max(), phase_is(Phase::dumping));
     else
         outcome = wait_for(started + seconds(cfg_.sample_time), nullptr);
+    status_.clear();
     collector_.stop_capture();
     const uint64_t misses_before_dump = cfg_.start_trigger ? collector_.trigger_misses() : 0;
     const auto state = collector_.capture_state();
@@ -162,6 +197,7 @@ void Sampler::run(const std::function<void()>& on_first_start)
         done += counted;
         if (done < cfg_.sample_count)
             missed_starts_ += dump_misses_;
+        activity_ = "pausing between samples";
         if (done < cfg_.sample_count && cfg_.sample_interval > 0 &&
             wait_for(Clock::now() + seconds(cfg_.sample_interval), nullptr) != Outcome::deadline)
             break;
@@ -171,6 +207,7 @@ void Sampler::run(const std::function<void()>& on_first_start)
 
 void Sampler::warnings()
 {
+    status_.clear();
     const auto full = collector_.map_full();
     for (size_t m = 0; m < full.size(); ++m)
         if (full[m] > 0)
