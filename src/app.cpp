@@ -107,8 +107,11 @@ int run_delay(DelayConfig cfg, ReportWriter& writer)
 
     KernelBtf btf;
     const uint32_t poll_nr = poll_syscall_number();
-    DelayProgramParams params{cfg.pid, poll_nr, size_delay_maps(cfg.pid ? thread_count(cfg.pid) : 1),
-                              read_kernel_layout(btf)};
+    DelayProgramParams params;
+    params.tgid = cfg.pid;
+    params.poll_nr = poll_nr;
+    params.sizes = size_delay_maps(cfg.pid ? thread_count(cfg.pid) : 1);
+    params.layout = read_kernel_layout(btf);
     params.start_trigger = cfg.start_trigger.has_value();
     params.stop_trigger = cfg.stop_trigger.has_value();
     params.syscall_events = cfg.syscall_events;

@@ -81,17 +81,12 @@ static __always_inline void hist_add(__u32 tid, __u32 kind, __u32 id, __u64 delt
 {
 {{#histograms}}
     struct kd_hist_key key = { .tid = tid, .kind = kind, .id = id, .slot = bpf_log2l(delta) };
-    __u64 *n = hist.lookup(&key);
-    if (!n) {
-        __u64 zero = 0;
-        hist.insert(&key, &zero);
-        n = hist.lookup(&key);
-        if (!n) {
-            note_full(KD_MAP_HIST);
-            return;
-        }
-    }
-    __sync_fetch_and_add(n, 1);
+    __u64 zero = 0;
+    __u64 *n = hist.lookup_or_try_init(&key, &zero);
+    if (n)
+        __sync_fetch_and_add(n, 1);
+    else
+        note_full(KD_MAP_HIST);
 {{/histograms}}
 }
 
@@ -142,8 +137,7 @@ static __always_inline struct kd_syscall *new_syscall(struct kd_syscall_key *key
      * name, in case it never gets switched out. */
     thread_entry(key->tid, 0);
     struct kd_syscall zero = {};
-    syscalls.insert(key, &zero);
-    struct kd_syscall *s = syscalls.lookup(key);
+    struct kd_syscall *s = syscalls.lookup_or_try_init(key, &zero);
     if (!s)
         note_full(KD_MAP_SYSCALLS);
     return s;
@@ -398,15 +392,11 @@ RAW_TRACEPOINT_PROBE(irq_handler_exit)
     bpf_probe_read_kernel_str(&key.name, sizeof(key.name), name);
     thread_entry(tid, 0);
 
-    struct kd_stat *s = hardirqs.lookup(&key);
+    struct kd_stat fresh = {};
+    struct kd_stat *s = hardirqs.lookup_or_try_init(&key, &fresh);
     if (!s) {
-        struct kd_stat fresh = {};
-        hardirqs.insert(&key, &fresh);
-        s = hardirqs.lookup(&key);
-        if (!s) {
-            note_full(KD_MAP_HARDIRQS);
-            return 0;
-        }
+        note_full(KD_MAP_HARDIRQS);
+        return 0;
     }
     __u64 delta = bpf_ktime_get_ns() - start;
     stat_add(s, delta);
@@ -442,15 +432,11 @@ RAW_TRACEPOINT_PROBE(softirq_exit)
     struct kd_softirq_key key = { .tid = tid, .vec = (__u32)slot->vec };
     thread_entry(tid, 0);
 
-    struct kd_stat *s = softirqs.lookup(&key);
+    struct kd_stat fresh = {};
+    struct kd_stat *s = softirqs.lookup_or_try_init(&key, &fresh);
     if (!s) {
-        struct kd_stat fresh = {};
-        softirqs.insert(&key, &fresh);
-        s = softirqs.lookup(&key);
-        if (!s) {
-            note_full(KD_MAP_SOFTIRQS);
-            return 0;
-        }
+        note_full(KD_MAP_SOFTIRQS);
+        return 0;
     }
     __u64 delta = bpf_ktime_get_ns() - start;
     stat_add(s, delta);
@@ -523,15 +509,11 @@ int kd_block_complete(struct bpf_raw_tracepoint_args *ctx)
     if (!capturing())
         return 0;
 
-    struct kd_blockio *b = blockio.lookup(&bkey);
+    struct kd_blockio zero = {};
+    struct kd_blockio *b = blockio.lookup_or_try_init(&bkey, &zero);
     if (!b) {
-        struct kd_blockio zero = {};
-        blockio.insert(&bkey, &zero);
-        b = blockio.lookup(&bkey);
-        if (!b) {
-            note_full(KD_MAP_BLOCKIO);
-            return 0;
-        }
+        note_full(KD_MAP_BLOCKIO);
+        return 0;
     }
     stat_add(&b->stat, delta);
     b->bytes += (__u32)ctx->args[2];

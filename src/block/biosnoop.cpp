@@ -83,11 +83,10 @@ BiosnoopConfig make_biosnoop_config(const Options& o)
     cfg.duration = o.bio_duration;
     cfg.debug = o.debug;
     cfg.print_ebpf = o.print_ebpf;
-    if (!cfg.print_ebpf && geteuid() != 0)
-        throw Error(Exit::noperm, "must run as root to load and attach eBPF programs");
+    if (!cfg.print_ebpf)
+        require_root();
     if (o.pid) {
-        if (!process_exists(*o.pid))
-            throw Error(Exit::unavailable, "no such process: " + std::to_string(*o.pid));
+        require_process(*o.pid);
         cfg.pid = *o.pid;
     }
     if (!o.bio_disk.empty()) {

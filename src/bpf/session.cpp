@@ -38,8 +38,9 @@ BpfSession::BpfSession(const std::string& source, bool verbose, unsigned debug_f
     std::string message = status.msg();
     while (!message.empty() && (message.back() == '\n' || message.back() == ' '))
         message.pop_back();
-    const bool compile = message.find("compilation error") != std::string::npos ||
-                         message.find("Failed to compile") != std::string::npos;
+    // Clang's diagnostics carry "error:"; a verifier rejection does not.
+    const bool compile = output.find("error:") != std::string::npos ||
+                         message.find("compilation error") != std::string::npos;
     throw Error(Exit::software,
                 std::string(compile ? "eBPF program failed to compile: "
                                     : "eBPF program failed to load: ") +

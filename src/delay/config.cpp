@@ -30,14 +30,13 @@ DelayConfig make_delay_config(const Options& options)
     while (cfg.ringbuf_pages < options.buffer_page_count)
         cfg.ringbuf_pages <<= 1;  // the kernel wants a power of two
 
-    if (!cfg.print_ebpf && !cfg.list_probes && geteuid() != 0)
-        throw Error(Exit::noperm, "must run as root to load and attach eBPF programs");
+    if (!cfg.print_ebpf && !cfg.list_probes)
+        require_root();
 
     if (!cfg.command.empty())
         return cfg;
     if (options.pid) {
-        if (!process_exists(*options.pid))
-            throw Error(Exit::unavailable, "no such process: " + std::to_string(*options.pid));
+        require_process(*options.pid);
         cfg.pid = *options.pid;
         return cfg;
     }

@@ -26,10 +26,10 @@ struct DelayMapSizes {
 DelayMapSizes size_delay_maps(size_t thread_count);
 
 struct DelayProgramParams {
-    pid_t tgid;
-    uint32_t poll_nr;
-    DelayMapSizes sizes;
-    KernelLayout layout;
+    pid_t tgid = 0;
+    uint32_t poll_nr = 0;
+    DelayMapSizes sizes{};
+    KernelLayout layout{};
     bool start_trigger = false;  // define kd_start_trigger()
     bool stop_trigger = false;   // define kd_stop_trigger()
     std::optional<uint64_t> syscall_events;  // ns threshold; 0 = every syscall

@@ -4,6 +4,9 @@
 #include <csignal>
 #include <filesystem>
 #include <fstream>
+#include <unistd.h>
+
+#include "core/error.h"
 
 namespace kdelay {
 
@@ -12,6 +15,18 @@ namespace fs = std::filesystem;
 bool process_exists(pid_t pid)
 {
     return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
+}
+
+void require_root()
+{
+    if (geteuid() != 0)
+        throw Error(Exit::noperm, "must run as root to load and attach eBPF programs");
+}
+
+void require_process(pid_t pid)
+{
+    if (!process_exists(pid))
+        throw Error(Exit::unavailable, "no such process: " + std::to_string(pid));
 }
 
 std::vector<pid_t> find_processes_by_name(const std::string& name)

@@ -9,6 +9,11 @@ namespace kdelay {
 
 bool process_exists(pid_t pid);
 
+// Throw Error with the sysexits code: Exit::noperm unless root,
+// Exit::unavailable when pid does not exist.
+void require_root();
+void require_process(pid_t pid);
+
 // PIDs whose comm (/proc/PID/comm) equals name.
 std::vector<pid_t> find_processes_by_name(const std::string& name);
 

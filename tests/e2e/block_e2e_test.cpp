@@ -44,9 +44,9 @@ std::vector<BioLine> bio_lines(const std::string& out)
 struct DioFile {
     std::string path;
     std::string disk;
-    DioFile()
+    explicit DioFile(const std::string& name = "target")
     {
-        path = "/var/tmp/kdelay-e2e-" + std::to_string(getpid()) + ".dio";
+        path = "/var/tmp/kdelay-e2e-" + std::to_string(getpid()) + "-" + name + ".dio";
         unlink(path.c_str());  // a truncate would add discards
         struct stat st {};
         if (stat("/var/tmp", &st) == 0) {
@@ -80,10 +80,9 @@ TEST(BlockE2E, BiosnoopShowsEachDirectIoOfTheProcessOnly)
                       "--duration", "4"});
     ASSERT_TRUE(biosnoop.wait_for_output("LAT(ms)", 20s)) << biosnoop.err();
     // Another process doing the same I/O must not show up.
-    DioFile other_file;
-    Result other = run({kWorkload, "dio", other_file.path + ".other", "4", "64", "--now"}, 20s);
+    DioFile other_file("other");
+    Result other = run({kWorkload, "dio", other_file.path, "4", "64", "--now"}, 20s);
     ASSERT_EQ(other.status, 0) << other.err;
-    unlink((other_file.path + ".other").c_str());
     target.signal(SIGUSR1);
     ASSERT_TRUE(target.wait_for_output("done", 10s));
     ASSERT_EQ(biosnoop.wait(30s), 0) << biosnoop.err();
@@ -93,7 +92,7 @@ TEST(BlockE2E, BiosnoopShowsEachDirectIoOfTheProcessOnly)
     for (const auto& l : lines) {
         EXPECT_EQ(l.pid, static_cast<uint32_t>(target.pid())) << "-p lets only the target through";
         EXPECT_EQ(l.disk, file.disk);
-        if (l.comm != "kd-dio")
+        if (l.comm != "kd-dio" || (l.op != "R" && l.op != "W"))
             continue;
         EXPECT_EQ(l.bytes, kBytes);
         EXPECT_GT(l.lat_ms, 0.0);
@@ -147,8 +146,9 @@ TEST(BlockE2E, DelayReportAttributesBlockIoToTheIssuingThread)
     EXPECT_EQ(read_bytes, kIos * kBytes);
     // The main thread only waited: none of the I/O is its.
     const auto main = samples[0].find(static_cast<uint32_t>(target.pid()));
-    if (main != samples[0].end())
+    if (main != samples[0].end()) {
         EXPECT_FALSE(main->second.sections.count(section)) << kdelay.out();
+    }
 }
 
 TEST(BlockE2E, BiosnoopBadDiskIsAUsageError)

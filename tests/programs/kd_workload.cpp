@@ -4,7 +4,8 @@
 //   kd_workload spin                  threads "spin-a", "spin-b" busy on CPU 0
 //   kd_workload udp N [--now]         thread "kd-udp" sends itself N UDP packets over loopback
 //   kd_workload poll N [--now]        thread "kd-poller": N times poll(1 ms), then 2 ms of busy work
-//   kd_workload dio FILE N KIB [--now]  thread "kd-dio": N O_DIRECT writes of KIB KiB to FILE, then N reads
+//   kd_workload dio FILE N KIB [--now]  thread "kd-dio": N O_DIRECT writes of KIB KiB to FILE
+//                                     (created and allocated before the go), then N reads
 //   kd_workload threads N [--now]     N short-lived threads, one after another, each one getppid()
 //   kd_workload demo                  all of the above at once for about a second (scripts/demo.sh)
 //
@@ -101,7 +102,23 @@ void* poller(void*)
     return nullptr;
 }
 
-const char* g_file = nullptr;
+int g_fd = -1;
+
+// Creates and writes the file up front, so that inside the sampling window
+// the I/O thread only overwrites allocated blocks: no allocation, no
+// metadata reads, no zeroing of unwritten extents.
+void prepare_direct_io(const char* path)
+{
+    g_fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+    const std::string zeros(static_cast<size_t>(g_m) * 1024, '\0');
+    for (long i = 0; g_fd >= 0 && i < g_n; ++i)
+        if (write(g_fd, zeros.data(), zeros.size()) != static_cast<ssize_t>(zeros.size()))
+            g_fd = -1;
+    if (g_fd < 0 || fsync(g_fd) != 0 || close(g_fd) != 0 || (g_fd = open(path, O_RDWR | O_DIRECT)) < 0) {
+        perror(path);
+        exit(1);
+    }
+}
 
 void* direct_io(void*)
 {
@@ -111,11 +128,7 @@ void* direct_io(void*)
     if (posix_memalign(&buf, 4096, size) != 0)
         exit(1);
     memset(buf, 0x5a, size);
-    int fd = open(g_file, O_RDWR | O_CREAT | O_TRUNC | O_DIRECT, 0600);
-    if (fd < 0) {
-        perror(g_file);
-        exit(1);
-    }
+    const int fd = g_fd;
     for (long i = 0; i < g_n; ++i)
         if (pwrite(fd, buf, size, static_cast<off_t>(i * size)) != static_cast<ssize_t>(size))
             perror("pwrite"), exit(1);
@@ -180,9 +193,9 @@ int main(int argc, char** argv)
         pthread_create(&t, nullptr, poller, nullptr);
         pthread_join(t, nullptr);
     } else if (mode == "dio" && argc >= 5) {
-        g_file = argv[2];
         g_n = atol(argv[3]);
         g_m = atol(argv[4]);
+        prepare_direct_io(argv[2]);
         wait_for_go(now);
         pthread_create(&t, nullptr, direct_io, nullptr);
         pthread_join(t, nullptr);

@@ -15,7 +15,12 @@ DelayProgramParams params()
     l.task_comm = {1752, 16};
     l.irqaction_name = {96, 8};
     l.regs_syscall_nr = {120, 8};
-    return DelayProgramParams{4321, 7, size_delay_maps(10), l};
+    DelayProgramParams p;
+    p.tgid = 4321;
+    p.poll_nr = 7;
+    p.sizes = size_delay_maps(10);
+    p.layout = l;
+    return p;
 }
 
 }  // namespace
