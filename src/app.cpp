@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "block/biosnoop.h"
+#include "record/recorder.h"
 #include "bpf/btf_offsets.h"
 #include "bpf/probe_set.h"
 #include "bpf/session.h"
@@ -161,6 +162,8 @@ int run_app(int argc, const char* const* argv)
         const auto options = parse_options(argc, argv);
         if (!options)
             return 0;
+        if (options->mode == Options::Mode::record)
+            return run_record(make_record_config(*options));
         const auto writer = make_writer(options->format);
         if (options->mode == Options::Mode::biosnoop)
             return run_biosnoop(make_biosnoop_config(*options), *writer);

@@ -17,7 +17,9 @@ const char* const kDescription =
     "  kdelay -p PID [OPTIONS]          trace process PID\n"
     "  kdelay [OPTIONS] -- COMMAND ...  start COMMAND and trace it from its first instruction\n"
     "  kdelay biosnoop [-Q] [-p PID] [-d DISK] [--duration S]\n"
-    "                                   one line per block I/O (see kdelay biosnoop --help)\n";
+    "                                   one line per block I/O (see kdelay biosnoop --help)\n"
+    "  kdelay record -p PID [--probes FILE]... [-o FILE]\n"
+    "                                   record USDT probe hits (SPDK qpairs by default)\n";
 
 }  // namespace
 
@@ -122,11 +124,25 @@ std::optional<Options> parse_options(int argc, const char* const* argv)
         ->transform(CLI::CheckedTransformer(formats).description(""))
         ->type_name("text|json");
 
+    auto* rec = app.add_subcommand(
+        "record", "Record USDT probe hits of a process, one line each in the format SPDK's\n"
+                  "trace.py reads (NAME: arg=0x1f, other='text'). By default the SPDK NVMe-oF\n"
+                  "qpair probes (probes/spdk_nvmf.json). Ctrl-C ends the recording.");
+    int64_t rec_pid = 0;
+    auto* rec_pid_opt = rec->add_option("-p,--pid", rec_pid, "Process to record")
+                            ->check(CLI::Range(int64_t{1}, int64_t{4194304}).description(""))
+                            ->type_name("PID");
+    rec->add_option("--probes", opt.record_probe_files, "A probe-set file; may repeat")
+        ->type_name("FILE");
+    rec->add_option("-o,--output", opt.record_output, "Write here instead of stdout")->type_name("FILE");
+    rec->add_flag("-g,--ebpf", opt.print_ebpf, "Print the generated eBPF program and exit");
+    rec->add_flag("-D{63},--debug{63}", opt.debug, "Show BCC's output; -D=FLAGS sets BCC debug flags");
+
     try {
         std::vector<std::string> reversed(args.rbegin(), args.rend());
         app.parse(reversed);
     } catch (const CLI::CallForHelp& e) {
-        std::cout << (*bio ? bio->help() : app.help());
+        std::cout << (*bio ? bio->help() : *rec ? rec->help() : app.help());
         return std::nullopt;
     } catch (const CLI::CallForVersion& e) {
         std::cout << e.what() << "\n";
@@ -135,6 +151,14 @@ std::optional<Options> parse_options(int argc, const char* const* argv)
         throw Error(Exit::usage, std::string(e.what()) + " (see kdelay --help)");
     }
 
+    if (*rec) {
+        opt.mode = Options::Mode::record;
+        if (!opt.command.empty())
+            throw Error(Exit::usage, "record does not start a command; use -p PID");
+        if (*rec_pid_opt)
+            opt.pid = static_cast<pid_t>(rec_pid);
+        return opt;
+    }
     if (*bio) {
         opt.mode = Options::Mode::biosnoop;
         if (!opt.command.empty())

@@ -10,7 +10,7 @@
 namespace kdelay {
 
 struct Options {
-    enum class Mode { delay, biosnoop };
+    enum class Mode { delay, biosnoop, record };
     Mode mode = Mode::delay;
     enum class Format { text, json };
     Format format = Format::text;
@@ -36,6 +36,10 @@ struct Options {
     bool bio_queue = false;
     std::string bio_disk;
     double bio_duration = 0;
+
+    // record (pid above is the target)
+    std::vector<std::string> record_probe_files;
+    std::string record_output;
     std::vector<std::string> command;  // after "--": start and trace this
 };
 

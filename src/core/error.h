@@ -16,6 +16,7 @@ enum class Exit : int {
     software = 70,     // EX_SOFTWARE: our eBPF failed to compile or load
     oserr = 71,        // EX_OSERR: attaching a probe failed
     osfile = 72,       // EX_OSFILE: a system file (kernel headers, BTF) is missing
+    cantcreat = 73,    // EX_CANTCREAT: cannot write the output file
     ioerr = 74,        // EX_IOERR
     noperm = 77,       // EX_NOPERM: not root
     config = 78,       // EX_CONFIG: invalid trigger or configuration

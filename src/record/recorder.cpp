@@ -1,0 +1,187 @@
+#include "record/recorder.h"
+
+#include <linux/types.h>
+
+#include <bcc/BPF.h>
+#include <bcc/bcc_usdt.h>
+#include <cerrno>
+#include <cstring>
+#include <fmt/format.h>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "bpf/embedded.h"
+#include "bpf/ring_buffer.h"
+#include "bpf/session.h"
+#include "bpf/template.h"
+#include "cli/options.h"
+#include "core/error.h"
+#include "record_abi.h"
+#include "sys/event_wait.h"
+#include "sys/process.h"
+#include "trigger/resolve.h"
+
+namespace kdelay {
+namespace {
+
+std::string read_file(const std::string& path)
+{
+    std::ifstream in(path);
+    if (!in)
+        throw Error(Exit::noinput, "cannot read probe set " + path + ": " + strerror(errno));
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+std::string function_name(size_t index) { return "kd_record_" + std::to_string(index); }
+
+}  // namespace
+
+RecordConfig make_record_config(const Options& o)
+{
+    RecordConfig cfg;
+    std::vector<RecordSet> sets;
+    for (const auto& path : o.record_probe_files)
+        sets.push_back(parse_record_set(path, read_file(path)));
+    if (sets.empty())
+        sets.push_back(parse_record_set("spdk_nvmf.json", embedded_file("spdk_nvmf.json")));
+    cfg.set = merge_record_sets(sets);
+    cfg.output = o.record_output;
+    cfg.print_ebpf = o.print_ebpf;
+    cfg.debug = o.debug;
+    if (!cfg.print_ebpf)
+        require_root();
+    if (o.pid) {
+        require_process(*o.pid);
+        cfg.pid = *o.pid;  // with -g, the argument types come from it
+    } else if (!cfg.print_ebpf) {
+        throw Error(Exit::usage, "record needs -p PID");
+    }
+    return cfg;
+}
+
+std::string render_record_program(const RecordSet& set)
+{
+    std::string functions;
+    for (size_t i = 0; i < set.probes.size(); ++i) {
+        std::string reads;
+        for (const auto& a : set.probes[i].args) {
+            TemplateValues r;
+            r.identifier("ctype", a.ctype);
+            r.number("arg", a.pos + 1);  // bpf_usdt_readarg counts from 1
+            r.number("slot", a.slot);
+            const char* name = a.is_string ? "record_read_str.bpf.c" : "record_read_int.bpf.c";
+            reads += render_template(name, embedded_file(name), r);
+        }
+        TemplateValues p;
+        p.identifier("provider", set.provider);
+        p.identifier("probe", set.probes[i].name);
+        p.number("index", i);
+        p.partial("reads", reads);
+        functions += render_template("record_probe.bpf.c", embedded_file("record_probe.bpf.c"), p);
+    }
+    TemplateValues v;
+    v.partial("record_abi", embedded_file("record_abi.h"));
+    v.partial("probe_functions", functions);
+    v.number("ringbuf_pages", 256);
+    return render_template("record.bpf.c", embedded_file("record.bpf.c"), v);
+}
+
+std::string format_record(const RecordProbe& probe, const void* data)
+{
+    const auto* r = static_cast<const kd_record*>(data);
+    std::string line = probe.name + ":";
+    const char* sep = " ";
+    for (const auto& a : probe.args) {
+        if (a.is_string)
+            line += fmt::format("{}{}='{}'", sep, a.name,
+                                std::string(r->strs[a.slot], strnlen(r->strs[a.slot], KD_RECORD_STR_LEN)));
+        else
+            line += fmt::format("{}{}=0x{:x}", sep, a.name, r->ints[a.slot]);
+        sep = ", ";
+    }
+    return line;
+}
+
+void resolve_arg_types(RecordSet& set, pid_t pid)
+{
+    void* ctx = bcc_usdt_new_frompid(pid, nullptr);
+    if (!ctx)
+        return;
+    for (auto& probe : set.probes)
+        for (auto& arg : probe.args) {
+            const char* ctype = bcc_usdt_get_fully_specified_probe_argctype(
+                ctx, set.provider.c_str(), probe.name.c_str(), static_cast<int>(arg.pos));
+            if (ctype && is_c_identifier(ctype))
+                arg.ctype = ctype;
+        }
+    bcc_usdt_close(ctx);
+}
+
+int run_record(const RecordConfig& config)
+{
+    RecordConfig cfg = config;
+    if (cfg.pid)
+        resolve_arg_types(cfg.set, cfg.pid);
+    const std::string source = render_record_program(cfg.set);
+    if (cfg.print_ebpf) {
+        std::cout << source;
+        return 0;
+    }
+    std::ofstream file;
+    if (!cfg.output.empty()) {
+        file.open(cfg.output, std::ios::trunc);
+        if (!file)
+            throw Error(Exit::cantcreat, "cannot write " + cfg.output + ": " + strerror(errno));
+    }
+    std::ostream& out = cfg.output.empty() ? std::cout : file;
+
+    // Each probe must exist in the target (its executable or a library).
+    const auto available = list_usdt_probes(cfg.pid, "");
+    std::vector<UsdtAttach> usdts;
+    for (size_t i = 0; i < cfg.set.probes.size(); ++i) {
+        const auto& name = cfg.set.probes[i].name;
+        auto it = std::find_if(available.begin(), available.end(), [&](const UsdtProbe& p) {
+            return p.provider == cfg.set.provider && p.name == name;
+        });
+        if (it == available.end())
+            throw Error(Exit::config, "no USDT probe " + cfg.set.provider + ":" + name + " in process " +
+                                          std::to_string(cfg.pid));
+        usdts.push_back({it->binary, cfg.set.provider, name, function_name(i)});
+    }
+
+    EventWait wait;
+    BpfSession session(source, cfg.debug != 0, cfg.debug, usdts);
+    session.attach_usdts(cfg.pid);
+    wait.watch_process(cfg.pid);
+    RingBufferReader reader(session.bpf().get_table("records").get_fd(), [&](const void* data, size_t size) {
+        const auto* r = static_cast<const kd_record*>(data);
+        if (size >= sizeof(kd_record) && r->probe < cfg.set.probes.size())
+            out << format_record(cfg.set.probes[r->probe], data) << '\n';
+    });
+    std::cerr << "kdelay: recording " << usdts.size() << " USDT probes of process " << cfg.pid
+              << "; Ctrl-C to stop" << std::endl;
+
+    using Clock = EventWait::Clock;
+    for (;;) {
+        reader.poll_until(Clock::now() + std::chrono::milliseconds(100));
+        out.flush();
+        const auto wake = wait.wait_until(Clock::now());
+        if (wake != EventWait::Wake::timeout)
+            break;
+    }
+    reader.drain();
+    out.flush();
+    std::vector<uint64_t> lost;
+    uint64_t n = 0;
+    if (session.bpf().get_percpu_array_table<uint64_t>("records_lost").get_value(0, lost).ok())
+        for (uint64_t v : lost)
+            n += v;
+    if (n > 0)
+        std::cerr << "kdelay: warning: " << n << " records were lost (ring buffer full)" << std::endl;
+    return 0;
+}
+
+}  // namespace kdelay

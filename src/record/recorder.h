@@ -1,0 +1,37 @@
+// The record mode: USDT probe hits of a running process, one line each, in
+// the text format SPDK's trace.py reads: "NAME: arg=0x1f, other='text'".
+#pragma once
+
+#include <optional>
+#include <ostream>
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+#include "record/record_set.h"
+
+namespace kdelay {
+
+struct Options;
+
+struct RecordConfig {
+    pid_t pid = 0;
+    RecordSet set;
+    std::string output;  // "": stdout
+    bool print_ebpf = false;
+    unsigned debug = 0;
+    std::optional<double> duration;
+};
+
+// Loads the probe sets (--probes FILE..., or the embedded SPDK nvmf set) and
+// checks root and the PID. Throws Error.
+RecordConfig make_record_config(const Options& options);
+
+std::string render_record_program(const RecordSet& set);
+
+// One record as a line (without the newline).
+std::string format_record(const RecordProbe& probe, const void* record);
+
+int run_record(const RecordConfig& cfg);
+
+}  // namespace kdelay

@@ -1,0 +1,22 @@
+/* kdelay record: one ring buffer record per USDT probe hit, with the
+ * probe's arguments. Rendered by src/record/program.cpp. */
+{{> record_abi}}
+
+BPF_RINGBUF_OUTPUT(records, {{ringbuf_pages}});
+BPF_PERCPU_ARRAY(records_lost, __u64, 1);
+
+static __always_inline struct kd_record *record_start(__u32 probe)
+{
+    struct kd_record *r = records.ringbuf_reserve(sizeof(struct kd_record));
+    if (!r) {
+        int zero = 0;
+        __u64 *n = records_lost.lookup(&zero);
+        if (n)
+            *n += 1;
+        return 0;
+    }
+    r->probe = probe;
+    return r;
+}
+
+{{> probe_functions}}

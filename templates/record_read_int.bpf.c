@@ -1,0 +1,5 @@
+    {
+        {{ctype}} v = 0;
+        bpf_usdt_readarg({{arg}}, ctx, &v);
+        r->ints[{{slot}}] = v;
+    }
