@@ -40,14 +40,16 @@ EventWait::Wake EventWait::wait_until(Clock::time_point deadline)
             return Wake::interrupted;
         if (exited_)
             return Wake::target_exited;
+        // Poll at least once, even for a deadline already passed, so a
+        // caller checking "anything new?" with wait_until(now) sees it.
         auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-        if (left.count() <= 0)
-            return Wake::timeout;
-
         pollfd fds[2] = {{signal_fd_, POLLIN, 0}, {pid_fd_, POLLIN, 0}};
-        int timeout = left.count() > 1000000 ? 1000000 : static_cast<int>(left.count());
-        if (poll(fds, pid_fd_ >= 0 ? 2 : 1, timeout) <= 0)
+        int timeout = left.count() <= 0 ? 0 : left.count() > 1000000 ? 1000000 : static_cast<int>(left.count());
+        if (poll(fds, pid_fd_ >= 0 ? 2 : 1, timeout) <= 0) {
+            if (left.count() <= 0)
+                return Wake::timeout;
             continue;
+        }
         if (fds[0].revents & POLLIN) {
             signalfd_siginfo info;
             while (read(signal_fd_, &info, sizeof(info)) == sizeof(info))

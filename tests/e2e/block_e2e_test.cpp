@@ -4,6 +4,8 @@
 #include <sstream>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <csignal>
+#include <thread>
 
 #include "e2e.h"
 
@@ -159,4 +161,15 @@ TEST(BlockE2E, BiosnoopBadDiskIsAUsageError)
     EXPECT_EQ(r.status, 64);
     EXPECT_NE(r.err.find("no disk named 'nosuchdisk0'"), std::string::npos) << r.err;
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+}
+
+TEST(BlockE2E, BiosnoopCtrlCEndsWithTheSummary)
+{
+    KD_REQUIRE_BPF();
+    Process bio({kKdelay, "biosnoop"});
+    ASSERT_TRUE(bio.wait_for_output("LAT(ms)", 20s)) << bio.err();
+    std::this_thread::sleep_for(300ms);
+    bio.signal(SIGINT);
+    ASSERT_EQ(bio.wait(10s), 0) << bio.err();
+    EXPECT_NE(bio.out().find("# Summary per disk and operation"), std::string::npos) << bio.out();
 }
