@@ -47,6 +47,14 @@ static __always_inline char rq_op(void *rq)
     return 'O';
 }
 
+/* The start record of the request completing (its key filled in), or NULL
+ * when it was not tracked. The includer's kd_block_complete() starts here. */
+static __always_inline struct kd_bio_start *bio_started(void *rq, struct kd_bio_key *key)
+{
+    rq_key(rq, key);
+    return bio_start.lookup(key);
+}
+
 /* Runs in the issuer's context: remember who it was. */
 int kd_block_start(struct bpf_raw_tracepoint_args *ctx)
 {

@@ -499,8 +499,7 @@ int kd_block_complete(struct bpf_raw_tracepoint_args *ctx)
 {
     void *rq = (void *)ctx->args[0];
     struct kd_bio_key key;
-    rq_key(rq, &key);
-    struct kd_bio_start *s = bio_start.lookup(&key);
+    struct kd_bio_start *s = bio_started(rq, &key);
     if (!s)
         return 0;
     struct kd_blockio_key bkey = { .tid = s->tid, .dev = key.dev, .op = rq_op(rq) };
