@@ -16,6 +16,7 @@ packages=(
     systemtap-sdt-dev                  # <sys/sdt.h> for USDT test programs
     linux-headers-amd64                # BCC compiles against a header tree
     util-linux                         # unshare(1), used by an e2e test
+    man-db                             # man -l, to check the installed man page
 )
 missing=()
 for p in "${packages[@]}"; do
