@@ -136,6 +136,9 @@ std::optional<Options> parse_options(int argc, const char* const* argv)
         ->type_name("FILE");
     rec->add_option("-o,--output", opt.record_output, "Write here instead of stdout")->type_name("FILE");
     rec->add_flag("-g,--ebpf", opt.print_ebpf, "Print the generated eBPF program and exit");
+    rec->add_option("--format", opt.format, "text (default: trace.py's format) or json (JSON Lines)")
+        ->transform(CLI::CheckedTransformer(formats).description(""))
+        ->type_name("text|json");
     rec->add_flag("-D{63},--debug{63}", opt.debug, "Show BCC's output; -D=FLAGS sets BCC debug flags");
 
     try {

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fmt/format.h>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <iostream>
 #include <sstream>
 
@@ -49,6 +50,7 @@ RecordConfig make_record_config(const Options& o)
         sets.push_back(parse_record_set("spdk_nvmf.json", embedded_file("spdk_nvmf.json")));
     cfg.set = merge_record_sets(sets);
     cfg.output = o.record_output;
+    cfg.json = o.format == Options::Format::json;
     cfg.print_ebpf = o.print_ebpf;
     cfg.debug = o.debug;
     if (!cfg.print_ebpf)
@@ -120,6 +122,20 @@ void resolve_arg_types(RecordSet& set, pid_t pid)
     bcc_usdt_close(ctx);
 }
 
+std::string format_record_json(const RecordProbe& probe, const void* data)
+{
+    const auto* r = static_cast<const kd_record*>(data);
+    nlohmann::json args = nlohmann::json::object();
+    for (const auto& a : probe.args) {
+        if (a.is_string)
+            args[a.name] = std::string(r->strs[a.slot], strnlen(r->strs[a.slot], KD_RECORD_STR_LEN));
+        else
+            args[a.name] = r->ints[a.slot];
+    }
+    return nlohmann::json{{"type", "record"}, {"probe", probe.name}, {"args", args}}.dump(
+        -1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 int run_record(const RecordConfig& config)
 {
     RecordConfig cfg = config;
@@ -158,8 +174,10 @@ int run_record(const RecordConfig& config)
     wait.watch_process(cfg.pid);
     RingBufferReader reader(session.bpf().get_table("records").get_fd(), [&](const void* data, size_t size) {
         const auto* r = static_cast<const kd_record*>(data);
-        if (size >= sizeof(kd_record) && r->probe < cfg.set.probes.size())
-            out << format_record(cfg.set.probes[r->probe], data) << '\n';
+        if (size < sizeof(kd_record) || r->probe >= cfg.set.probes.size())
+            return;
+        const RecordProbe& probe = cfg.set.probes[r->probe];
+        out << (cfg.json ? format_record_json(probe, data) : format_record(probe, data)) << '\n';
     });
     std::cerr << "kdelay: recording " << usdts.size() << " USDT probes of process " << cfg.pid
               << "; Ctrl-C to stop" << std::endl;

@@ -20,7 +20,7 @@ struct RecordConfig {
     std::string output;  // "": stdout
     bool print_ebpf = false;
     unsigned debug = 0;
-    std::optional<double> duration;
+    bool json = false;  // JSON Lines instead of trace.py's text format
 };
 
 // Loads the probe sets (--probes FILE..., or the embedded SPDK nvmf set) and
@@ -29,8 +29,10 @@ RecordConfig make_record_config(const Options& options);
 
 std::string render_record_program(const RecordSet& set);
 
-// One record as a line (without the newline).
+// One record as a line (without the newline): trace.py's text format, or a
+// JSON object {"type":"record","probe":NAME,"args":{...}}.
 std::string format_record(const RecordProbe& probe, const void* record);
+std::string format_record_json(const RecordProbe& probe, const void* record);
 
 int run_record(const RecordConfig& cfg);
 

@@ -2,6 +2,7 @@
 // same argument layout under provider "spdk".
 #include <csignal>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <regex>
 #include <sstream>
 
@@ -138,4 +139,31 @@ TEST(RecordE2E, AProcessWithoutTheProbesIsAClearError)
     Result r = run({kKdelay, "record", "-p", std::to_string(other.pid())}, 20s);
     EXPECT_EQ(r.status, 78) << r.err;
     EXPECT_NE(r.err.find("no USDT probe spdk:nvmf_poll_group_add_qpair"), std::string::npos) << r.err;
+}
+
+TEST(RecordE2E, JsonLines)
+{
+    KD_REQUIRE_BPF();
+    Process app({kSpdk, "2"});
+    ASSERT_TRUE(app.wait_for_output("ready", 5s));
+    Process rec({kKdelay, "record", "-p", std::to_string(app.pid()), "--format", "json"});
+    for (int i = 0; i < 200 && rec.err().find("recording") == std::string::npos; ++i)
+        rec.wait_for_output("never", 100ms);
+    app.signal(SIGUSR1);
+    ASSERT_TRUE(app.wait_for_output("done", 10s));
+    ASSERT_EQ(rec.wait(20s), 0) << rec.err();
+    std::istringstream in(rec.out());
+    int ctrlr = 0, lines = 0;
+    for (std::string l; std::getline(in, l); ++lines) {
+        const auto j = nlohmann::json::parse(l);
+        EXPECT_EQ(j["type"], "record");
+        EXPECT_TRUE(j["args"]["tsc"].is_number_unsigned());
+        if (j["probe"] == "nvmf_ctrlr_add_qpair") {
+            ++ctrlr;
+            EXPECT_EQ(j["args"]["qid"], ctrlr);
+            EXPECT_EQ(j["args"]["subnqn"].get<std::string>().size(), 200u);
+        }
+    }
+    EXPECT_EQ(lines, 8);  // 2 x 3 + the failed connect's 2
+    EXPECT_EQ(ctrlr, 2);
 }
