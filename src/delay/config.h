@@ -30,7 +30,6 @@ struct DelayConfig {
     uint32_t stack_trace_size = 4096;  // 0: no stack traces
     uint32_t ringbuf_pages = 1024;     // a power of two
 
-    bool triggered() const { return start_trigger || stop_trigger; }
 };
 
 // Checks the options: trigger grammar first (EX_CONFIG, before anything

@@ -18,8 +18,6 @@ struct Trigger {
     std::string object;    // uprobe: "" = the target's executable, a library name, or an absolute path
     std::string function;  // kprobe, uprobe
 
-    bool is_uprobe() const { return kind == Kind::uprobe || kind == Kind::uretprobe; }
-    bool is_kprobe() const { return kind == Kind::kprobe || kind == Kind::kretprobe; }
     // "usdt:PROVIDER:PROBE" and the like, normalised.
     std::string describe() const;
 };

@@ -46,5 +46,5 @@ TEST(DelayConfig, TriggersAreParsedBeforeAnythingElse)
     auto cfg = make_delay_config(ok);
     ASSERT_TRUE(cfg.stop_trigger);
     EXPECT_EQ(cfg.stop_trigger->kind, Trigger::Kind::uretprobe);
-    EXPECT_TRUE(cfg.triggered());
+    EXPECT_FALSE(cfg.start_trigger);
 }
