@@ -143,9 +143,8 @@ int run_delay(DelayConfig cfg, ReportWriter& writer)
     if (stop)
         attach_trigger(session, *stop, kStopTriggerFunction, cfg.pid);
 
-    const bool events = cfg.syscall_events.has_value();
-    DelayCollector collector(session, poll_nr, events, events && cfg.stack_trace_size > 0,
-                             params.block.has_value(), cfg.histograms, cfg.pid);
+    DelayCollector collector(session, poll_nr, params.syscall_events.has_value(), params.stack_traces(),
+                             params.block.has_value(), params.histograms, cfg.pid);
     wait.watch_process(cfg.pid);
     run_samples(cfg, collector, wait, writer, [&] {
         if (launcher)

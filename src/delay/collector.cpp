@@ -130,10 +130,10 @@ void DelayCollector::start_capture() { set_capture(KD_CAPTURING); }
 void DelayCollector::stop_capture()
 {
     // A stop trigger may have frozen the maps already; keep its timestamp.
-    if (capture_state().phase != CaptureState::Phase::dumping) {
-        kd_capture cap{};
-        auto table = session_.bpf().get_array_table<kd_capture>("capture");
-        check(table.get_value(0, cap), "cannot read capture state");
+    kd_capture cap{};
+    auto table = session_.bpf().get_array_table<kd_capture>("capture");
+    check(table.get_value(0, cap), "cannot read capture state");
+    if (cap.state != KD_DUMPING) {
         cap.state = KD_DUMPING;
         check(table.update_value(0, cap), "cannot set capture state");
     }

@@ -70,7 +70,7 @@ std::string render_delay_program(const DelayProgramParams& p)
     v.section("syscall_events", p.syscall_events.has_value());
     v.number("syscall_event_min_ns", p.syscall_events.value_or(0));
     v.section("skip_poll", p.skip_poll_events);
-    v.section("stack_traces", p.syscall_events && p.stack_trace_size > 0);
+    v.section("stack_traces", p.stack_traces());
     v.number("stack_trace_size", p.stack_trace_size);
     v.number("ringbuf_pages", p.ringbuf_pages);
     v.section("histograms", p.histograms);

@@ -38,6 +38,9 @@ struct DelayProgramParams {
     uint32_t ringbuf_pages = 1024;
     std::optional<BlockLayout> block;  // block I/O section; nullopt: none
     bool histograms = false;
+
+    // Syscall events carry stack ids: the program has a stack table.
+    bool stack_traces() const { return syscall_events && stack_trace_size > 0; }
 };
 
 // The functions triggers attach to.

@@ -156,16 +156,12 @@ int run_record(const RecordConfig& config)
 
     // Each probe must exist in the target (its executable or a library).
     const auto available = list_usdt_probes(cfg.pid, "");
+    const std::string where = "process " + std::to_string(cfg.pid);
     std::vector<UsdtAttach> usdts;
     for (size_t i = 0; i < cfg.set.probes.size(); ++i) {
         const auto& name = cfg.set.probes[i].name;
-        auto it = std::find_if(available.begin(), available.end(), [&](const UsdtProbe& p) {
-            return p.provider == cfg.set.provider && p.name == name;
-        });
-        if (it == available.end())
-            throw Error(Exit::config, "no USDT probe " + cfg.set.provider + ":" + name + " in process " +
-                                          std::to_string(cfg.pid));
-        usdts.push_back({it->binary, cfg.set.provider, name, function_name(i)});
+        usdts.push_back({usdt_binary(available, cfg.set.provider, name, where), cfg.set.provider, name,
+                         function_name(i)});
     }
 
     EventWait wait;

@@ -63,24 +63,27 @@ std::vector<UsdtProbe> list_usdt_probes(pid_t pid, const std::string& exe)
     return probes;
 }
 
+std::string usdt_binary(const std::vector<UsdtProbe>& probes, const std::string& provider,
+                        const std::string& name, const std::string& where)
+{
+    for (const auto& p : probes)
+        if (p.provider == provider && p.name == name)
+            return p.binary;
+    std::string have;
+    for (const auto& p : probes)
+        have += (have.empty() ? "" : ", ") + p.provider + ":" + p.name;
+    throw Error(Exit::config, "no USDT probe " + provider + ":" + name + " in " + where +
+                                  (have.empty() ? "; it has no USDT probes" : "; it has: " + have));
+}
+
 ResolvedTrigger resolve_trigger(const Trigger& t, pid_t pid, const std::string& exe)
 {
     ResolvedTrigger r{t, ""};
     switch (t.kind) {
-    case Trigger::Kind::usdt: {
-        const auto probes = list_usdt_probes(pid, exe);
-        for (const auto& p : probes)
-            if (p.provider == t.provider && p.name == t.probe) {
-                r.binary = p.binary;
-                return r;
-            }
-        std::string have;
-        for (const auto& p : probes)
-            have += (have.empty() ? "" : ", ") + p.provider + ":" + p.name;
-        throw Error(Exit::config, "no USDT probe " + t.provider + ":" + t.probe + " in " +
-                                      (pid ? "process " + std::to_string(pid) : exe) +
-                                      (have.empty() ? "; it has no USDT probes" : "; it has: " + have));
-    }
+    case Trigger::Kind::usdt:
+        r.binary = usdt_binary(list_usdt_probes(pid, exe), t.provider, t.probe,
+                               pid ? "process " + std::to_string(pid) : exe);
+        return r;
     case Trigger::Kind::tracepoint:
         if (!tracepoint_exists(t.system, t.event))
             throw Error(Exit::config, "no tracepoint " + t.system + ":" + t.event + " in " +

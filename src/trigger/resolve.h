@@ -20,6 +20,11 @@ struct UsdtProbe {
 // libraries), or of an executable file when pid is 0.
 std::vector<UsdtProbe> list_usdt_probes(pid_t pid, const std::string& exe);
 
+// The object holding provider:name among probes (from list_usdt_probes).
+// Throws Error(Exit::config) listing the probes there are, naming where.
+std::string usdt_binary(const std::vector<UsdtProbe>& probes, const std::string& provider,
+                        const std::string& name, const std::string& where);
+
 struct ResolvedTrigger {
     Trigger trigger;
     std::string binary;  // usdt and uprobe: the object to attach to
