@@ -12,6 +12,7 @@ packages=(
     build-essential cmake pkg-config
     libbpfcc-dev libbpf-dev            # BCC's libbcc, libbpf's BTF API
     libcli11-dev libfmt-dev libseccomp-dev nlohmann-json3-dev libkainjow-mustache-dev
+    rapidjson-dev                      # streaming (SAX) reader for spdk_trace -j input
     googletest libgtest-dev            # tests
     systemtap-sdt-dev                  # <sys/sdt.h> for USDT test programs
     linux-headers-amd64                # BCC compiles against a header tree

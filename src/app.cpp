@@ -3,6 +3,7 @@
 #include <iostream>
 #include <optional>
 
+#include "annotate/annotate.h"
 #include "block/biosnoop.h"
 #include "record/recorder.h"
 #include "bpf/btf_offsets.h"
@@ -161,6 +162,8 @@ int run_app(int argc, const char* const* argv)
         const auto options = parse_options(argc, argv);
         if (!options)
             return 0;
+        if (options->mode == Options::Mode::annotate)
+            return run_annotate(make_annotate_config(*options));
         if (options->mode == Options::Mode::record)
             return run_record(make_record_config(*options));
         const auto writer = make_writer(options->format);

@@ -19,7 +19,9 @@ const char* const kDescription =
     "  kdelay biosnoop [-Q] [-p PID] [-d DISK] [--duration S]\n"
     "                                   one line per block I/O (see kdelay biosnoop --help)\n"
     "  kdelay record -p PID [--probes FILE]... [-o FILE]\n"
-    "                                   record USDT probe hits (SPDK qpairs by default)\n";
+    "                                   record USDT probe hits (SPDK qpairs by default)\n"
+    "  kdelay annotate [-i TRACE.json] [-b RECORDS]\n"
+    "                                   print an SPDK trace as trace.py does, qpairs annotated\n";
 
 }  // namespace
 
@@ -141,11 +143,28 @@ std::optional<Options> parse_options(int argc, const char* const* argv)
         ->type_name("text|json");
     rec->add_flag("-D{63},--debug{63}", opt.debug, "Show BCC's output; -D=FLAGS sets BCC debug flags");
 
+    auto* ann = app.add_subcommand(
+        "annotate", "Print an SPDK trace (the JSON of spdk_trace -j) exactly as SPDK's trace.py\n"
+                    "prints it, with each qpair argument inside a recorded qpair lifetime shown as\n"
+                    "qpair(ptr=..., thread=N, qid=N, subnqn=..., hostnqn=...). Streams: any input\n"
+                    "size in flat memory. Needs no root.");
+    ann->add_option("-i,--input", opt.annotate_input, "spdk_trace -j output (default or '-': stdin)")
+        ->type_name("FILE");
+    ann->add_option("-b,--records,--bpftrace", opt.annotate_records,
+                    "Probe records from kdelay record (or trace.py's bpftrace script)")
+        ->type_name("FILE");
+    ann->add_option("--probes", opt.record_probe_files,
+                    "Probe-set file(s) the records follow (default: the SPDK nvmf set)")
+        ->type_name("FILE");
+    ann->add_option("--format", opt.format, "text (default: trace.py's layout) or json (JSON Lines)")
+        ->transform(CLI::CheckedTransformer(formats).description(""))
+        ->type_name("text|json");
+
     try {
         std::vector<std::string> reversed(args.rbegin(), args.rend());
         app.parse(reversed);
     } catch (const CLI::CallForHelp& e) {
-        std::cout << (*bio ? bio->help() : *rec ? rec->help() : app.help());
+        std::cout << (*bio ? bio->help() : *rec ? rec->help() : *ann ? ann->help() : app.help());
         return std::nullopt;
     } catch (const CLI::CallForVersion& e) {
         std::cout << e.what() << "\n";
@@ -154,6 +173,12 @@ std::optional<Options> parse_options(int argc, const char* const* argv)
         throw Error(Exit::usage, std::string(e.what()) + " (see kdelay --help)");
     }
 
+    if (*ann) {
+        opt.mode = Options::Mode::annotate;
+        if (!opt.command.empty())
+            throw Error(Exit::usage, "annotate does not start a command");
+        return opt;
+    }
     if (*rec) {
         opt.mode = Options::Mode::record;
         if (!opt.command.empty())

@@ -10,7 +10,7 @@
 namespace kdelay {
 
 struct Options {
-    enum class Mode { delay, biosnoop, record };
+    enum class Mode { delay, biosnoop, record, annotate };
     Mode mode = Mode::delay;
     enum class Format { text, json };
     Format format = Format::text;
@@ -40,6 +40,10 @@ struct Options {
     // record (pid above is the target)
     std::vector<std::string> record_probe_files;
     std::string record_output;
+
+    // annotate (record_probe_files above say how records annotate)
+    std::string annotate_input;    // "": stdin
+    std::string annotate_records;  // "": none
     std::vector<std::string> command;  // after "--": start and trace this
 };
 

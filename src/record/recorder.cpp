@@ -26,16 +26,6 @@
 namespace kdelay {
 namespace {
 
-std::string read_file(const std::string& path)
-{
-    std::ifstream in(path);
-    if (!in)
-        throw Error(Exit::noinput, "cannot read probe set " + path + ": " + strerror(errno));
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
 std::string function_name(size_t index) { return "kd_record_" + std::to_string(index); }
 
 }  // namespace
@@ -43,12 +33,7 @@ std::string function_name(size_t index) { return "kd_record_" + std::to_string(i
 RecordConfig make_record_config(const Options& o)
 {
     RecordConfig cfg;
-    std::vector<RecordSet> sets;
-    for (const auto& path : o.record_probe_files)
-        sets.push_back(parse_record_set(path, read_file(path)));
-    if (sets.empty())
-        sets.push_back(parse_record_set("spdk_nvmf.json", embedded_file("spdk_nvmf.json")));
-    cfg.set = merge_record_sets(sets);
+    cfg.set = load_record_sets(o.record_probe_files);
     cfg.output = o.record_output;
     cfg.json = o.format == Options::Format::json;
     cfg.print_ebpf = o.print_ebpf;

@@ -1,0 +1,101 @@
+#include "annotate/annotate.h"
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
+#include <memory>
+#include <sys/stat.h>
+
+#include "annotate/annotator.h"
+#include "annotate/probe_records.h"
+#include "annotate/trace_reader.h"
+#include "annotate/trace_writer.h"
+#include "cli/options.h"
+#include "core/error.h"
+
+namespace kdelay {
+namespace {
+
+struct FileCloser {
+    void operator()(std::FILE* f) const
+    {
+        if (f && f != stdin)
+            std::fclose(f);
+    }
+};
+using File = std::unique_ptr<std::FILE, FileCloser>;
+
+File open_input(const std::string& path)
+{
+    if (path.empty() || path == "-")
+        return File(stdin);
+    File f(std::fopen(path.c_str(), "rb"));
+    if (!f)
+        throw Error(Exit::noinput, "cannot open " + path + ": " + strerror(errno));
+    struct stat st {};
+    if (fstat(fileno(f.get()), &st) == 0 && S_ISDIR(st.st_mode))
+        throw Error(Exit::noinput, "cannot read " + path + ": it is a directory");
+    return f;
+}
+
+class AnnotateSink : public TraceSink {
+public:
+    AnnotateSink(EntryAnnotator& annotator, TraceWriter& writer) : annotator_(annotator), writer_(writer) {}
+    void header(const TraceHeader& h) override
+    {
+        annotator_.prepare(h);
+        writer_.header(h);
+    }
+    void entry(const TraceEntry& e) override { writer_.entry(e, annotator_.args(e)); }
+
+private:
+    EntryAnnotator& annotator_;
+    TraceWriter& writer_;
+};
+
+}  // namespace
+
+AnnotateConfig make_annotate_config(const Options& o)
+{
+    AnnotateConfig cfg;
+    cfg.input = o.annotate_input;
+    cfg.records = o.annotate_records;
+    cfg.set = load_record_sets(o.record_probe_files);
+    cfg.json = o.format == Options::Format::json;
+    if (!cfg.records.empty() && cfg.set.annotations.empty())
+        throw Error(Exit::config, "the probe sets define no \"annotate\" section, so -b would annotate nothing");
+    return cfg;
+}
+
+int run_annotate(const AnnotateConfig& cfg)
+{
+    // Records first: a bad record file fails before any output.
+    std::vector<LifetimeIndex> objects;
+    if (!cfg.records.empty()) {
+        const File f = open_input(cfg.records);
+        const auto records = read_probe_records(f.get(), cfg.records, cfg.set);
+        for (const auto& spec : cfg.set.annotations)
+            objects.emplace_back(spec, cfg.set, records);
+    }
+    EntryAnnotator annotator(std::move(objects));
+    const File in = open_input(cfg.input);
+    const std::string name = cfg.input.empty() || cfg.input == "-" ? "stdin" : cfg.input;
+
+    std::unique_ptr<TraceWriter> writer;
+    if (cfg.json)
+        writer = std::make_unique<TraceJsonWriter>(stdout);
+    else
+        writer = std::make_unique<TraceTextWriter>(stdout);
+    AnnotateSink sink(annotator, *writer);
+    try {
+        read_spdk_trace(in.get(), name, sink);
+    } catch (...) {
+        writer->flush();  // what was printed before the fault stays printed
+        throw;
+    }
+    writer->flush();
+    return 0;
+}
+
+}  // namespace kdelay

@@ -1,0 +1,24 @@
+// The annotate mode: reads `spdk_trace -j` output and prints it as trace.py
+// does, with qpair arguments annotated from `kdelay record` output.
+#pragma once
+
+#include <string>
+
+#include "record/record_set.h"
+
+namespace kdelay {
+
+struct Options;
+
+struct AnnotateConfig {
+    std::string input;    // "" or "-": stdin
+    std::string records;  // "": no annotations
+    RecordSet set;        // probe arguments and how records annotate the trace
+    bool json = false;
+};
+
+AnnotateConfig make_annotate_config(const Options& options);
+
+int run_annotate(const AnnotateConfig& cfg);
+
+}  // namespace kdelay

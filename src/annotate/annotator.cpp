@@ -1,0 +1,70 @@
+#include "annotate/annotator.h"
+
+#include <set>
+
+namespace kdelay {
+
+void EntryAnnotator::prepare(const TraceHeader& header)
+{
+    header_ = &header;
+    plans_.assign(header.tpoints.size(), Plan{});
+    for (size_t t = 0; t < header.tpoints.size(); ++t) {
+        const Tpoint& tp = header.tpoints[t];
+        Plan& plan = plans_[t];
+        std::set<std::string> names;
+        for (const auto& a : tp.args)
+            plan.unique_names = names.insert(a.name).second && plan.unique_names;
+        for (const auto& object : objects_) {
+            const std::string& key = object.spec().key;
+            size_t pos = 0;
+            while (pos < tp.args.size() && tp.args[pos].name != key)
+                ++pos;
+            bool listed = false;
+            for (const auto& name : object.spec().tpoints)
+                if (name == tp.name) {
+                    size_t first = 0;
+                    while (header.tpoints[first].name != name)
+                        ++first;
+                    listed = first == t;
+                }
+            plan.annotated.push_back(listed || pos < tp.args.size());
+            plan.key_pos.push_back(pos);
+        }
+    }
+}
+
+const std::vector<NamedArg>& EntryAnnotator::args(const TraceEntry& e)
+{
+    args_.clear();
+    const Tpoint& tp = *e.tpoint;
+    const Plan& plan = plans_[static_cast<size_t>(&tp - header_->tpoints.data())];
+    const size_t n = std::min(e.arg_count, tp.args.size());
+    for (size_t i = 0; i < n; ++i) {
+        if (!plan.unique_names) {
+            bool repeated = false;
+            for (auto& a : args_)
+                if (*a.name == tp.args[i].name) {
+                    a.value = &e.args[i];
+                    repeated = true;
+                }
+            if (repeated)
+                continue;
+        }
+        args_.push_back({&tp.args[i].name, &e.args[i], 0, nullptr});
+    }
+    for (size_t i = 0; i < args_.size(); ++i)
+        args_[i].type = tp.args[i].type;
+
+    for (size_t o = 0; o < objects_.size(); ++o) {
+        if (!plan.annotated[o] || plan.key_pos[o] >= n)
+            continue;
+        const std::string& key = objects_[o].spec().key;
+        for (auto& a : args_)
+            if (*a.name == key && !a.value->is_string)
+                if (const ObjectProperties* p = objects_[o].find(a.value->integer, e.tsc))
+                    a.annotation = p;  // a later object overrides, as dict.update does
+    }
+    return args_;
+}
+
+}  // namespace kdelay

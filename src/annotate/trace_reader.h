@@ -1,0 +1,25 @@
+// A streaming reader of `spdk_trace -j` output: memory stays flat however
+// many entries the input holds (inputs can be many GB).
+#pragma once
+
+#include <cstdio>
+#include <string>
+
+#include "annotate/spdk_trace.h"
+
+namespace kdelay {
+
+class TraceSink {
+public:
+    virtual ~TraceSink() = default;
+    // Called once, when "entries" begins; tsc_rate and tpoints come before it.
+    virtual void header(const TraceHeader& header) = 0;
+    virtual void entry(const TraceEntry& entry) = 0;
+};
+
+// Reads one JSON document from `in` and feeds `sink`. Throws
+// Error(Exit::dataerr) naming `name` and the byte offset of the fault, after
+// the entries before it were passed on.
+void read_spdk_trace(std::FILE* in, const std::string& name, TraceSink& sink);
+
+}  // namespace kdelay

@@ -1,0 +1,199 @@
+#include "annotate/trace_writer.h"
+
+#include <nlohmann/json.hpp>
+
+#include "annotate/tsc_time.h"
+#include "core/error.h"
+
+namespace kdelay {
+namespace {
+
+constexpr size_t kFlushAt = 1 << 20;
+
+// Python pads strings to a width in code points.
+void pad_right(fmt::memory_buffer& buf, std::string_view s, size_t width)
+{
+    buf.append(s.data(), s.data() + s.size());
+    size_t points = 0;
+    for (unsigned char c : s)
+        points += (c & 0xC0) != 0x80;
+    for (; points < width; ++points)
+        buf.push_back(' ');
+}
+
+bool is_python_space_suffix(std::string_view s, size_t& len)
+{
+    const auto n = s.size();
+    const auto b = [&](size_t back) { return static_cast<unsigned char>(s[n - back]); };
+    if (n >= 1 && ((b(1) >= 0x09 && b(1) <= 0x0D) || (b(1) >= 0x1C && b(1) <= 0x20))) {
+        len = 1;
+        return true;
+    }
+    if (n >= 2 && b(2) == 0xC2 && (b(1) == 0x85 || b(1) == 0xA0)) {  // U+0085, U+00A0
+        len = 2;
+        return true;
+    }
+    if (n >= 3) {
+        const unsigned c0 = b(3), c1 = b(2), c2 = b(1);
+        const bool space = (c0 == 0xE1 && c1 == 0x9A && c2 == 0x80) ||                  // U+1680
+                           (c0 == 0xE2 && c1 == 0x80 && (c2 <= 0x8A || c2 == 0xA8 ||   // U+2000-200A, 2028
+                                                          c2 == 0xA9 || c2 == 0xAF)) ||  // U+2029, 202F
+                           (c0 == 0xE2 && c1 == 0x81 && c2 == 0x9F) ||                  // U+205F
+                           (c0 == 0xE3 && c1 == 0x80 && c2 == 0x80);                    // U+3000
+        if (space && c2 >= 0x80) {
+            len = 3;
+            return true;
+        }
+    }
+    return false;
+}
+
+nlohmann::json record_value_json(const RecordValue& v)
+{
+    return v.is_string ? nlohmann::json(v.text) : nlohmann::json(v.integer);
+}
+
+}  // namespace
+
+size_t python_rstrip(std::string_view s)
+{
+    size_t len = 0;
+    while (is_python_space_suffix(s, len))
+        s.remove_suffix(len);
+    return s.size();
+}
+
+void TraceWriter::flush()
+{
+    if (buf_.size())
+        std::fwrite(buf_.data(), 1, buf_.size(), out_);
+    buf_.clear();
+    std::fflush(out_);
+}
+
+void TraceWriter::end_line()
+{
+    buf_.push_back('\n');
+    if (buf_.size() >= kFlushAt) {
+        std::fwrite(buf_.data(), 1, buf_.size(), out_);
+        buf_.clear();
+    }
+}
+
+std::string_view TraceWriter::poller(const TraceEntry& e) const
+{
+    if (e.has_poller)
+        return e.poller;
+    if (!e.has_owner)
+        return {};
+    const auto it = header_->owners.find(e.owner);
+    return it == header_->owners.end() ? std::string_view(e.owner) : std::string_view(it->second);
+}
+
+void TraceTextWriter::entry(const TraceEntry& e, const std::vector<NamedArg>& args)
+{
+    const size_t start = buf_.size();
+    auto out = std::back_inserter(buf_);
+    fmt::format_to(out, "{:3} {:16.3f} ", e.lcore, ticks_to_us(e.tsc, base_tsc(e), header_->tsc_rate));
+    pad_right(buf_, poller(e), 3);
+    buf_.push_back(' ');
+    pad_right(buf_, e.tpoint->name, 24);
+    buf_.push_back(' ');
+    if (e.size) {
+        const size_t at = buf_.size();
+        fmt::format_to(out, "size: {}", e.size);
+        for (size_t w = buf_.size() - at; w < 12; ++w)
+            buf_.push_back(' ');
+    } else {
+        buf_.append(std::string_view("            "));
+    }
+    if (e.has_object_id) {
+        buf_.append(std::string_view("id: "));
+        if (e.has_related) {
+            const std::string id = e.object_id + " (" + e.related + ")";
+            pad_right(buf_, id, 12);
+        } else {
+            pad_right(buf_, e.object_id, 12);
+        }
+        buf_.push_back(' ');
+    }
+    if (e.has_time)
+        fmt::format_to(out, "time: {:<8.3f} ", ticks_to_us(e.time, 0, header_->tsc_rate));
+    for (size_t i = 0; i < args.size(); ++i) {
+        const NamedArg& a = args[i];
+        if (i)
+            buf_.append(std::string_view(", "));
+        if (a.annotation) {
+            buf_.append(a.annotation->text);
+            continue;
+        }
+        buf_.append(*a.name);
+        buf_.append(std::string_view(": "));
+        if (a.value->is_string) {
+            if (a.type == static_cast<uint64_t>(TpointArgType::pointer))
+                throw Error(Exit::dataerr, "entry " + std::to_string(e.index) + ": pointer argument '" +
+                                               *a.name + "' holds a string");
+            buf_.append(a.value->text);
+        } else if (a.type == static_cast<uint64_t>(TpointArgType::pointer)) {
+            fmt::format_to(out, "0x{:x}", a.value->integer);
+        } else {
+            fmt::format_to(out, "{}", a.value->integer);
+        }
+    }
+    buf_.resize(start + python_rstrip(std::string_view(buf_.data() + start, buf_.size() - start)));
+    end_line();
+}
+
+void TraceJsonWriter::entry(const TraceEntry& e, const std::vector<NamedArg>& args)
+{
+    const uint64_t base = base_tsc(e);
+    const uint64_t rate = header_->tsc_rate;
+    nlohmann::json j = {{"type", "spdk_entry"}, {"index", e.index},  {"lcore", e.lcore},
+                        {"tsc", e.tsc},          {"ns", ticks_to_ns(e.tsc, base, rate)},
+                        {"tpoint", e.tpoint->name}, {"tpoint_id", e.tpoint->id}};
+    if (e.has_poller)
+        j["poller"] = e.poller;
+    if (e.has_owner) {
+        j["owner"] = e.owner;
+        const auto it = header_->owners.find(e.owner);
+        if (it != header_->owners.end())
+            j["owner_description"] = it->second;
+    }
+    if (e.size)
+        j["size"] = e.size;
+    if (e.has_object) {
+        nlohmann::json o = nlohmann::json::object();
+        if (e.has_object_id)
+            o["id"] = e.object_id;
+        if (e.has_time) {
+            o["time_tsc"] = e.time;
+            o["time_ns"] = ticks_to_ns(e.time, 0, rate);
+        }
+        if (e.has_value)
+            o["value"] = e.value;
+        j["object"] = std::move(o);
+    }
+    if (e.has_related)
+        j["related"] = e.related;
+    nlohmann::json list = nlohmann::json::array();
+    for (const NamedArg& a : args) {
+        nlohmann::json arg = {{"name", *a.name}};
+        if (a.value->is_string)
+            arg["value"] = a.value->text;
+        else
+            arg["value"] = a.value->integer;
+        if (a.annotation) {
+            nlohmann::json props = nlohmann::json::object();
+            for (const auto& [name, v] : a.annotation->items)
+                props[name] = record_value_json(v);
+            arg["annotation"] = std::move(props);
+        }
+        list.push_back(std::move(arg));
+    }
+    j["args"] = std::move(list);
+    const std::string line = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    buf_.append(line);
+    end_line();
+}
+
+}  // namespace kdelay

@@ -1,0 +1,65 @@
+// Writers for annotated SPDK trace entries: trace.py's text layout, byte for
+// byte, or JSON Lines. Both buffer and write to a FILE*.
+#pragma once
+
+#include <cstdio>
+#include <fmt/format.h>
+#include <memory>
+#include <vector>
+
+#include "annotate/annotator.h"
+#include "annotate/spdk_trace.h"
+
+namespace kdelay {
+
+class TraceWriter {
+public:
+    explicit TraceWriter(std::FILE* out) : out_(out) {}
+    virtual ~TraceWriter() = default;
+    virtual void header(const TraceHeader& header) { header_ = &header; }
+    virtual void entry(const TraceEntry& entry, const std::vector<NamedArg>& args) = 0;
+    void flush();
+
+protected:
+    void end_line();  // writes out the buffer once it is large
+    // The first entry's TSC: timestamps count from it, as in trace.py.
+    uint64_t base_tsc(const TraceEntry& e)
+    {
+        if (!has_base_) {
+            base_ = e.tsc;
+            has_base_ = true;
+        }
+        return base_;
+    }
+    // The poller column: "poller", else (SPDK >= 26.05) the owner's description.
+    std::string_view poller(const TraceEntry& e) const;
+
+    std::FILE* out_;
+    fmt::memory_buffer buf_;
+    const TraceHeader* header_ = nullptr;
+
+private:
+    bool has_base_ = false;
+    uint64_t base_ = 0;
+};
+
+// trace.py's Trace.print():
+// '{:3} {:16.3f} {:3} {:24} {:12}' lcore, µs, poller, name, "size: N"
+// then "id: ID (RELATED) ", "time: µs ", args; trailing whitespace stripped.
+class TraceTextWriter : public TraceWriter {
+public:
+    using TraceWriter::TraceWriter;
+    void entry(const TraceEntry& entry, const std::vector<NamedArg>& args) override;
+};
+
+// One {"type": "spdk_entry", ...} object per entry (docs/json.md).
+class TraceJsonWriter : public TraceWriter {
+public:
+    using TraceWriter::TraceWriter;
+    void entry(const TraceEntry& entry, const std::vector<NamedArg>& args) override;
+};
+
+// Python's str.rstrip(): the length of s without trailing Unicode whitespace.
+size_t python_rstrip(std::string_view s);
+
+}  // namespace kdelay
