@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "annotate/fixed_format.h"
 #include "annotate/tsc_time.h"
 #include "core/error.h"
 
@@ -10,10 +11,25 @@ namespace {
 
 constexpr size_t kFlushAt = 1 << 20;
 
+void append(fmt::memory_buffer& buf, std::string_view s) { buf.append(s.data(), s.data() + s.size()); }
+
+void append_hex(fmt::memory_buffer& buf, uint64_t v)
+{
+    char digits[16];
+    char* p = digits + sizeof(digits);
+    do {
+        *--p = "0123456789abcdef"[v & 15];
+        v >>= 4;
+    } while (v);
+    buf.append(p, digits + sizeof(digits));
+}
+
 // Python pads strings to a width in code points.
 void pad_right(fmt::memory_buffer& buf, std::string_view s, size_t width)
 {
-    buf.append(s.data(), s.data() + s.size());
+    append(buf, s);
+    if (s.size() >= width)
+        return;  // a code point is at least a byte
     size_t points = 0;
     for (unsigned char c : s)
         points += (c & 0xC0) != 0x80;
@@ -93,22 +109,28 @@ std::string_view TraceWriter::poller(const TraceEntry& e) const
 void TraceTextWriter::entry(const TraceEntry& e, const std::vector<NamedArg>& args)
 {
     const size_t start = buf_.size();
-    auto out = std::back_inserter(buf_);
-    fmt::format_to(out, "{:3} {:16.3f} ", e.lcore, ticks_to_us(e.tsc, base_tsc(e), header_->tsc_rate));
+    const fmt::format_int lcore(e.lcore);
+    for (size_t w = lcore.size(); w < 3; ++w)
+        buf_.push_back(' ');
+    buf_.append(lcore.data(), lcore.data() + lcore.size());
+    buf_.push_back(' ');
+    append_fixed3(buf_, ticks_to_us(e.tsc, base_tsc(e), header_->tsc_rate), 16, Align::right);
+    buf_.push_back(' ');
     pad_right(buf_, poller(e), 3);
     buf_.push_back(' ');
     pad_right(buf_, e.tpoint->name, 24);
     buf_.push_back(' ');
     if (e.size) {
-        const size_t at = buf_.size();
-        fmt::format_to(out, "size: {}", e.size);
-        for (size_t w = buf_.size() - at; w < 12; ++w)
+        const fmt::format_int size(e.size);
+        append(buf_, "size: ");
+        buf_.append(size.data(), size.data() + size.size());
+        for (size_t w = 6 + size.size(); w < 12; ++w)
             buf_.push_back(' ');
     } else {
-        buf_.append(std::string_view("            "));
+        append(buf_, "            ");
     }
     if (e.has_object_id) {
-        buf_.append(std::string_view("id: "));
+        append(buf_, "id: ");
         if (e.has_related) {
             const std::string id = e.object_id + " (" + e.related + ")";
             pad_right(buf_, id, 12);
@@ -117,27 +139,32 @@ void TraceTextWriter::entry(const TraceEntry& e, const std::vector<NamedArg>& ar
         }
         buf_.push_back(' ');
     }
-    if (e.has_time)
-        fmt::format_to(out, "time: {:<8.3f} ", ticks_to_us(e.time, 0, header_->tsc_rate));
+    if (e.has_time) {
+        append(buf_, "time: ");
+        append_fixed3(buf_, ticks_to_us(e.time, 0, header_->tsc_rate), 8, Align::left);
+        buf_.push_back(' ');
+    }
     for (size_t i = 0; i < args.size(); ++i) {
         const NamedArg& a = args[i];
         if (i)
-            buf_.append(std::string_view(", "));
+            append(buf_, ", ");
         if (a.annotation) {
-            buf_.append(a.annotation->text);
+            append(buf_, a.annotation->text);
             continue;
         }
-        buf_.append(*a.name);
-        buf_.append(std::string_view(": "));
+        append(buf_, *a.name);
+        append(buf_, ": ");
         if (a.value->is_string) {
             if (a.type == static_cast<uint64_t>(TpointArgType::pointer))
                 throw Error(Exit::dataerr, "entry " + std::to_string(e.index) + ": pointer argument '" +
                                                *a.name + "' holds a string");
-            buf_.append(a.value->text);
+            append(buf_, a.value->text);
         } else if (a.type == static_cast<uint64_t>(TpointArgType::pointer)) {
-            fmt::format_to(out, "0x{:x}", a.value->integer);
+            append(buf_, "0x");
+            append_hex(buf_, a.value->integer);
         } else {
-            fmt::format_to(out, "{}", a.value->integer);
+            const fmt::format_int v(a.value->integer);
+            buf_.append(v.data(), v.data() + v.size());
         }
     }
     buf_.resize(start + python_rstrip(std::string_view(buf_.data() + start, buf_.size() - start)));
