@@ -1,10 +1,13 @@
 #include "annotate/trace_reader.h"
 
 #include <rapidjson/error/en.h>
-#include <rapidjson/filereadstream.h>
 #include <rapidjson/reader.h>
 
+#include <cerrno>
+#include <fmt/format.h>
+#include <cstring>
 #include <string_view>
+#include <unistd.h>
 #include <unordered_map>
 
 #include "core/error.h"
@@ -15,6 +18,86 @@ namespace {
 constexpr unsigned kMaxDepth = 64;     // deeper input is hostile: the parser recurses
 constexpr size_t kMaxArgs = 4096;      // SPDK entries carry at most 8
 constexpr uint64_t kSmallIds = 65536;  // ids below this are looked up in a vector
+
+// The input, read in large blocks. A NUL always follows the data, so the fast
+// entry scanner stops at the end without a bounds check per byte.
+class BlockInput {
+public:
+    BlockInput(int fd, std::string name) : fd_(fd), name_(std::move(name)), buf_(kCapacity + 1) { buf_[0] = 0; }
+
+    const char* pos() const { return buf_.data() + pos_; }
+    const char* end() const { return buf_.data() + end_; }
+    void advance_to(const char* p) { pos_ = static_cast<size_t>(p - buf_.data()); }
+    uint64_t offset(const char* p) const { return base_ + static_cast<uint64_t>(p - buf_.data()); }
+    uint64_t tell() const { return base_ + pos_; }
+    bool eof() const { return eof_; }
+
+    // Makes at least `want` bytes available after pos() unless the input ends first.
+    void fill(size_t want)
+    {
+        if (end_ - pos_ >= want || eof_)
+            return;
+        std::memmove(buf_.data(), buf_.data() + pos_, end_ - pos_);
+        base_ += pos_;
+        end_ -= pos_;
+        pos_ = 0;
+        while (end_ < want && !eof_) {
+            const ssize_t n = ::read(fd_, buf_.data() + end_, kCapacity - end_);
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n < 0)
+                throw Error(Exit::ioerr, name_ + ": read error: " + strerror(errno));
+            if (n == 0)
+                eof_ = true;
+            end_ += static_cast<size_t>(n);
+        }
+        buf_[end_] = 0;
+    }
+    char peek()
+    {
+        if (pos_ == end_)
+            fill(1);
+        return buf_[pos_];  // NUL at the end
+    }
+    char take()
+    {
+        const char c = peek();
+        if (pos_ < end_)
+            ++pos_;
+        return c;
+    }
+
+    static constexpr size_t kCapacity = 4 << 20;
+
+private:
+    int fd_;
+    std::string name_;
+    std::vector<char> buf_;
+    size_t pos_ = 0, end_ = 0;
+    uint64_t base_ = 0;  // input offset of buf_[0]
+    bool eof_ = false;
+};
+
+// rapidjson's input stream concept over BlockInput, optionally starting with
+// a few bytes of `prefix` (which resumes the top-level object after the
+// entries; offsets leave it out).
+class BlockStream {
+public:
+    using Ch = char;
+    explicit BlockStream(BlockInput& in, std::string_view prefix = {}) : in_(in), prefix_(prefix) {}
+    Ch Peek() const { return at_ < prefix_.size() ? prefix_[at_] : in_.peek(); }
+    Ch Take() { return at_ < prefix_.size() ? prefix_[at_++] : in_.take(); }
+    size_t Tell() const { return in_.tell(); }
+    Ch* PutBegin() { return nullptr; }
+    void Put(Ch) {}
+    void Flush() {}
+    size_t PutEnd(Ch*) { return 0; }
+
+private:
+    BlockInput& in_;
+    std::string_view prefix_;
+    size_t at_ = 0;
+};
 
 enum class State { document, root, tpoints, tpoint, tpoint_args, tpoint_arg, owners, owner, entries, entry, object, entry_args };
 
@@ -27,6 +110,33 @@ enum class Field {
 };
 
 enum Seen : unsigned { seen_lcore = 1, seen_tpoint = 2, seen_tsc = 4, seen_name = 8, seen_id = 16, seen_type = 32 };
+
+const char* field_name(Field f)
+{
+    switch (f) {
+    case Field::tsc_rate: return "tsc_rate";
+    case Field::tpoints: return "tpoints";
+    case Field::entries: return "entries";
+    case Field::owners: return "owners";
+    case Field::name: return "name";
+    case Field::id: return "id";
+    case Field::new_object: return "new_object";
+    case Field::args: return "args";
+    case Field::type: return "type";
+    case Field::description: return "description";
+    case Field::lcore: return "lcore";
+    case Field::tpoint: return "tpoint";
+    case Field::tsc: return "tsc";
+    case Field::poller: return "poller";
+    case Field::owner: return "owner";
+    case Field::size: return "size";
+    case Field::object: return "object";
+    case Field::related: return "related";
+    case Field::time: return "time";
+    case Field::value: return "value";
+    default: return "";
+    }
+}
 
 Field key_in(State s, std::string_view k)
 {
@@ -74,7 +184,7 @@ Field key_in(State s, std::string_view k)
 
 class Handler {
 public:
-    Handler(TraceSink& sink, const rapidjson::FileReadStream& stream) : sink_(sink), stream_(stream) {}
+    Handler(TraceSink& sink, BlockInput& in) : sink_(sink), in_(in) {}
 
     const std::string& error() const { return error_; }
     uint64_t error_offset() const { return error_offset_; }
@@ -164,7 +274,8 @@ public:
     {
         if (skipping() || key_ == Field::unknown)
             return true;
-        return fail_here("expected an unsigned 64-bit integer, found a fraction or a number out of range");
+        return fail_here(std::string("\"") + field_name(key_) + "\" " + where() +
+                         ": expected an unsigned 64-bit integer, found a fraction or a number out of range");
     }
     bool RawNumber(const char*, rapidjson::SizeType, bool) { return fail_here("raw numbers are not read"); }
     bool String(const char* s, rapidjson::SizeType n, bool)
@@ -309,8 +420,11 @@ public:
             if (key_ == Field::tpoints && !in_entries_)
                 return push(State::tpoints);
             if (key_ == Field::entries) {
+                // The entries are read by read_entries(), not by rapidjson.
                 start_entries();
-                return push(State::entries);
+                push(State::entries);
+                at_entries_ = true;
+                return false;
             }
             break;
         case State::tpoint:
@@ -347,6 +461,83 @@ public:
         return true;
     }
 
+    // Set when rapidjson stopped at the start of an "entries" array.
+    bool take_at_entries()
+    {
+        const bool at = at_entries_;
+        at_entries_ = false;
+        return at;
+    }
+    // After the entries' closing bracket: back to the top-level object.
+    void leave_entries()
+    {
+        stack_.pop_back();
+        --depth_;
+        key_ = Field::none;
+    }
+    // Before resuming the top level after the entries through a prefix
+    // that reopens the object.
+    void resume_top_level()
+    {
+        stack_.clear();
+        depth_ = 0;
+        key_ = Field::none;
+    }
+    void fail_entry_syntax(uint64_t offset, const std::string& why) { fail_at(offset, why); }
+
+    // The common shape of an entry, without rapidjson: compact or spaced
+    // objects with the known keys, unsigned integers and strings without
+    // escapes. Returns the position after the entry (emitted), or null
+    // when rapidjson must read it (anything else, and every error).
+    const char* fast_entry(const char* p)
+    {
+        entry_.offset = in_.offset(p);
+        begin_entry_fields();
+        p = ws(p + 1);
+        if (*p == '}')
+            return end_entry() ? p + 1 : nullptr;
+        for (;;) {
+            std::string_view key;
+            if (!(p = string_at(p, key)))
+                return nullptr;
+            p = ws(p);
+            if (*p != ':')
+                return nullptr;
+            p = ws(p + 1);
+            switch (key_in(State::entry, key)) {
+            case Field::lcore: p = number(p, entry_.lcore); seen_ |= seen_lcore; break;
+            case Field::tpoint: p = number(p, tpoint_id_); seen_ |= seen_tpoint; break;
+            case Field::tsc: p = number(p, entry_.tsc); seen_ |= seen_tsc; break;
+            case Field::size: p = number(p, entry_.size); break;
+            case Field::poller: p = text(p, entry_.poller); entry_.has_poller = true; break;
+            case Field::related: p = text(p, entry_.related); entry_.has_related = true; break;
+            case Field::object: p = object(p); break;
+            case Field::args: p = args(p); break;
+            case Field::owner:
+                if (*p == '"') {
+                    p = text(p, entry_.owner);
+                } else {
+                    uint64_t id = 0;
+                    if ((p = number(p, id)))
+                        entry_.owner = fmt::format_int(id).str();
+                }
+                entry_.has_owner = true;
+                break;
+            default: return nullptr;  // unknown keys: rapidjson skips them
+            }
+            if (!p)
+                return nullptr;
+            p = ws(p);
+            if (*p == ',') {
+                p = ws(p + 1);
+                continue;
+            }
+            if (*p != '}')
+                return nullptr;
+            return end_entry() || !error_.empty() ? p + 1 : nullptr;
+        }
+    }
+
 private:
     State state() const { return stack_.empty() ? State::document : stack_.back(); }
     bool skipping() const { return skip_ > 0; }
@@ -368,7 +559,7 @@ private:
         return true;
     }
 
-    bool fail_here(const std::string& why) { return fail_at(stream_.Tell(), why); }
+    bool fail_here(const std::string& why) { return fail_at(in_.tell(), why); }
     bool fail_at(uint64_t offset, const std::string& why)
     {
         error_ = why;
@@ -392,21 +583,22 @@ private:
     {
         if (key_ == Field::unknown)
             return true;  // a value trace.py does not read either
-        if (state() == State::document)
-            return fail_here("the input is not a JSON object");
-        return fail_here(std::string("unexpected ") + found + " " + where());
+        return container_type_error(found);
     }
     bool container_type_error(const char* found)
     {
         if (state() == State::document)
             return fail_here("the input is not a JSON object");
-        return fail_here(std::string("unexpected ") + found + " " + where());
+        const char* key = field_name(key_);
+        return fail_here(std::string(*key ? "\"" : "") + key + (*key ? "\" " : "") + where() + ": wrong type (" +
+                         found + ")");
     }
     bool negative()
     {
         if (skipping() || key_ == Field::unknown)
             return true;
-        return fail_here("expected an unsigned 64-bit integer, found a negative number " + where());
+        return fail_here(std::string("\"") + field_name(key_) + "\" " + where() +
+                         ": expected an unsigned 64-bit integer, found a negative number");
     }
 
     TraceArg* next_arg()
@@ -419,6 +611,118 @@ private:
         if (entry_.args.size() <= entry_.arg_count)
             entry_.args.emplace_back();
         return &entry_.args[entry_.arg_count++];
+    }
+
+    static const char* ws(const char* p)
+    {
+        while (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')
+            ++p;
+        return p;
+    }
+    // A string without escapes or control characters; null otherwise.
+    static const char* string_at(const char* p, std::string_view& out)
+    {
+        if (*p != '"')
+            return nullptr;
+        const char* start = ++p;
+        for (;;) {
+            const auto c = static_cast<unsigned char>(*p);
+            if (c == '"')
+                break;
+            if (c == '\\' || c < 0x20)
+                return nullptr;
+            ++p;
+        }
+        out = std::string_view(start, static_cast<size_t>(p - start));
+        return p + 1;
+    }
+    static const char* text(const char* p, std::string& out)
+    {
+        std::string_view s;
+        if (!(p = string_at(p, s)))
+            return nullptr;
+        out.assign(s.data(), s.size());
+        return p;
+    }
+    // A JSON integer that fits in 64 bits; null for anything else.
+    static const char* number(const char* p, uint64_t& out)
+    {
+        if (*p < '0' || *p > '9' || (*p == '0' && p[1] >= '0' && p[1] <= '9'))
+            return nullptr;
+        uint64_t v = 0;
+        for (; *p >= '0' && *p <= '9'; ++p) {
+            const auto d = static_cast<uint64_t>(*p - '0');
+            if (v > (UINT64_MAX - d) / 10)
+                return nullptr;
+            v = v * 10 + d;
+        }
+        if (*p == '.' || *p == 'e' || *p == 'E')
+            return nullptr;
+        out = v;
+        return p;
+    }
+    const char* object(const char* p)
+    {
+        if (*p != '{')
+            return nullptr;
+        entry_.has_object = true;
+        p = ws(p + 1);
+        if (*p == '}')
+            return p + 1;
+        for (;;) {
+            std::string_view key;
+            if (!(p = string_at(p, key)))
+                return nullptr;
+            p = ws(p);
+            if (*p != ':')
+                return nullptr;
+            p = ws(p + 1);
+            switch (key_in(State::object, key)) {
+            case Field::id: p = text(p, entry_.object_id); entry_.has_object_id = true; break;
+            case Field::time: p = number(p, entry_.time); entry_.has_time = true; break;
+            case Field::value: p = number(p, entry_.value); entry_.has_value = true; break;
+            default: return nullptr;
+            }
+            if (!p)
+                return nullptr;
+            p = ws(p);
+            if (*p == ',') {
+                p = ws(p + 1);
+                continue;
+            }
+            return *p == '}' ? p + 1 : nullptr;
+        }
+    }
+    const char* args(const char* p)
+    {
+        if (*p != '[')
+            return nullptr;
+        entry_.arg_count = 0;
+        p = ws(p + 1);
+        if (*p == ']')
+            return p + 1;
+        for (;;) {
+            if (entry_.arg_count >= kMaxArgs)
+                return nullptr;
+            if (entry_.args.size() <= entry_.arg_count)
+                entry_.args.emplace_back();
+            TraceArg& a = entry_.args[entry_.arg_count++];
+            if (*p == '"') {
+                a.is_string = true;
+                p = text(p, a.text);
+            } else {
+                a.is_string = false;
+                p = number(p, a.integer);
+            }
+            if (!p)
+                return nullptr;
+            p = ws(p);
+            if (*p == ',') {
+                p = ws(p + 1);
+                continue;
+            }
+            return *p == ']' ? p + 1 : nullptr;
+        }
     }
 
     bool end_tpoint()
@@ -465,7 +769,11 @@ private:
     }
     void begin_entry()
     {
-        entry_.offset = stream_.Tell() - 1;
+        entry_.offset = in_.tell() - 1;
+        begin_entry_fields();
+    }
+    void begin_entry_fields()
+    {
         entry_.tpoint = nullptr;
         entry_.has_poller = entry_.has_owner = entry_.has_object = entry_.has_object_id = false;
         entry_.has_time = entry_.has_value = entry_.has_related = false;
@@ -501,7 +809,8 @@ private:
     }
 
     TraceSink& sink_;
-    const rapidjson::FileReadStream& stream_;
+    BlockInput& in_;
+    bool at_entries_ = false;
     std::vector<State> stack_;
     Field key_ = Field::none;
     unsigned depth_ = 0;
@@ -522,21 +831,94 @@ private:
 
 }  // namespace
 
-void read_spdk_trace(std::FILE* in, const std::string& name, TraceSink& sink)
+namespace {
+
+[[noreturn]] void throw_parse_error(const std::string& name, const Handler& handler,
+                                   const rapidjson::ParseResult& result, BlockInput& in)
 {
-    std::vector<char> buffer(1 << 20);
-    rapidjson::FileReadStream stream(in, buffer.data(), buffer.size());
-    Handler handler(sink, stream);
+    if (!handler.error().empty())
+        throw Error(Exit::dataerr, name + ": byte " + std::to_string(handler.error_offset()) + ": " +
+                                       handler.error());
+    const bool at_end = in.peek() == 0 && in.pos() == in.end() && in.eof();
+    throw Error(Exit::dataerr, name + ": byte " + std::to_string(in.tell()) + ": invalid JSON: " +
+                                   (at_end && in.tell() > 0 ? std::string("the input ends too early (truncated?)")
+                                                            : rapidjson::GetParseError_En(result.Code())));
+}
+
+// The elements of an "entries" array, after its '['; consumes the ']'.
+void read_entries(BlockInput& in, Handler& handler, rapidjson::Reader& reader, const std::string& name)
+{
+    constexpr size_t kWindow = 64 << 10;  // an entry longer than this goes to rapidjson
+    auto skip_ws = [&] {
+        while (in.peek() == ' ' || in.peek() == '\n' || in.peek() == '\r' || in.peek() == '\t')
+            in.take();
+    };
+    auto fail = [&](const std::string& why) {
+        handler.fail_entry_syntax(in.tell(), why);
+        throw_parse_error(name, handler, rapidjson::ParseResult(), in);
+    };
+    skip_ws();
+    if (in.peek() == ']') {
+        in.take();
+        handler.leave_entries();
+        return;
+    }
+    for (;;) {
+        skip_ws();
+        if (in.peek() != '{') {
+            if (in.peek() == 0 && in.pos() == in.end())
+                fail("invalid JSON: the input ends inside \"entries\" (truncated?)");
+            fail("expected an entry object in \"entries\"");
+        }
+        in.fill(kWindow);
+        if (const char* next = handler.fast_entry(in.pos())) {
+            if (!handler.error().empty())
+                throw_parse_error(name, handler, rapidjson::ParseResult(), in);
+            in.advance_to(next);
+        } else if (!handler.error().empty()) {
+            throw_parse_error(name, handler, rapidjson::ParseResult(), in);
+        } else {
+            BlockStream stream(in);
+            const auto result = reader.Parse<rapidjson::kParseStopWhenDoneFlag>(stream, handler);
+            if (result.IsError())
+                throw_parse_error(name, handler, result, in);
+        }
+        skip_ws();
+        const char c = in.take();
+        if (c == ']')
+            break;
+        if (c != ',') {
+            if (c == 0 && in.pos() == in.end())
+                fail("invalid JSON: the input ends inside \"entries\" (truncated?)");
+            fail("invalid JSON: expected ',' or ']' after an entry");
+        }
+    }
+    handler.leave_entries();
+}
+
+}  // namespace
+
+void read_spdk_trace(std::FILE* file, const std::string& name, TraceSink& sink)
+{
+    BlockInput in(fileno(file), name);
+    Handler handler(sink, in);
     rapidjson::Reader reader;
-    const auto result = reader.Parse<rapidjson::kParseNoFlags>(stream, handler);
-    if (std::ferror(in))
-        throw Error(Exit::ioerr, name + ": read error");
-    if (result.IsError()) {
-        if (!handler.error().empty())
-            throw Error(Exit::dataerr, name + ": byte " + std::to_string(handler.error_offset()) + ": " +
-                                           handler.error());
-        throw Error(Exit::dataerr, name + ": byte " + std::to_string(result.Offset()) + ": invalid JSON: " +
-                                       rapidjson::GetParseError_En(result.Code()));
+    // rapidjson reads everything but the entries; after each "entries" array
+    // it resumes the top-level object through a prefix that reopens it.
+    static constexpr std::string_view kReopen = "{\"\":0";
+    bool resumed = false;
+    for (;;) {
+        BlockStream stream(in, resumed ? kReopen : std::string_view());
+        const auto result = reader.Parse<rapidjson::kParseNoFlags>(stream, handler);
+        if (handler.take_at_entries()) {
+            read_entries(in, handler, reader, name);
+            handler.resume_top_level();
+            resumed = true;
+            continue;
+        }
+        if (result.IsError())
+            throw_parse_error(name, handler, result, in);
+        return;
     }
 }
 
