@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "annotate/annotator.h"
+#include "annotate/pipeline.h"
 #include "annotate/probe_records.h"
 #include "annotate/trace_reader.h"
 #include "annotate/trace_writer.h"
@@ -38,21 +39,6 @@ File open_input(const std::string& path)
         throw Error(Exit::noinput, "cannot read " + path + ": it is a directory");
     return f;
 }
-
-class AnnotateSink : public TraceSink {
-public:
-    AnnotateSink(EntryAnnotator& annotator, TraceWriter& writer) : annotator_(annotator), writer_(writer) {}
-    void header(const TraceHeader& h) override
-    {
-        annotator_.prepare(h);
-        writer_.header(h);
-    }
-    void entry(const TraceEntry& e) override { writer_.entry(e, annotator_.args(e)); }
-
-private:
-    EntryAnnotator& annotator_;
-    TraceWriter& writer_;
-};
 
 }  // namespace
 
@@ -87,13 +73,23 @@ int run_annotate(const AnnotateConfig& cfg)
         writer = std::make_unique<TraceJsonWriter>(stdout);
     else
         writer = std::make_unique<TraceTextWriter>(stdout);
-    AnnotateSink sink(annotator, *writer);
+    PipelinedSink sink(annotator, *writer);
     try {
         read_spdk_trace(in.get(), name, sink);
     } catch (...) {
-        writer->flush();  // what was printed before the fault stays printed
-        throw;
+        // What was read before the fault is printed first. A writer error
+        // came from an earlier entry, so it wins.
+        const auto fault = std::current_exception();
+        try {
+            sink.finish();
+        } catch (...) {
+            writer->flush();
+            throw;
+        }
+        writer->flush();
+        std::rethrow_exception(fault);
     }
+    sink.finish();
     writer->flush();
     return 0;
 }

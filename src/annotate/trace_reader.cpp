@@ -238,23 +238,23 @@ public:
             break;
         case State::entry:
             switch (key_) {
-            case Field::lcore: entry_.lcore = u; seen_ |= seen_lcore; return true;
+            case Field::lcore: cur_->lcore = u; seen_ |= seen_lcore; return true;
             case Field::tpoint: tpoint_id_ = u; seen_ |= seen_tpoint; return true;
-            case Field::tsc: entry_.tsc = u; seen_ |= seen_tsc; return true;
-            case Field::size: entry_.size = u; return true;
-            case Field::owner: entry_.has_owner = true; entry_.owner = std::to_string(u); return true;
+            case Field::tsc: cur_->tsc = u; seen_ |= seen_tsc; return true;
+            case Field::size: cur_->size = u; return true;
+            case Field::owner: cur_->has_owner = true; cur_->owner = std::to_string(u); return true;
             default: break;
             }
             break;
         case State::object:
             if (key_ == Field::time) {
-                entry_.has_time = true;
-                entry_.time = u;
+                cur_->has_time = true;
+                cur_->time = u;
                 return true;
             }
             if (key_ == Field::value) {
-                entry_.has_value = true;
-                entry_.value = u;
+                cur_->has_value = true;
+                cur_->value = u;
                 return true;
             }
             break;
@@ -308,16 +308,16 @@ public:
             break;
         case State::entry:
             switch (key_) {
-            case Field::poller: entry_.has_poller = true; entry_.poller.assign(s, n); return true;
-            case Field::related: entry_.has_related = true; entry_.related.assign(s, n); return true;
-            case Field::owner: entry_.has_owner = true; entry_.owner.assign(s, n); return true;
+            case Field::poller: cur_->has_poller = true; cur_->poller.assign(s, n); return true;
+            case Field::related: cur_->has_related = true; cur_->related.assign(s, n); return true;
+            case Field::owner: cur_->has_owner = true; cur_->owner.assign(s, n); return true;
             default: break;
             }
             break;
         case State::object:
             if (key_ == Field::id) {
-                entry_.has_object_id = true;
-                entry_.object_id.assign(s, n);
+                cur_->has_object_id = true;
+                cur_->object_id.assign(s, n);
                 return true;
             }
             break;
@@ -362,7 +362,7 @@ public:
             return push(State::entry);
         case State::entry:
             if (key_ == Field::object) {
-                entry_.has_object = true;
+                cur_->has_object = true;
                 return push(State::object);
             }
             break;
@@ -435,7 +435,7 @@ public:
             break;
         case State::entry:
             if (key_ == Field::args) {
-                entry_.arg_count = 0;
+                cur_->arg_count = 0;
                 return push(State::entry_args);
             }
             break;
@@ -491,8 +491,7 @@ public:
     // when rapidjson must read it (anything else, and every error).
     const char* fast_entry(const char* p)
     {
-        entry_.offset = in_.offset(p);
-        begin_entry_fields();
+        begin_entry_fields(in_.offset(p));
         p = ws(p + 1);
         if (*p == '}')
             return end_entry() ? p + 1 : nullptr;
@@ -505,23 +504,23 @@ public:
                 return nullptr;
             p = ws(p + 1);
             switch (key_in(State::entry, key)) {
-            case Field::lcore: p = number(p, entry_.lcore); seen_ |= seen_lcore; break;
+            case Field::lcore: p = number(p, cur_->lcore); seen_ |= seen_lcore; break;
             case Field::tpoint: p = number(p, tpoint_id_); seen_ |= seen_tpoint; break;
-            case Field::tsc: p = number(p, entry_.tsc); seen_ |= seen_tsc; break;
-            case Field::size: p = number(p, entry_.size); break;
-            case Field::poller: p = text(p, entry_.poller); entry_.has_poller = true; break;
-            case Field::related: p = text(p, entry_.related); entry_.has_related = true; break;
+            case Field::tsc: p = number(p, cur_->tsc); seen_ |= seen_tsc; break;
+            case Field::size: p = number(p, cur_->size); break;
+            case Field::poller: p = text(p, cur_->poller); cur_->has_poller = true; break;
+            case Field::related: p = text(p, cur_->related); cur_->has_related = true; break;
             case Field::object: p = object(p); break;
             case Field::args: p = args(p); break;
             case Field::owner:
                 if (*p == '"') {
-                    p = text(p, entry_.owner);
+                    p = text(p, cur_->owner);
                 } else {
                     uint64_t id = 0;
                     if ((p = number(p, id)))
-                        entry_.owner = fmt::format_int(id).str();
+                        cur_->owner = fmt::format_int(id).str();
                 }
-                entry_.has_owner = true;
+                cur_->has_owner = true;
                 break;
             default: return nullptr;  // unknown keys: rapidjson skips them
             }
@@ -575,7 +574,7 @@ private:
         case State::owners: case State::owner: return "in \"owners\"";
         case State::entries: return "in \"entries\"";
         case State::entry: case State::object: case State::entry_args:
-            return "in entry " + std::to_string(entry_.index);
+            return "in entry " + std::to_string(cur_->index);
         default: return "";
         }
     }
@@ -603,14 +602,14 @@ private:
 
     TraceArg* next_arg()
     {
-        if (entry_.arg_count >= kMaxArgs) {
-            fail_here("entry " + std::to_string(entry_.index) + " has more than " + std::to_string(kMaxArgs) +
+        if (cur_->arg_count >= kMaxArgs) {
+            fail_here("entry " + std::to_string(cur_->index) + " has more than " + std::to_string(kMaxArgs) +
                       " args");
             return nullptr;
         }
-        if (entry_.args.size() <= entry_.arg_count)
-            entry_.args.emplace_back();
-        return &entry_.args[entry_.arg_count++];
+        if (cur_->args.size() <= cur_->arg_count)
+            cur_->args.emplace_back();
+        return &cur_->args[cur_->arg_count++];
     }
 
     static const char* ws(const char* p)
@@ -665,7 +664,7 @@ private:
     {
         if (*p != '{')
             return nullptr;
-        entry_.has_object = true;
+        cur_->has_object = true;
         p = ws(p + 1);
         if (*p == '}')
             return p + 1;
@@ -678,9 +677,9 @@ private:
                 return nullptr;
             p = ws(p + 1);
             switch (key_in(State::object, key)) {
-            case Field::id: p = text(p, entry_.object_id); entry_.has_object_id = true; break;
-            case Field::time: p = number(p, entry_.time); entry_.has_time = true; break;
-            case Field::value: p = number(p, entry_.value); entry_.has_value = true; break;
+            case Field::id: p = text(p, cur_->object_id); cur_->has_object_id = true; break;
+            case Field::time: p = number(p, cur_->time); cur_->has_time = true; break;
+            case Field::value: p = number(p, cur_->value); cur_->has_value = true; break;
             default: return nullptr;
             }
             if (!p)
@@ -697,16 +696,16 @@ private:
     {
         if (*p != '[')
             return nullptr;
-        entry_.arg_count = 0;
+        cur_->arg_count = 0;
         p = ws(p + 1);
         if (*p == ']')
             return p + 1;
         for (;;) {
-            if (entry_.arg_count >= kMaxArgs)
+            if (cur_->arg_count >= kMaxArgs)
                 return nullptr;
-            if (entry_.args.size() <= entry_.arg_count)
-                entry_.args.emplace_back();
-            TraceArg& a = entry_.args[entry_.arg_count++];
+            if (cur_->args.size() <= cur_->arg_count)
+                cur_->args.emplace_back();
+            TraceArg& a = cur_->args[cur_->arg_count++];
             if (*p == '"') {
                 a.is_string = true;
                 p = text(p, a.text);
@@ -767,44 +766,43 @@ private:
             sink_.header(header_);
         }
     }
-    void begin_entry()
+    void begin_entry() { begin_entry_fields(in_.tell() - 1); }
+    void begin_entry_fields(uint64_t offset)
     {
-        entry_.offset = in_.tell() - 1;
-        begin_entry_fields();
-    }
-    void begin_entry_fields()
-    {
-        entry_.tpoint = nullptr;
-        entry_.has_poller = entry_.has_owner = entry_.has_object = entry_.has_object_id = false;
-        entry_.has_time = entry_.has_value = entry_.has_related = false;
-        entry_.size = 0;
-        entry_.arg_count = 0;
+        cur_ = &sink_.next_entry();
+        cur_->offset = offset;
+        cur_->index = entries_;
+        cur_->tpoint = nullptr;
+        cur_->has_poller = cur_->has_owner = cur_->has_object = cur_->has_object_id = false;
+        cur_->has_time = cur_->has_value = cur_->has_related = false;
+        cur_->size = 0;
+        cur_->arg_count = 0;
         seen_ = 0;
     }
     bool end_entry()
     {
-        const uint64_t at = entry_.offset;
-        const std::string which = "entry " + std::to_string(entry_.index) + ": ";
+        const uint64_t at = cur_->offset;
+        const auto which = [&] { return "entry " + std::to_string(cur_->index) + ": "; };
         if (!(seen_ & seen_lcore) || !(seen_ & seen_tpoint) || !(seen_ & seen_tsc))
-            return fail_at(at, which + "needs \"lcore\", \"tpoint\" and \"tsc\"");
-        entry_.tpoint = find_tpoint(tpoint_id_);
-        if (!entry_.tpoint)
-            return fail_at(at, which + "unknown tpoint id " + std::to_string(tpoint_id_) +
+            return fail_at(at, which() + "needs \"lcore\", \"tpoint\" and \"tsc\"");
+        cur_->tpoint = find_tpoint(tpoint_id_);
+        if (!cur_->tpoint)
+            return fail_at(at, which() + "unknown tpoint id " + std::to_string(tpoint_id_) +
                                    " (not in \"tpoints\" before \"entries\")");
         if (header_.tsc_rate == 0)
-            return fail_at(at, which + "\"tsc_rate\" is missing or 0 before \"entries\"");
-        const auto& defs = entry_.tpoint->args;
-        for (size_t i = 0; i < entry_.arg_count && i < defs.size(); ++i) {
+            return fail_at(at, which() + "\"tsc_rate\" is missing or 0 before \"entries\"");
+        const auto& defs = cur_->tpoint->args;
+        for (size_t i = 0; i < cur_->arg_count && i < defs.size(); ++i) {
             const bool want_string = defs[i].type == static_cast<uint64_t>(TpointArgType::string);
             const bool want_integer = defs[i].type == static_cast<uint64_t>(TpointArgType::integer) ||
                                       defs[i].type == static_cast<uint64_t>(TpointArgType::pointer);
-            if ((want_string && !entry_.args[i].is_string) || (want_integer && entry_.args[i].is_string))
-                return fail_at(at, which + "arg " + std::to_string(i) + " (" + defs[i].name + ") of " +
-                                       entry_.tpoint->name + " should be " +
+            if ((want_string && !cur_->args[i].is_string) || (want_integer && cur_->args[i].is_string))
+                return fail_at(at, which() + "arg " + std::to_string(i) + " (" + defs[i].name + ") of " +
+                                       cur_->tpoint->name + " should be " +
                                        (want_string ? "a string" : "an integer"));
         }
-        sink_.entry(entry_);
-        ++entry_.index;
+        sink_.entry(*cur_);
+        ++entries_;
         return true;
     }
 
@@ -824,7 +822,9 @@ private:
     std::vector<const Tpoint*> by_small_id_;
     std::unordered_map<uint64_t, const Tpoint*> by_id_;
     uint64_t tpoint_id_ = 0;
-    TraceEntry entry_;
+    TraceEntry idle_;             // before the first entry
+    TraceEntry* cur_ = &idle_;    // the sink's slot for the entry being read
+    uint64_t entries_ = 0;
     std::string error_;
     uint64_t error_offset_ = 0;
 };

@@ -14,7 +14,12 @@ public:
     virtual ~TraceSink() = default;
     // Called once, when "entries" begins; tsc_rate and tpoints come before it.
     virtual void header(const TraceHeader& header) = 0;
-    virtual void entry(const TraceEntry& entry) = 0;
+    // Where the reader builds the next entry (reusing its buffers); valid
+    // until entry() is called with it. Called again for the same entry when
+    // the reader starts it over.
+    virtual TraceEntry& next_entry() = 0;
+    // The entry from next_entry(), complete and checked.
+    virtual void entry(TraceEntry& entry) = 0;
 };
 
 // Reads one JSON document from `in` and feeds `sink`. Throws
