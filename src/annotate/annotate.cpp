@@ -49,12 +49,15 @@ AnnotateConfig make_annotate_config(const Options& o)
     cfg.records = o.annotate_records;
     cfg.set = load_record_sets(o.record_probe_files);
     cfg.json = o.format == Options::Format::json;
+    if (o.annotate_only_listed)
+        for (auto& a : cfg.set.annotations)
+            a.any_tpoint_with_key = false;
     if (!cfg.records.empty() && cfg.set.annotations.empty())
         throw Error(Exit::config, "the probe sets define no \"annotate\" section, so -b would annotate nothing");
     return cfg;
 }
 
-int run_annotate(const AnnotateConfig& cfg)
+int run_annotate(const AnnotateConfig& cfg, std::FILE* out)
 {
     // Records first: a bad record file fails before any output.
     std::vector<LifetimeIndex> objects;
@@ -70,9 +73,9 @@ int run_annotate(const AnnotateConfig& cfg)
 
     std::unique_ptr<TraceWriter> writer;
     if (cfg.json)
-        writer = std::make_unique<TraceJsonWriter>(stdout);
+        writer = std::make_unique<TraceJsonWriter>(out);
     else
-        writer = std::make_unique<TraceTextWriter>(stdout);
+        writer = std::make_unique<TraceTextWriter>(out);
     PipelinedSink sink(annotator, *writer);
     try {
         read_spdk_trace(in.get(), name, sink);

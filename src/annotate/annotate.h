@@ -2,6 +2,7 @@
 // does, with qpair arguments annotated from `kdelay record` output.
 #pragma once
 
+#include <cstdio>
 #include <string>
 
 #include "record/record_set.h"
@@ -17,8 +18,10 @@ struct AnnotateConfig {
     bool json = false;
 };
 
+// Loads the probe sets; --only-listed-tpoints turns off annotating every
+// tracepoint with a `qpair` argument, which trace.py does not do.
 AnnotateConfig make_annotate_config(const Options& options);
 
-int run_annotate(const AnnotateConfig& cfg);
+int run_annotate(const AnnotateConfig& cfg, std::FILE* out = stdout);
 
 }  // namespace kdelay

@@ -27,7 +27,7 @@ void EntryAnnotator::prepare(const TraceHeader& header)
                         ++first;
                     listed = first == t;
                 }
-            plan.annotated.push_back(listed || pos < tp.args.size());
+            plan.annotated.push_back(listed || (object.spec().any_tpoint_with_key && pos < tp.args.size()));
             plan.key_pos.push_back(pos);
         }
     }
@@ -58,11 +58,18 @@ const std::vector<NamedArg>& EntryAnnotator::args(const TraceEntry& e)
     for (size_t o = 0; o < objects_.size(); ++o) {
         if (!plan.annotated[o] || plan.key_pos[o] >= n)
             continue;
-        const std::string& key = objects_[o].spec().key;
-        for (auto& a : args_)
-            if (*a.name == key && !a.value->is_string)
+        auto annotate = [&](NamedArg& a) {
+            if (!a.value->is_string)
                 if (const ObjectProperties* p = objects_[o].find(a.value->integer, e.tsc))
                     a.annotation = p;  // a later object overrides, as dict.update does
+        };
+        if (plan.unique_names) {
+            annotate(args_[plan.key_pos[o]]);
+            continue;
+        }
+        for (auto& a : args_)
+            if (*a.name == objects_[o].spec().key)
+                annotate(a);
     }
     return args_;
 }

@@ -23,7 +23,8 @@ public:
 
     // Decides, per tracepoint, which objects annotate it: the tracepoints a
     // probe set lists by name (the first of that name, as trace.py finds
-    // it), and any tracepoint with an argument named like the object.
+    // it), and unless the set says otherwise, any tracepoint with an
+    // argument named like the object.
     void prepare(const TraceHeader& header);
 
     // The entry's arguments by name. trace.py keeps them in a dict, so a

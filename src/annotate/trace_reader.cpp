@@ -140,6 +140,8 @@ const char* field_name(Field f)
 
 Field key_in(State s, std::string_view k)
 {
+    // Dispatch on the first letter: this runs for every key of every entry.
+    const char c = k.empty() ? 0 : k[0];
     switch (s) {
     case State::root:
         if (k == "tsc_rate") return Field::tsc_rate;
@@ -161,20 +163,30 @@ Field key_in(State s, std::string_view k)
         if (k == "description") return Field::description;
         break;
     case State::entry:
-        if (k == "lcore") return Field::lcore;
-        if (k == "tpoint") return Field::tpoint;
-        if (k == "tsc") return Field::tsc;
-        if (k == "poller") return Field::poller;
-        if (k == "size") return Field::size;
-        if (k == "object") return Field::object;
-        if (k == "related") return Field::related;
-        if (k == "args") return Field::args;
-        if (k == "owner") return Field::owner;
+        switch (c) {
+        case 'l': if (k == "lcore") return Field::lcore; break;
+        case 't':
+            if (k == "tsc") return Field::tsc;
+            if (k == "tpoint") return Field::tpoint;
+            break;
+        case 'p': if (k == "poller") return Field::poller; break;
+        case 's': if (k == "size") return Field::size; break;
+        case 'o':
+            if (k == "object") return Field::object;
+            if (k == "owner") return Field::owner;
+            break;
+        case 'r': if (k == "related") return Field::related; break;
+        case 'a': if (k == "args") return Field::args; break;
+        default: break;
+        }
         break;
     case State::object:
-        if (k == "id") return Field::id;
-        if (k == "time") return Field::time;
-        if (k == "value") return Field::value;
+        switch (c) {
+        case 'i': if (k == "id") return Field::id; break;
+        case 't': if (k == "time") return Field::time; break;
+        case 'v': if (k == "value") return Field::value; break;
+        default: break;
+        }
         break;
     default:
         break;
@@ -867,7 +879,7 @@ void read_entries(BlockInput& in, Handler& handler, rapidjson::Reader& reader, c
         skip_ws();
         if (in.peek() != '{') {
             if (in.peek() == 0 && in.pos() == in.end())
-                fail("invalid JSON: the input ends inside \"entries\" (truncated?)");
+                fail("invalid JSON: the input ends too early (truncated?)");
             fail("expected an entry object in \"entries\"");
         }
         in.fill(kWindow);
@@ -889,7 +901,7 @@ void read_entries(BlockInput& in, Handler& handler, rapidjson::Reader& reader, c
             break;
         if (c != ',') {
             if (c == 0 && in.pos() == in.end())
-                fail("invalid JSON: the input ends inside \"entries\" (truncated?)");
+                fail("invalid JSON: the input ends too early (truncated?)");
             fail("invalid JSON: expected ',' or ']' after an entry");
         }
     }

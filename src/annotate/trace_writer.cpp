@@ -28,8 +28,8 @@ void append_hex(fmt::memory_buffer& buf, uint64_t v)
 void pad_right(fmt::memory_buffer& buf, std::string_view s, size_t width)
 {
     append(buf, s);
-    if (s.size() >= width)
-        return;  // a code point is at least a byte
+    if (s.size() >= 4 * width)
+        return;  // a code point is at most 4 bytes
     size_t points = 0;
     for (unsigned char c : s)
         points += (c & 0xC0) != 0x80;

@@ -156,6 +156,9 @@ std::optional<Options> parse_options(int argc, const char* const* argv)
     ann->add_option("--probes", opt.record_probe_files,
                     "Probe-set file(s) the records follow (default: the SPDK nvmf set)")
         ->type_name("FILE");
+    ann->add_flag("--only-listed-tpoints", opt.annotate_only_listed,
+                  "Annotate only the tracepoints the probe set lists (trace.py's RDMA_REQ_* and\n"
+                  "TCP_REQ_*), as trace.py does; by default any tracepoint with a qpair argument");
     ann->add_option("--format", opt.format, "text (default: trace.py's layout) or json (JSON Lines)")
         ->transform(CLI::CheckedTransformer(formats).description(""))
         ->type_name("text|json");

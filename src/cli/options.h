@@ -44,6 +44,7 @@ struct Options {
     // annotate (record_probe_files above say how records annotate)
     std::string annotate_input;    // "": stdin
     std::string annotate_records;  // "": none
+    bool annotate_only_listed = false;
     std::vector<std::string> command;  // after "--": start and trace this
 };
 

@@ -36,6 +36,8 @@ ObjectAnnotation parse_annotation(const nlohmann::json& a)
         o.detail = a.at("detail").get<std::string>();
     o.detail_properties = string_list(a, "detail_properties");
     o.tpoints = string_list(a, "tpoints");
+    if (a.contains("any_tpoint_with_key"))
+        o.any_tpoint_with_key = a.at("any_tpoint_with_key").get<bool>();
     return o;
 }
 

@@ -34,6 +34,7 @@ struct ObjectAnnotation {
     std::string detail;                          // probe adding properties inside the lifetime
     std::vector<std::string> detail_properties;
     std::vector<std::string> tpoints;            // tracepoints annotated by name
+    bool any_tpoint_with_key = true;             // also any tracepoint with a `key` argument
 };
 
 struct RecordSet {
