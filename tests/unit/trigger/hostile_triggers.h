@@ -42,7 +42,7 @@ inline const std::vector<std::string>& kd_hostile_triggers()
         "upr:c:free'",
         "uretprobe:c:free\\",
         "u:prov:probe\x01",
-        "u:prov:pr\xc3\xa9be",
+        "u:prov:pr\xc3\xa9" "be",
         "up:`id`",
         "up:$(id)",
         "u:" + std::string(200, 'a') + ":probe",
