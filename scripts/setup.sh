@@ -18,6 +18,7 @@ packages=(
     linux-headers-amd64                # BCC compiles against a header tree
     util-linux                         # unshare(1), used by an e2e test
     man-db                             # man -l, to check the installed man page
+    time bc                            # bench/annotate.sh
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -64,9 +64,9 @@ bool is_python_space_suffix(std::string_view s, size_t& len)
     return false;
 }
 
-nlohmann::json record_value_json(const RecordValue& v)
+nlohmann::ordered_json record_value_json(const RecordValue& v)
 {
-    return v.is_string ? nlohmann::json(v.text) : nlohmann::json(v.integer);
+    return v.is_string ? nlohmann::ordered_json(v.text) : nlohmann::ordered_json(v.integer);
 }
 
 }  // namespace
@@ -175,7 +175,7 @@ void TraceJsonWriter::entry(const TraceEntry& e, const std::vector<NamedArg>& ar
 {
     const uint64_t base = base_tsc(e);
     const uint64_t rate = header_->tsc_rate;
-    nlohmann::json j = {{"type", "spdk_entry"}, {"index", e.index},  {"lcore", e.lcore},
+    nlohmann::ordered_json j = {{"type", "spdk_entry"}, {"index", e.index},  {"lcore", e.lcore},
                         {"tsc", e.tsc},          {"ns", ticks_to_ns(e.tsc, base, rate)},
                         {"tpoint", e.tpoint->name}, {"tpoint_id", e.tpoint->id}};
     if (e.has_poller)
@@ -189,7 +189,7 @@ void TraceJsonWriter::entry(const TraceEntry& e, const std::vector<NamedArg>& ar
     if (e.size)
         j["size"] = e.size;
     if (e.has_object) {
-        nlohmann::json o = nlohmann::json::object();
+        nlohmann::ordered_json o = nlohmann::ordered_json::object();
         if (e.has_object_id)
             o["id"] = e.object_id;
         if (e.has_time) {
@@ -202,15 +202,15 @@ void TraceJsonWriter::entry(const TraceEntry& e, const std::vector<NamedArg>& ar
     }
     if (e.has_related)
         j["related"] = e.related;
-    nlohmann::json list = nlohmann::json::array();
+    nlohmann::ordered_json list = nlohmann::ordered_json::array();
     for (const NamedArg& a : args) {
-        nlohmann::json arg = {{"name", *a.name}};
+        nlohmann::ordered_json arg = {{"name", *a.name}};
         if (a.value->is_string)
             arg["value"] = a.value->text;
         else
             arg["value"] = a.value->integer;
         if (a.annotation) {
-            nlohmann::json props = nlohmann::json::object();
+            nlohmann::ordered_json props = nlohmann::ordered_json::object();
             for (const auto& [name, v] : a.annotation->items)
                 props[name] = record_value_json(v);
             arg["annotation"] = std::move(props);
@@ -218,7 +218,7 @@ void TraceJsonWriter::entry(const TraceEntry& e, const std::vector<NamedArg>& ar
         list.push_back(std::move(arg));
     }
     j["args"] = std::move(list);
-    const std::string line = j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+    const std::string line = j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
     buf_.append(line);
     end_line();
 }

@@ -104,8 +104,9 @@ std::optional<Options> parse_options(int argc, const char* const* argv)
                "  ur|upr|uretprobe:[LIB:|/PATH:]FUNC  function return\n"
                "Start only: sample --sample-time after the start. Stop only: from now to the\n"
                "stop. Both: from a start to the next stop.\n\n"
-               "Exit status: 0 ok, 64 bad option, 69 no such process, 70 eBPF compile or load\n"
-               "failure, 71 attach failure, 72 missing kernel headers or BTF, 77 not root,\n"
+               "Exit status: 0 ok, 64 bad option, 65 malformed input file, 66 unreadable input\n"
+               "file, 69 no such process, 70 eBPF compile or load failure, 71 attach failure,\n"
+               "72 missing kernel headers or BTF, 73 cannot write output, 77 not root,\n"
                "78 invalid trigger.");
 
     auto* bio = app.add_subcommand(
@@ -162,6 +163,8 @@ std::optional<Options> parse_options(int argc, const char* const* argv)
     ann->add_option("--format", opt.format, "text (default: trace.py's layout) or json (JSON Lines)")
         ->transform(CLI::CheckedTransformer(formats).description(""))
         ->type_name("text|json");
+    ann->footer("Exit status: 0 ok, 64 bad option, 65 malformed trace or record file (the message\n"
+                "gives the byte offset or line), 66 unreadable file, 74 read error.");
 
     try {
         std::vector<std::string> reversed(args.rbegin(), args.rend());

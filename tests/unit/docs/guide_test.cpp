@@ -1,4 +1,5 @@
 // Every kdelay command in docs/guide.md must parse with today's options.
+#include <algorithm>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <regex>
@@ -22,8 +23,14 @@ std::vector<std::string> guide_commands()
             in_console = line == "```console";
             continue;
         }
-        if (in_console && line.rfind("$ sudo kdelay", 0) == 0)
-            commands.push_back(line.substr(std::string("$ sudo ").size()));
+        // The part after "kdelay" up to a pipe, with or without sudo.
+        const auto at = line.find("kdelay ");
+        if (in_console && line.rfind("$ ", 0) == 0 && at != std::string::npos &&
+            (at == 2 || line.compare(2, at - 2, "sudo ") == 0 || line.find(" | kdelay ") == at - 3)) {
+            std::string command = line.substr(at);
+            const auto pipe = command.find(" |");
+            commands.push_back(pipe == std::string::npos ? command : command.substr(0, pipe));
+        }
     }
     return commands;
 }
@@ -33,7 +40,11 @@ std::vector<std::string> guide_commands()
 TEST(GuideExamples, EveryCommandParses)
 {
     const auto commands = guide_commands();
-    ASSERT_GE(commands.size(), 12u);
+    ASSERT_GE(commands.size(), 14u);
+    EXPECT_EQ(std::count_if(commands.begin(), commands.end(),
+                            [](const std::string& c) { return c.rfind("kdelay annotate ", 0) == 0; }),
+              2)
+        << "the SPDK annotation workflow";
     for (const auto& command : commands) {
         std::istringstream words(command);
         std::vector<std::string> args;
