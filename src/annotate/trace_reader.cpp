@@ -249,34 +249,12 @@ public:
             }
             break;
         case State::entry:
-            switch (key_) {
-            case Field::lcore: cur_->lcore = u; seen_ |= seen_lcore; return true;
-            case Field::tpoint: tpoint_id_ = u; seen_ |= seen_tpoint; return true;
-            case Field::tsc: cur_->tsc = u; seen_ |= seen_tsc; return true;
-            case Field::size: cur_->size = u; return true;
-            case Field::owner: cur_->has_owner = true; cur_->owner = std::to_string(u); return true;
-            default: break;
-            }
-            break;
         case State::object:
-            if (key_ == Field::time) {
-                cur_->has_time = true;
-                cur_->time = u;
+            if (set_number(state(), key_, u))
                 return true;
-            }
-            if (key_ == Field::value) {
-                cur_->has_value = true;
-                cur_->value = u;
-                return true;
-            }
             break;
         case State::entry_args:
-            if (TraceArg* a = next_arg()) {
-                a->is_string = false;
-                a->integer = u;
-                return true;
-            }
-            return false;
+            return add_arg(false, u, {});
         default:
             break;
         }
@@ -319,27 +297,12 @@ public:
             }
             break;
         case State::entry:
-            switch (key_) {
-            case Field::poller: cur_->has_poller = true; cur_->poller.assign(s, n); return true;
-            case Field::related: cur_->has_related = true; cur_->related.assign(s, n); return true;
-            case Field::owner: cur_->has_owner = true; cur_->owner.assign(s, n); return true;
-            default: break;
-            }
-            break;
         case State::object:
-            if (key_ == Field::id) {
-                cur_->has_object_id = true;
-                cur_->object_id.assign(s, n);
+            if (set_string(state(), key_, std::string_view(s, n)))
                 return true;
-            }
             break;
         case State::entry_args:
-            if (TraceArg* a = next_arg()) {
-                a->is_string = true;
-                a->text.assign(s, n);
-                return true;
-            }
-            return false;
+            return add_arg(true, 0, std::string_view(s, n));
         default:
             break;
         }
@@ -515,27 +478,13 @@ public:
             if (*p != ':')
                 return nullptr;
             p = ws(p + 1);
-            switch (key_in(State::entry, key)) {
-            case Field::lcore: p = number(p, cur_->lcore); seen_ |= seen_lcore; break;
-            case Field::tpoint: p = number(p, tpoint_id_); seen_ |= seen_tpoint; break;
-            case Field::tsc: p = number(p, cur_->tsc); seen_ |= seen_tsc; break;
-            case Field::size: p = number(p, cur_->size); break;
-            case Field::poller: p = text(p, cur_->poller); cur_->has_poller = true; break;
-            case Field::related: p = text(p, cur_->related); cur_->has_related = true; break;
-            case Field::object: p = object(p); break;
-            case Field::args: p = args(p); break;
-            case Field::owner:
-                if (*p == '"') {
-                    p = text(p, cur_->owner);
-                } else {
-                    uint64_t id = 0;
-                    if ((p = number(p, id)))
-                        cur_->owner = fmt::format_int(id).str();
-                }
-                cur_->has_owner = true;
-                break;
-            default: return nullptr;  // unknown keys: rapidjson skips them
-            }
+            const Field f = key_in(State::entry, key);
+            if (f == Field::object)
+                p = object(p);
+            else if (f == Field::args)
+                p = args(p);
+            else
+                p = scalar(p, State::entry, f);
             if (!p)
                 return nullptr;
             p = ws(p);
@@ -612,6 +561,56 @@ private:
                          ": expected an unsigned 64-bit integer, found a negative number");
     }
 
+    // The entry's fields, for rapidjson's callbacks and the fast path alike.
+    bool set_number(State s, Field f, uint64_t u)
+    {
+        if (s == State::object) {
+            switch (f) {
+            case Field::time: cur_->has_time = true; cur_->time = u; return true;
+            case Field::value: cur_->has_value = true; cur_->value = u; return true;
+            default: return false;
+            }
+        }
+        switch (f) {
+        case Field::lcore: cur_->lcore = u; seen_ |= seen_lcore; return true;
+        case Field::tpoint: tpoint_id_ = u; seen_ |= seen_tpoint; return true;
+        case Field::tsc: cur_->tsc = u; seen_ |= seen_tsc; return true;
+        case Field::size: cur_->size = u; return true;
+        case Field::owner: {
+            const fmt::format_int id(u);
+            return set_string(s, f, std::string_view(id.data(), id.size()));
+        }
+        default: return false;
+        }
+    }
+    bool set_string(State s, Field f, std::string_view v)
+    {
+        if (s == State::object) {
+            if (f != Field::id)
+                return false;
+            cur_->has_object_id = true;
+            cur_->object_id.assign(v.data(), v.size());
+            return true;
+        }
+        switch (f) {
+        case Field::poller: cur_->has_poller = true; cur_->poller.assign(v.data(), v.size()); return true;
+        case Field::related: cur_->has_related = true; cur_->related.assign(v.data(), v.size()); return true;
+        case Field::owner: cur_->has_owner = true; cur_->owner.assign(v.data(), v.size()); return true;
+        default: return false;
+        }
+    }
+    bool add_arg(bool is_string, uint64_t integer, std::string_view text)
+    {
+        TraceArg* a = next_arg();
+        if (!a)
+            return false;
+        a->is_string = is_string;
+        a->integer = integer;
+        if (is_string)
+            a->text.assign(text.data(), text.size());
+        return true;
+    }
+
     TraceArg* next_arg()
     {
         if (cur_->arg_count >= kMaxArgs) {
@@ -647,14 +646,6 @@ private:
         out = std::string_view(start, static_cast<size_t>(p - start));
         return p + 1;
     }
-    static const char* text(const char* p, std::string& out)
-    {
-        std::string_view s;
-        if (!(p = string_at(p, s)))
-            return nullptr;
-        out.assign(s.data(), s.size());
-        return p;
-    }
     // A JSON integer that fits in 64 bits; null for anything else.
     static const char* number(const char* p, uint64_t& out)
     {
@@ -672,6 +663,18 @@ private:
         out = v;
         return p;
     }
+    // A string or an unsigned integer for field f; null for anything else.
+    const char* scalar(const char* p, State s, Field f)
+    {
+        if (*p == '"') {
+            std::string_view v;
+            p = string_at(p, v);
+            return p && set_string(s, f, v) ? p : nullptr;
+        }
+        uint64_t v = 0;
+        p = number(p, v);
+        return p && set_number(s, f, v) ? p : nullptr;
+    }
     const char* object(const char* p)
     {
         if (*p != '{')
@@ -688,12 +691,7 @@ private:
             if (*p != ':')
                 return nullptr;
             p = ws(p + 1);
-            switch (key_in(State::object, key)) {
-            case Field::id: p = text(p, cur_->object_id); cur_->has_object_id = true; break;
-            case Field::time: p = number(p, cur_->time); cur_->has_time = true; break;
-            case Field::value: p = number(p, cur_->value); cur_->has_value = true; break;
-            default: return nullptr;
-            }
+            p = scalar(p, State::object, key_in(State::object, key));
             if (!p)
                 return nullptr;
             p = ws(p);
@@ -713,17 +711,14 @@ private:
         if (*p == ']')
             return p + 1;
         for (;;) {
-            if (cur_->arg_count >= kMaxArgs)
-                return nullptr;
-            if (cur_->args.size() <= cur_->arg_count)
-                cur_->args.emplace_back();
-            TraceArg& a = cur_->args[cur_->arg_count++];
             if (*p == '"') {
-                a.is_string = true;
-                p = text(p, a.text);
+                std::string_view v;
+                if ((p = string_at(p, v)) && !add_arg(true, 0, v))
+                    return nullptr;
             } else {
-                a.is_string = false;
-                p = number(p, a.integer);
+                uint64_t v = 0;
+                if ((p = number(p, v)) && !add_arg(false, v, {}))
+                    return nullptr;
             }
             if (!p)
                 return nullptr;
