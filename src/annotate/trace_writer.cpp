@@ -1,5 +1,7 @@
 #include "annotate/trace_writer.h"
 
+#include <cerrno>
+#include <cstring>
 #include <nlohmann/json.hpp>
 
 #include "annotate/fixed_format.h"
@@ -79,21 +81,26 @@ size_t python_rstrip(std::string_view s)
     return s.size();
 }
 
+void TraceWriter::write_out()
+{
+    const bool ok = std::fwrite(buf_.data(), 1, buf_.size(), out_) == buf_.size();
+    buf_.clear();
+    if (!ok)
+        throw Error(Exit::ioerr, std::string("cannot write the output: ") + strerror(errno));
+}
+
 void TraceWriter::flush()
 {
-    if (buf_.size())
-        std::fwrite(buf_.data(), 1, buf_.size(), out_);
-    buf_.clear();
-    std::fflush(out_);
+    write_out();
+    if (std::fflush(out_) != 0)
+        throw Error(Exit::ioerr, std::string("cannot write the output: ") + strerror(errno));
 }
 
 void TraceWriter::end_line()
 {
     buf_.push_back('\n');
-    if (buf_.size() >= kFlushAt) {
-        std::fwrite(buf_.data(), 1, buf_.size(), out_);
-        buf_.clear();
-    }
+    if (buf_.size() >= kFlushAt)
+        write_out();
 }
 
 std::string_view TraceWriter::poller(const TraceEntry& e) const

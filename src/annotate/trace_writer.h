@@ -18,10 +18,12 @@ public:
     virtual ~TraceWriter() = default;
     virtual void header(const TraceHeader& header) { header_ = &header; }
     virtual void entry(const TraceEntry& entry, const std::vector<NamedArg>& args) = 0;
+    // Throws Error(Exit::ioerr) when the output cannot be written.
     void flush();
 
 protected:
     void end_line();  // writes out the buffer once it is large
+    void write_out();
     // The first entry's TSC: timestamps count from it, as in trace.py.
     uint64_t base_tsc(const TraceEntry& e)
     {

@@ -157,6 +157,9 @@ TEST(AnnotateE2E, BadInputIsOneLineAndKeepsWhatWasPrinted)
     EXPECT_EQ(r.status, 66);
     r = run({kKdelay, "annotate", "--bogus"}, 20s);
     EXPECT_EQ(r.status, 64);
+    r = run({"/bin/sh", "-c", kKdelay + " annotate -i " + trace + " > /dev/full"}, 20s);
+    EXPECT_EQ(r.status, 74);
+    EXPECT_EQ(r.err, "kdelay: cannot write the output: No space left on device\n");
     unlink(trace.c_str());
     unlink(records.c_str());
 }
