@@ -164,15 +164,20 @@ int run_record(const RecordConfig& config)
               << "; Ctrl-C to stop" << std::endl;
 
     using Clock = EventWait::Clock;
+    const std::string target = cfg.output.empty() ? "stdout" : cfg.output;
+    auto check_output = [&] {
+        if (!out.flush())
+            throw Error(Exit::ioerr, "cannot write " + target + ": " + strerror(errno));
+    };
     for (;;) {
         reader.poll_until(Clock::now() + std::chrono::milliseconds(100));
-        out.flush();
+        check_output();
         const auto wake = wait.wait_until(Clock::now());
         if (wake != EventWait::Wake::timeout)
             break;
     }
     reader.drain();
-    out.flush();
+    check_output();
     std::vector<uint64_t> lost;
     uint64_t n = 0;
     if (session.bpf().get_percpu_array_table<uint64_t>("records_lost").get_value(0, lost).ok())

@@ -167,3 +167,17 @@ TEST(RecordE2E, JsonLines)
     EXPECT_EQ(lines, 8);  // 2 x 3 + the failed connect's 2
     EXPECT_EQ(ctrlr, 2);
 }
+
+TEST(RecordE2E, AWriteErrorIsExit74)
+{
+    KD_REQUIRE_BPF();
+    Process app({kSpdk, "2"});
+    ASSERT_TRUE(app.wait_for_output("ready", 5s));
+    Process rec({kKdelay, "record", "-p", std::to_string(app.pid()), "-o", "/dev/full"});
+    for (int i = 0; i < 200 && rec.err().find("recording") == std::string::npos; ++i)
+        rec.wait_for_output("never", 100ms);
+    app.signal(SIGUSR1);
+    EXPECT_EQ(rec.wait(20s), 74);
+    EXPECT_NE(rec.err().find("kdelay: cannot write /dev/full: No space left on device"), std::string::npos)
+        << rec.err();
+}
