@@ -164,7 +164,7 @@ std::optional<Options> parse_options(int argc, const char* const* argv)
         ->transform(CLI::CheckedTransformer(formats).description(""))
         ->type_name("text|json");
     ann->footer("Exit status: 0 ok, 64 bad option, 65 malformed trace or record file (the message\n"
-                "gives the byte offset or line), 66 unreadable file, 74 read error.");
+                "gives the byte offset or line), 66 unreadable file, 74 read or write error.");
 
     try {
         std::vector<std::string> reversed(args.rbegin(), args.rend());
