@@ -62,10 +62,15 @@ int run_annotate(const AnnotateConfig& cfg, std::FILE* out)
     // Records first: a bad record file fails before any output.
     std::vector<LifetimeIndex> objects;
     if (!cfg.records.empty()) {
-        const File f = open_input(cfg.records);
-        const auto records = read_probe_records(f.get(), cfg.records, cfg.set);
         for (const auto& spec : cfg.set.annotations)
-            objects.emplace_back(spec, cfg.set, records);
+            objects.emplace_back(spec, cfg.set);
+        const File f = open_input(cfg.records);
+        for_each_probe_record(f.get(), cfg.records, cfg.set, [&](const ProbeRecord& r) {
+            for (auto& o : objects)
+                o.add(r);
+        });
+        for (auto& o : objects)
+            o.finish();
     }
     EntryAnnotator annotator(std::move(objects));
     const File in = open_input(cfg.input);

@@ -14,14 +14,6 @@ size_t arg_index(const RecordProbe& probe, const std::string& name)
     return probe.args.size();  // parse_record_set checked that annotations name real args
 }
 
-enum class Role { begin, end, detail };
-
-struct Hit {
-    uint64_t tsc, key;
-    Role role;
-    const ProbeRecord* record;
-};
-
 void set_property(ObjectProperties& p, const std::string& name, const RecordValue& v)
 {
     for (auto& item : p.items)
@@ -45,25 +37,56 @@ std::string render(const std::string& key, const ObjectProperties& p)
 
 }  // namespace
 
+LifetimeIndex::LifetimeIndex(const ObjectAnnotation& spec, const RecordSet& set) : spec_(spec)
+{
+    probes_[0] = set.find(spec.begin);
+    probes_[1] = set.find(spec.end);
+    probes_[2] = spec.detail.empty() ? nullptr : set.find(spec.detail);
+    for (int role = 0; role < 3; ++role) {
+        if (!probes_[role])
+            continue;
+        tsc_arg_[role] = arg_index(*probes_[role], spec.tsc);
+        key_arg_[role] = arg_index(*probes_[role], spec.key);
+        const auto& names = role == 0 ? spec.begin_properties : role == 2 ? spec.detail_properties
+                                                                          : std::vector<std::string>{};
+        for (const auto& name : names)
+            property_args_[role].push_back(arg_index(*probes_[role], name));
+    }
+}
+
 LifetimeIndex::LifetimeIndex(const ObjectAnnotation& spec, const RecordSet& set,
                              const std::vector<ProbeRecord>& records)
-    : spec_(spec)
+    : LifetimeIndex(spec, set)
 {
-    const RecordProbe* probes[3] = {set.find(spec.begin), set.find(spec.end),
-                                    spec.detail.empty() ? nullptr : set.find(spec.detail)};
-    std::vector<Hit> hits;
     for (const auto& r : records)
-        for (int role = 0; role < 3; ++role)
-            if (r.probe == probes[role]) {
-                const uint64_t tsc = r.values[arg_index(*r.probe, spec.tsc)].integer;
-                const uint64_t key = r.values[arg_index(*r.probe, spec.key)].integer;
-                hits.push_back({tsc, key, static_cast<Role>(role), &r});
-            }
+        add(r);
+    finish();
+}
+
+void LifetimeIndex::add(const ProbeRecord& r)
+{
+    for (int role = 0; role < 3; ++role) {
+        if (r.probe != probes_[role])
+            continue;
+        hits_.push_back({r.values[tsc_arg_[role]].integer, r.values[key_arg_[role]].integer,
+                         static_cast<Role>(role), static_cast<uint32_t>(values_.size())});
+        for (size_t arg : property_args_[role])
+            values_.push_back(r.values[arg]);
+    }
+}
+
+void LifetimeIndex::finish()
+{
+    auto& hits = hits_;
     // trace.py sorts by TSC (stably); grouping by key after that keeps each
     // key's records in TSC order.
     std::stable_sort(hits.begin(), hits.end(), [](const Hit& a, const Hit& b) { return a.tsc < b.tsc; });
     std::stable_sort(hits.begin(), hits.end(), [](const Hit& a, const Hit& b) { return a.key < b.key; });
 
+    auto set_properties = [&](ObjectProperties& p, const Hit& h, const std::vector<std::string>& names) {
+        for (size_t i = 0; i < names.size(); ++i)
+            set_property(p, names[i], values_[h.values + i]);
+    };
     std::vector<size_t> ends, details;
     for (size_t first = 0; first < hits.size();) {
         size_t last = first;
@@ -85,16 +108,11 @@ LifetimeIndex::LifetimeIndex(const ObjectAnnotation& spec, const RecordSet& set,
             const size_t limit = end == ends.end() ? last - 1 : *end;  // inclusive
             ObjectProperties p;
             set_property(p, "ptr", RecordValue{true, 0, fmt::format("0x{:x}", hits[i].key)});
-            const ProbeRecord& begin = *hits[i].record;
-            for (const auto& name : spec.begin_properties)
-                set_property(p, name, begin.values[arg_index(*begin.probe, name)]);
+            set_properties(p, hits[i], spec_.begin_properties);
             const auto after = std::upper_bound(details.begin(), details.end(), limit);
-            if (after != details.begin() && *(after - 1) >= i) {
-                const ProbeRecord& detail = *hits[*(after - 1)].record;
-                for (const auto& name : spec.detail_properties)
-                    set_property(p, name, detail.values[arg_index(*detail.probe, name)]);
-            }
-            p.text = render(spec.key, p);
+            if (after != details.begin() && *(after - 1) >= i)
+                set_properties(p, hits[*(after - 1)], spec_.detail_properties);
+            p.text = render(spec_.key, p);
             lifetimes_.push_back({hits[i].tsc, end == ends.end() ? UINT64_MAX : hits[*end].tsc,
                                   static_cast<uint32_t>(properties_.size())});
             properties_.push_back(std::move(p));
@@ -104,6 +122,8 @@ LifetimeIndex::LifetimeIndex(const ObjectAnnotation& spec, const RecordSet& set,
             by_key_[hits[first].key] = {group_start, count};
         first = last;
     }
+    hits_ = {};
+    values_ = {};
 }
 
 const ObjectProperties* LifetimeIndex::find(uint64_t key, uint64_t tsc) const

@@ -52,7 +52,7 @@ bool parse_hex(std::string_view s, uint64_t& out)
 
 class LineParser {
 public:
-    LineParser(const std::string& name, const RecordSet& set) : name_(name)
+    LineParser(const std::string& name, const RecordSet& set, const RecordCallback& emit) : name_(name), emit_(emit)
     {
         for (const auto& p : set.probes)
             probes_[p.name] = &p;
@@ -70,12 +70,12 @@ public:
         const auto it = probes_.find(std::string(text.substr(0, n)));
         if (it == probes_.end())
             return;  // a probe we were not asked about
-        ProbeRecord r{it->second, number, std::vector<RecordValue>(it->second->args.size())};
-        parse_args(r, text.substr(n + 2));
-        records_.push_back(std::move(r));
+        record_.probe = it->second;
+        record_.line = number;
+        record_.values.resize(it->second->args.size());  // reused from line to line
+        parse_args(record_, text.substr(n + 2));
+        emit_(record_);
     }
-
-    std::vector<ProbeRecord> take() { return std::move(records_); }
 
 private:
     [[noreturn]] void fail(size_t line, const std::string& why) const
@@ -103,6 +103,7 @@ private:
             const RecordArg& arg = probe.args[index];
             RecordValue& value = r.values[index];
             seen[index] = true;
+            value.is_string = arg.is_string;
             size_t end = rest.find(',', eq + 1);
             std::string_view raw = rest.substr(eq + 1, end == std::string_view::npos ? end : end - eq - 1);
             if (arg.is_string) {
@@ -143,15 +144,18 @@ private:
     }
 
     std::string name_;
+    const RecordCallback& emit_;
     std::unordered_map<std::string, const RecordProbe*> probes_;
-    std::vector<ProbeRecord> records_;
+    ProbeRecord record_;
 };
 
 }  // namespace
 
 std::vector<ProbeRecord> parse_probe_records(const std::string& text, const std::string& name, const RecordSet& set)
 {
-    LineParser parser(name, set);
+    std::vector<ProbeRecord> records;
+    const RecordCallback keep = [&](const ProbeRecord& r) { records.push_back(r); };
+    LineParser parser(name, set, keep);
     size_t number = 0, start = 0;
     while (start < text.size()) {
         size_t nl = text.find('\n', start);
@@ -160,12 +164,12 @@ std::vector<ProbeRecord> parse_probe_records(const std::string& text, const std:
         parser.line(std::string_view(text).substr(start, nl - start), ++number);
         start = nl + 1;
     }
-    return parser.take();
+    return records;
 }
 
-std::vector<ProbeRecord> read_probe_records(std::FILE* in, const std::string& name, const RecordSet& set)
+void for_each_probe_record(std::FILE* in, const std::string& name, const RecordSet& set, const RecordCallback& fn)
 {
-    LineParser parser(name, set);
+    LineParser parser(name, set, fn);
     std::string line;
     std::vector<char> block(1 << 16);
     size_t number = 0;
@@ -194,7 +198,13 @@ std::vector<ProbeRecord> read_probe_records(std::FILE* in, const std::string& na
         throw Error(Exit::ioerr, name + ": read error");
     if (!line.empty())
         parser.line(line, ++number);
-    return parser.take();
+}
+
+std::vector<ProbeRecord> read_probe_records(std::FILE* in, const std::string& name, const RecordSet& set)
+{
+    std::vector<ProbeRecord> records;
+    for_each_probe_record(in, name, set, [&](const ProbeRecord& r) { records.push_back(r); });
+    return records;
 }
 
 }  // namespace kdelay
