@@ -10,4 +10,4 @@ ctest --test-dir build -L unit --output-on-failure
 ctest --test-dir build -L e2e --output-on-failure | tee "$log"
 total=$(ctest --test-dir build -N -L e2e | sed -n 's/^Total Tests: //p')
 skipped=$(grep -c '(Skipped)' "$log" || true)
-echo "e2e tests: $((total - skipped)) ran on real eBPF, $skipped skipped"
+echo "e2e tests: $((total - skipped)) ran (the real binary; on real eBPF where a test loads it), $skipped skipped"
