@@ -1,5 +1,8 @@
 // A streaming reader of `spdk_trace -j` output: memory stays flat however
-// many entries the input holds (inputs can be many GB).
+// many entries the input holds (inputs can be many GB). rapidjson's SAX
+// reader takes the definitions and anything unusual; entries of the common
+// shape are scanned directly, which is what makes millions a second possible
+// (docs/PERFORMANCE.md).
 #pragma once
 
 #include <cstdio>
