@@ -3,6 +3,9 @@
 #include <cerrno>
 #include <cstring>
 #include <nlohmann/json.hpp>
+#include <rapidjson/encodings.h>
+#include <rapidjson/memorystream.h>
+#include <rapidjson/writer.h>
 
 #include "annotate/fixed_format.h"
 #include "annotate/tsc_time.h"
@@ -64,11 +67,6 @@ bool is_python_space_suffix(std::string_view s, size_t& len)
         }
     }
     return false;
-}
-
-nlohmann::ordered_json record_value_json(const RecordValue& v)
-{
-    return v.is_string ? nlohmann::ordered_json(v.text) : nlohmann::ordered_json(v.integer);
 }
 
 }  // namespace
@@ -178,55 +176,121 @@ void TraceTextWriter::entry(const TraceEntry& e, const std::vector<NamedArg>& ar
     end_line();
 }
 
+namespace {
+
+// rapidjson's output stream concept over a memory_buffer.
+struct BufferStream {
+    using Ch = char;
+    fmt::memory_buffer& out;
+    void Put(char c) { out.push_back(c); }
+    void Flush() {}
+};
+using JsonWriter = rapidjson::Writer<BufferStream>;
+
+// Strings go out as valid UTF-8, like every other kdelay JSON: an invalid
+// byte becomes U+FFFD (nlohmann's replacement, for this rare case).
+void put_string(JsonWriter& w, std::string_view s, std::string& scratch)
+{
+    bool ascii = true;
+    for (unsigned char c : s)
+        ascii = ascii && c < 0x80;
+    if (!ascii) {
+        rapidjson::MemoryStream in(s.data(), s.size());
+        struct Discard {
+            void Put(char) {}
+        } discard;
+        bool valid = true;
+        while (valid && in.Tell() < s.size())
+            valid = rapidjson::UTF8<>::Validate(in, discard);
+        if (!valid) {
+            const auto quoted = nlohmann::json(std::string(s)).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+            scratch = nlohmann::json::parse(quoted).get<std::string>();
+            s = scratch;
+        }
+    }
+    w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
+}
+
+void put_value(JsonWriter& w, const RecordValue& v, std::string& scratch)
+{
+    if (v.is_string)
+        put_string(w, v.text, scratch);
+    else
+        w.Uint64(v.integer);
+}
+
+}  // namespace
+
 void TraceJsonWriter::entry(const TraceEntry& e, const std::vector<NamedArg>& args)
 {
     const uint64_t base = base_tsc(e);
     const uint64_t rate = header_->tsc_rate;
-    nlohmann::ordered_json j = {{"type", "spdk_entry"}, {"index", e.index},  {"lcore", e.lcore},
-                        {"tsc", e.tsc},          {"ns", ticks_to_ns(e.tsc, base, rate)},
-                        {"tpoint", e.tpoint->name}, {"tpoint_id", e.tpoint->id}};
+    BufferStream stream{buf_};
+    JsonWriter w(stream);
+    auto key = [&](const char* k) { w.Key(k); };
+    auto text = [&](std::string_view v) { put_string(w, v, scratch_); };
+    w.StartObject();
+    key("type"), w.String("spdk_entry");
+    key("index"), w.Uint64(e.index);
+    key("lcore"), w.Uint64(e.lcore);
+    key("tsc"), w.Uint64(e.tsc);
+    key("ns"), w.Int64(ticks_to_ns(e.tsc, base, rate));
+    key("tpoint"), text(e.tpoint->name);
+    key("tpoint_id"), w.Uint64(e.tpoint->id);
     if (e.has_poller)
-        j["poller"] = e.poller;
+        key("poller"), text(e.poller);
     if (e.has_owner) {
-        j["owner"] = e.owner;
+        key("owner"), text(e.owner);
         const auto it = header_->owners.find(e.owner);
         if (it != header_->owners.end())
-            j["owner_description"] = it->second;
+            key("owner_description"), text(it->second);
     }
     if (e.size)
-        j["size"] = e.size;
+        key("size"), w.Uint64(e.size);
     if (e.has_object) {
-        nlohmann::ordered_json o = nlohmann::ordered_json::object();
+        key("object"), w.StartObject();
         if (e.has_object_id)
-            o["id"] = e.object_id;
+            key("id"), text(e.object_id);
         if (e.has_time) {
-            o["time_tsc"] = e.time;
-            o["time_ns"] = ticks_to_ns(e.time, 0, rate);
+            key("time_tsc"), w.Uint64(e.time);
+            key("time_ns"), w.Int64(ticks_to_ns(e.time, 0, rate));
         }
         if (e.has_value)
-            o["value"] = e.value;
-        j["object"] = std::move(o);
+            key("value"), w.Uint64(e.value);
+        w.EndObject();
     }
     if (e.has_related)
-        j["related"] = e.related;
-    nlohmann::ordered_json list = nlohmann::ordered_json::array();
+        key("related"), text(e.related);
+    key("args"), w.StartArray();
     for (const NamedArg& a : args) {
-        nlohmann::ordered_json arg = {{"name", *a.name}};
+        w.StartObject();
+        key("name"), text(*a.name);
+        key("value");
         if (a.value->is_string)
-            arg["value"] = a.value->text;
+            text(a.value->text);
         else
-            arg["value"] = a.value->integer;
+            w.Uint64(a.value->integer);
         if (a.annotation) {
-            nlohmann::ordered_json props = nlohmann::ordered_json::object();
-            for (const auto& [name, v] : a.annotation->items)
-                props[name] = record_value_json(v);
-            arg["annotation"] = std::move(props);
+            // Rendered once per lifetime.
+            auto [it, fresh] = annotations_.try_emplace(a.annotation);
+            if (fresh) {
+                fmt::memory_buffer json;
+                BufferStream s{json};
+                JsonWriter pw(s);
+                pw.StartObject();
+                for (const auto& [name, v] : a.annotation->items) {
+                    pw.Key(name.data(), static_cast<rapidjson::SizeType>(name.size()));
+                    put_value(pw, v, scratch_);
+                }
+                pw.EndObject();
+                it->second.assign(json.data(), json.size());
+            }
+            key("annotation"), w.RawValue(it->second.data(), it->second.size(), rapidjson::kObjectType);
         }
-        list.push_back(std::move(arg));
+        w.EndObject();
     }
-    j["args"] = std::move(list);
-    const std::string line = j.dump(-1, ' ', false, nlohmann::ordered_json::error_handler_t::replace);
-    buf_.append(line);
+    w.EndArray();
+    w.EndObject();
     end_line();
 }
 

@@ -198,3 +198,24 @@ TEST(Annotate, AFaultKeepsWhatWasPrintedBeforeIt)
     EXPECT_GE(std::count(printed.begin(), printed.end(), '\n'), 5);
     EXPECT_EQ(golden.substr(0, printed.size()), printed) << "complete lines, as trace.py printed them";
 }
+
+// Thread names, NQNs and SPDK strings may hold anything: JSON output escapes
+// quotes, backslashes and control characters and replaces invalid UTF-8.
+TEST(Annotate, JsonStringsAreEscapedAndValid)
+{
+    const std::string trace = "/tmp/kdelay-annotate-utf8-" + std::to_string(getpid()) + ".json";
+    std::ofstream(trace, std::ios::binary)
+        << R"({"tsc_rate":1000,"tpoints":[{"name":"N\"\\","id":1,"new_object":false,"args":[{"name":"s","type":2,"size":8}]}],)"
+        << R"("entries":[{"lcore":0,"tpoint":1,"tsc":5,"poller":"p\u0001","args":["bad )" << "\xff\xfe"
+        << R"( caf\u00e9 \"q\" \\ \n"]}]})";
+    AnnotateConfig cfg = config("trace_classic.json", "", false);
+    cfg.input = trace;
+    cfg.json = true;
+    const std::string out = annotate(cfg);
+    unlink(trace.c_str());
+    const auto j = nlohmann::json::parse(out);  // throws on invalid UTF-8
+    EXPECT_EQ(j["tpoint"], "N\"\\");
+    EXPECT_EQ(j["poller"], "p\x01");
+    EXPECT_EQ(j["args"][0]["value"], "bad \xEF\xBF\xBD\xEF\xBF\xBD caf\xC3\xA9 \"q\" \\ \n");
+    EXPECT_NE(out.find(R"(\u0001)"), std::string::npos) << out;
+}
