@@ -80,14 +80,19 @@ private:
 
 // rapidjson's input stream concept over BlockInput, optionally starting with
 // a few bytes of `prefix` (which resumes the top-level object after the
-// entries; offsets leave it out).
+// entries; offsets leave it out). It ends after `limit` bytes: rapidjson
+// holds a whole string in memory, so a hostile one must not grow forever.
 class BlockStream {
 public:
     using Ch = char;
-    explicit BlockStream(BlockInput& in, std::string_view prefix = {}) : in_(in), prefix_(prefix) {}
-    Ch Peek() const { return at_ < prefix_.size() ? prefix_[at_] : in_.peek(); }
-    Ch Take() { return at_ < prefix_.size() ? prefix_[at_++] : in_.take(); }
+    BlockStream(BlockInput& in, uint64_t limit, std::string_view prefix = {})
+        : in_(in), prefix_(prefix), end_(in.tell() + limit)
+    {
+    }
+    Ch Peek() const { return at_ < prefix_.size() ? prefix_[at_] : over_limit() ? '\0' : in_.peek(); }
+    Ch Take() { return at_ < prefix_.size() ? prefix_[at_++] : over_limit() ? '\0' : in_.take(); }
     size_t Tell() const { return in_.tell(); }
+    bool over_limit() const { return in_.tell() >= end_; }
     Ch* PutBegin() { return nullptr; }
     void Put(Ch) {}
     void Flush() {}
@@ -96,8 +101,12 @@ public:
 private:
     BlockInput& in_;
     std::string_view prefix_;
+    uint64_t end_;
     size_t at_ = 0;
 };
+
+constexpr uint64_t kMaxEntryBytes = 64 << 20;   // SPDK entries are ~200 bytes
+constexpr uint64_t kMaxOtherBytes = 1ull << 30;  // the definitions are kilobytes
 
 enum class State { document, root, tpoints, tpoint, tpoint_args, tpoint_arg, owners, owner, entries, entry, object, entry_args };
 
@@ -885,8 +894,10 @@ void read_entries(BlockInput& in, Handler& handler, rapidjson::Reader& reader, c
         } else if (!handler.error().empty()) {
             throw_parse_error(name, handler, rapidjson::ParseResult(), in);
         } else {
-            BlockStream stream(in);
+            BlockStream stream(in, kMaxEntryBytes);
             const auto result = reader.Parse<rapidjson::kParseStopWhenDoneFlag>(stream, handler);
+            if (result.IsError() && stream.over_limit())
+                fail("an entry longer than 64 MiB (not spdk_trace output?)");
             if (result.IsError())
                 throw_parse_error(name, handler, result, in);
         }
@@ -915,7 +926,7 @@ void read_spdk_trace(std::FILE* file, const std::string& name, TraceSink& sink)
     static constexpr std::string_view kReopen = "{\"\":0";
     bool resumed = false;
     for (;;) {
-        BlockStream stream(in, resumed ? kReopen : std::string_view());
+        BlockStream stream(in, kMaxOtherBytes, resumed ? kReopen : std::string_view());
         const auto result = reader.Parse<rapidjson::kParseNoFlags>(stream, handler);
         if (handler.take_at_entries()) {
             read_entries(in, handler, reader, name);
@@ -923,6 +934,9 @@ void read_spdk_trace(std::FILE* file, const std::string& name, TraceSink& sink)
             resumed = true;
             continue;
         }
+        if (result.IsError() && stream.over_limit())
+            throw Error(Exit::dataerr, name + ": byte " + std::to_string(in.tell()) +
+                                           ": more than 1 GiB outside \"entries\" (not spdk_trace output?)");
         if (result.IsError())
             throw_parse_error(name, handler, result, in);
         return;

@@ -187,3 +187,13 @@ INSTANTIATE_TEST_SUITE_P(
         Bad{"{\"x\":" + std::string(100, '[') + std::string(100, ']') + "}", "nested deeper than 64 levels"},
         Bad{R"({"tsc_rate":1,"tpoints":[],"entries":[{"lcore":1,"tpoint":1,"tsc":7,"poller":"a)" "\x01" R"("}]})",
             "byte 79: invalid JSON: Invalid escape character in string"}));
+
+// rapidjson holds a whole string in memory: one larger than any SPDK entry
+// is refused instead of growing without bound.
+TEST(TraceReader, AHugeEntryIsRefused)
+{
+    const std::string doc = kDefs + R"("entries":[{"lcore":1,"tpoint":1,"tsc":7,"args":[1,")" +
+                            std::string((64 << 20) + 10, 'x') + R"("]}]})";
+    const std::string what = error_of(doc);
+    EXPECT_NE(what.find("an entry longer than 64 MiB"), std::string::npos) << what.substr(0, 200);
+}
