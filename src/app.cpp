@@ -167,9 +167,13 @@ int run_app(int argc, const char* const* argv)
         if (options->mode == Options::Mode::record)
             return run_record(make_record_config(*options));
         const auto writer = make_writer(options->format);
-        if (options->mode == Options::Mode::biosnoop)
-            return run_biosnoop(make_biosnoop_config(*options), *writer);
-        return run_delay(make_delay_config(*options), *writer);
+        const int status = options->mode == Options::Mode::biosnoop
+                               ? run_biosnoop(make_biosnoop_config(*options), *writer)
+                               : run_delay(make_delay_config(*options), *writer);
+        // A report that could not be written is not a success.
+        if (!std::cout.flush())
+            throw Error(Exit::ioerr, "cannot write the report to stdout");
+        return status;
     } catch (const Error& e) {
         std::cout.flush();
         std::cerr << "kdelay: " << e.what() << std::endl;

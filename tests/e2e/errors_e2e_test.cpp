@@ -91,3 +91,11 @@ TEST(ErrorsE2E, MissingKernelHeaderTreeIs72WithTheFix)
     expect_one_error_line(r);
     EXPECT_NE(r.err.find("setup.sh"), std::string::npos) << r.err;
 }
+
+TEST(ErrorsE2E, AReportThatCannotBeWrittenIs74)
+{
+    KD_REQUIRE_BPF();
+    Result r = run({"/bin/sh", "-c", kKdelay + " --sample-time 0.1 -- " + kWorkload + " syscalls 10 1 --now > /dev/full"}, 30s);
+    EXPECT_EQ(r.status, 74) << r.err;
+    EXPECT_NE(r.err.find("kdelay: cannot write the report to stdout"), std::string::npos) << r.err;
+}
