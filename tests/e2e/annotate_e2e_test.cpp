@@ -72,8 +72,7 @@ TEST(AnnotateE2E, RecordThenAnnotate)
     ASSERT_TRUE(app.wait_for_output("ready", 5s));
     const std::string records = temp("records.txt"), trace = temp("trace.json");
     Process rec({kKdelay, "record", "-p", std::to_string(app.pid()), "-o", records});
-    for (int i = 0; i < 200 && rec.err().find("recording") == std::string::npos; ++i)
-        rec.wait_for_output("never", 100ms);
+    ASSERT_TRUE(wait_until_recording(rec)) << rec.err();
     app.signal(SIGUSR1);
     ASSERT_TRUE(app.wait_for_output("done", 10s));
     ASSERT_EQ(rec.wait(20s), 0) << rec.err();

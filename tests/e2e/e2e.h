@@ -39,4 +39,13 @@ inline uint32_t workload_tid(const std::string& out, const std::string& name)
     return at == std::string::npos ? 0 : static_cast<uint32_t>(std::stoul(out.substr(at + key.size())));
 }
 
+// Waits until `kdelay record` says it is recording (its probes are attached).
+inline bool wait_until_recording(Process& rec)
+{
+    using namespace std::chrono_literals;
+    for (int i = 0; i < 200 && rec.err().find("kdelay: recording") == std::string::npos; ++i)
+        rec.wait_for_output("never", 100ms);
+    return rec.err().find("kdelay: recording") != std::string::npos;
+}
+
 }  // namespace kdtest

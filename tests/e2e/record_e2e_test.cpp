@@ -51,10 +51,7 @@ TEST(RecordE2E, RecordsEveryQpairProbeInTracePyFormat)
     Process app({kSpdk, "3"});
     ASSERT_TRUE(app.wait_for_output("ready", 5s));
     Process rec({kKdelay, "record", "-p", std::to_string(app.pid())});
-    ASSERT_TRUE(rec.wait_for_output("", 0s) || true);
-    // Attached once it says so on stderr.
-    for (int i = 0; i < 200 && rec.err().find("recording 3 USDT probes") == std::string::npos; ++i)
-        rec.wait_for_output("never", 100ms);
+    ASSERT_TRUE(wait_until_recording(rec)) << rec.err();
     ASSERT_NE(rec.err().find("recording 3 USDT probes"), std::string::npos) << rec.err();
     app.signal(SIGUSR1);
     ASSERT_TRUE(app.wait_for_output("done", 10s));
@@ -93,8 +90,7 @@ TEST(RecordE2E, CtrlCFlushesToTheOutputFile)
     ASSERT_TRUE(app.wait_for_output("ready", 5s));
     const std::string file = "/tmp/kdelay-record-" + std::to_string(getpid()) + ".txt";
     Process rec({kKdelay, "record", "-p", std::to_string(app.pid()), "-o", file});
-    for (int i = 0; i < 200 && rec.err().find("recording") == std::string::npos; ++i)
-        rec.wait_for_output("never", 100ms);
+    ASSERT_TRUE(wait_until_recording(rec)) << rec.err();
     // The app stays alive (it waits for SIGUSR1 again? no: it exits), so stop
     // the recording with Ctrl-C before it fires anything, then after.
     rec.signal(SIGINT);
@@ -147,8 +143,7 @@ TEST(RecordE2E, JsonLines)
     Process app({kSpdk, "2"});
     ASSERT_TRUE(app.wait_for_output("ready", 5s));
     Process rec({kKdelay, "record", "-p", std::to_string(app.pid()), "--format", "json"});
-    for (int i = 0; i < 200 && rec.err().find("recording") == std::string::npos; ++i)
-        rec.wait_for_output("never", 100ms);
+    ASSERT_TRUE(wait_until_recording(rec)) << rec.err();
     app.signal(SIGUSR1);
     ASSERT_TRUE(app.wait_for_output("done", 10s));
     ASSERT_EQ(rec.wait(20s), 0) << rec.err();
@@ -174,8 +169,7 @@ TEST(RecordE2E, AWriteErrorIsExit74)
     Process app({kSpdk, "2"});
     ASSERT_TRUE(app.wait_for_output("ready", 5s));
     Process rec({kKdelay, "record", "-p", std::to_string(app.pid()), "-o", "/dev/full"});
-    for (int i = 0; i < 200 && rec.err().find("recording") == std::string::npos; ++i)
-        rec.wait_for_output("never", 100ms);
+    ASSERT_TRUE(wait_until_recording(rec)) << rec.err();
     app.signal(SIGUSR1);
     EXPECT_EQ(rec.wait(20s), 74);
     EXPECT_NE(rec.err().find("kdelay: cannot write /dev/full: No space left on device"), std::string::npos)
