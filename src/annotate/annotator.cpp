@@ -1,5 +1,6 @@
 #include "annotate/annotator.h"
 
+#include <algorithm>
 #include <set>
 
 namespace kdelay {
@@ -8,9 +9,11 @@ void EntryAnnotator::prepare(const TraceHeader& header)
 {
     header_ = &header;
     plans_.assign(header.tpoints.size(), Plan{});
+    std::set<std::string> seen_names;  // trace.py finds a listed name's first tpoint only
     for (size_t t = 0; t < header.tpoints.size(); ++t) {
         const Tpoint& tp = header.tpoints[t];
         Plan& plan = plans_[t];
+        const bool first_of_name = seen_names.insert(tp.name).second;
         std::set<std::string> names;
         for (const auto& a : tp.args)
             plan.unique_names = names.insert(a.name).second && plan.unique_names;
@@ -19,14 +22,9 @@ void EntryAnnotator::prepare(const TraceHeader& header)
             size_t pos = 0;
             while (pos < tp.args.size() && tp.args[pos].name != key)
                 ++pos;
-            bool listed = false;
-            for (const auto& name : object.spec().tpoints)
-                if (name == tp.name) {
-                    size_t first = 0;
-                    while (header.tpoints[first].name != name)
-                        ++first;
-                    listed = first == t;
-                }
+            const auto& listed_names = object.spec().tpoints;
+            const bool listed = first_of_name &&
+                                std::find(listed_names.begin(), listed_names.end(), tp.name) != listed_names.end();
             plan.annotated.push_back(listed || (object.spec().any_tpoint_with_key && pos < tp.args.size()));
             plan.key_pos.push_back(pos);
         }

@@ -350,8 +350,6 @@ public:
         const State done = state();
         stack_.pop_back();
         key_ = Field::none;
-        if (done == State::tpoints)
-            index_tpoints();
         if (done == State::tpoint_args)
             seen_ = saved_seen_;
         return true;
