@@ -3,6 +3,7 @@
 #include <bcc/BPF.h>
 #include <sstream>
 
+#include "bpf/kallsyms_bypass.h"
 #include "core/error.h"
 #include "sys/kernel_env.h"
 #include "sys/stderr_capture.h"
@@ -31,7 +32,10 @@ BpfSession::BpfSession(const std::string& source, bool verbose, unsigned debug_f
     for (const auto& u : usdts_)
         probes.emplace_back(u.binary, u.provider, u.probe, u.function);
     StderrCapture capture(!verbose_);
-    ebpf::StatusTuple status = bpf_->init(source, {}, probes);
+    ebpf::StatusTuple status = [&] {
+        KallsymsBypass bypass;
+        return bpf_->init(source, {}, probes);
+    }();
     const std::string output = capture.finish();
     if (status.ok())
         return;
