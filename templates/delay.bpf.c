@@ -131,16 +131,66 @@ static __always_inline __u32 target_current(void)
 
 /* ---- syscalls and long poll intervals ---- */
 
-static __always_inline struct kd_syscall *new_syscall(struct kd_syscall_key *key)
+static __always_inline struct kd_syscall *syscall_entry(struct kd_syscall_key *key)
 {
-    /* First time for this syscall in this sample: also record the thread's
-     * name, in case it never gets switched out. */
-    thread_entry(key->tid, 0);
     struct kd_syscall zero = {};
     struct kd_syscall *s = syscalls.lookup_or_try_init(key, &zero);
     if (!s)
         note_full(KD_MAP_SYSCALLS);
     return s;
+}
+
+/* For the current thread's syscall, the first time in this sample: also
+ * record the thread's name, in case it never gets switched out. */
+static __always_inline struct kd_syscall *new_syscall(struct kd_syscall_key *key)
+{
+    thread_entry(key->tid, 0);
+    return syscall_entry(key);
+}
+
+static __always_inline void stat_merge(struct kd_stat *to, struct kd_stat *from)
+{
+    if (!to->count || from->min_ns < to->min_ns)
+        to->min_ns = from->min_ns;
+    if (from->max_ns > to->max_ns)
+        to->max_ns = from->max_ns;
+    to->count += from->count;
+    to->total_ns += from->total_ns;
+}
+
+/* A run of one syscall on one CPU (a getppid storm, a busy read loop) is
+ * summed in a per-CPU slot and costs no hash lookup per call; the next
+ * different syscall on that CPU moves the run into the syscalls hash, and
+ * the collector adds what the slots hold at the end of the sample (the
+ * collector also zeroes them between samples). */
+BPF_PERCPU_ARRAY(recent, struct kd_recent, 1);
+
+static __always_inline void recent_add(struct kd_syscall_key *key, __u64 delta)
+{
+    int zero = 0;
+    struct kd_recent *r = recent.lookup(&zero);
+    if (!r)
+        return;
+    if (r->tid == key->tid && r->nr == key->nr) {
+        stat_add(&r->stat, delta);
+        return;
+    }
+    if (r->stat.count) {
+        /* Runs on another thread's behalf: no thread_entry() here, it would
+         * take the current thread's name. */
+        struct kd_syscall_key done = { .tid = r->tid, .nr = r->nr };
+        struct kd_syscall *s = syscall_entry(&done);
+        if (s)
+            stat_merge(&s->stat, &r->stat);
+    }
+    if (r->tid != key->tid)
+        thread_entry(key->tid, 0);
+    r->tid = key->tid;
+    r->nr = key->nr;
+    r->stat.count = 1;
+    r->stat.total_ns = delta;
+    r->stat.min_ns = delta;
+    r->stat.max_ns = delta;
 }
 
 /* The target's syscall in flight on this CPU. A thread leaves the CPU only
@@ -209,7 +259,7 @@ RAW_TRACEPOINT_PROBE(sys_exit)
         return 0;
 
     struct kd_syscall_key key = { .tid = (__u32)id };
-    struct kd_syscall *s;
+    struct kd_syscall *s = 0;  /* 0: the syscall never left the CPU */
     __u64 entry;
     int zero = 0;
     struct kd_inflight *f = inflight.lookup(&zero);
@@ -218,9 +268,6 @@ RAW_TRACEPOINT_PROBE(sys_exit)
         key.nr = f->nr;
         entry = f->start;
         f->start = 0;
-        s = syscalls.lookup(&key);
-        if (!s)
-            s = new_syscall(&key);
     } else {
         /* The raw tracepoint has no syscall number; read it from pt_regs as
          * the classic tracepoint does. */
@@ -228,15 +275,19 @@ RAW_TRACEPOINT_PROBE(sys_exit)
         bpf_probe_read_kernel(&nr, sizeof(nr), (char *)ctx->args[0] + PT_REGS_NR_OFF);
         key.nr = (__u32)nr;
         s = syscalls.lookup(&key);
-        entry = s ? s->start : 0;
-        if (s)
-            s->start = 0;
+        if (!s)
+            return 0;
+        entry = s->start;
+        s->start = 0;
     }
-    if (!s || !entry || entry < cap->start_ns)
+    if (!entry || entry < cap->start_ns)
         return 0;
 
     __u64 now = bpf_ktime_get_ns();
-    stat_add(&s->stat, now - entry);
+    if (s)
+        stat_add(&s->stat, now - entry);
+    else
+        recent_add(&key, now - entry);
     hist_add(key.tid, KD_HIST_SYSCALL, key.nr, now - entry);
 {{#syscall_events}}
     if ((SYSCALL_EVENT_MIN_NS == 0 || now - entry > SYSCALL_EVENT_MIN_NS){{#skip_poll}} && key.nr != POLL_NR{{/skip_poll}}) {

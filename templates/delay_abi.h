@@ -98,6 +98,14 @@ struct kd_syscall {
     __u64 start;
 };
 
+/* Per CPU: the syscall that last returned there without leaving the CPU,
+ * with the calls of its current run, not yet added to the syscalls hash. */
+struct kd_recent {
+    __u32 tid;
+    __u32 nr;
+    struct kd_stat stat;
+};
+
 struct kd_hardirq_key {
     __u32 tid;
     char name[KD_IRQ_NAME_LEN];

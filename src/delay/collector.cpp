@@ -32,6 +32,18 @@ std::optional<Stat> if_any(const kd_stat& s)
 
 std::string bounded(const char* s, size_t n) { return std::string(s, strnlen(s, n)); }
 
+// As stat_merge() in the delay program.
+void merge(kd_stat& to, const kd_stat& from)
+{
+    if (!from.count)
+        return;
+    if (!to.count || from.min_ns < to.min_ns)
+        to.min_ns = from.min_ns;
+    to.max_ns = std::max(to.max_ns, from.max_ns);
+    to.count += from.count;
+    to.total_ns += from.total_ns;
+}
+
 template <class T>
 void by_total_desc(std::vector<T>& v)
 {
@@ -82,10 +94,23 @@ uint64_t DelayCollector::progress()
     if (events_)
         return pending_.size();
     uint64_t n = 0;
-    for (const auto& [k, s] :
-         session_.bpf().get_hash_table<kd_syscall_key, kd_syscall>("syscalls").get_table_offline())
-        n += s.stat.count;
+    for (const auto& [key, stat] : syscall_stats())
+        n += stat.count;
     return n;
+}
+
+std::map<std::pair<uint32_t, uint32_t>, kd_stat> DelayCollector::syscall_stats()
+{
+    auto& bpf = session_.bpf();
+    std::map<std::pair<uint32_t, uint32_t>, kd_stat> stats;
+    for (const auto& [k, s] : bpf.get_hash_table<kd_syscall_key, kd_syscall>("syscalls").get_table_offline())
+        merge(stats[{k.tid, k.nr}], s.stat);  // count 0: entered, not yet returned
+    std::vector<kd_recent> runs;
+    check(bpf.get_percpu_array_table<kd_recent>("recent").get_value(0, runs), "cannot read syscalls");
+    for (const auto& r : runs)
+        if (r.stat.count)
+            merge(stats[{r.tid, r.nr}], r.stat);
+    return stats;
 }
 
 CaptureState DelayCollector::capture_state()
@@ -157,10 +182,9 @@ Sample DelayCollector::collect()
         if (ts.long_poll || ts.run || ts.ready || ts.stopped)
             threads[tid] = std::move(ts);
     }
-    for (const auto& [k, s] :
-         bpf.get_hash_table<kd_syscall_key, kd_syscall>("syscalls").get_table_offline())
-        if (s.stat.count > 0)  // entered but not yet returned: not measured
-            threads[k.tid].syscalls.push_back(SyscallStat{k.nr, syscall_name(k.nr), to_stat(s.stat)});
+    for (const auto& [key, stat] : syscall_stats())
+        if (stat.count > 0)
+            threads[key.first].syscalls.push_back(SyscallStat{key.second, syscall_name(key.second), to_stat(stat)});
     for (const auto& [k, s] :
          bpf.get_hash_table<kd_hardirq_key, kd_stat>("hardirqs").get_table_offline())
         threads[k.tid].hardirqs.push_back(IrqStat{bounded(k.name, sizeof(k.name)), 0, to_stat(s)});
@@ -244,6 +268,13 @@ std::vector<SyscallEvent> DelayCollector::resolve_events()
     return events;
 }
 
+template <class Slot>
+void DelayCollector::zero_percpu_slot(const char* table)
+{
+    std::vector<Slot> zero(ebpf::BPFTable::get_possible_cpu_count());
+    check(session_.bpf().get_percpu_array_table<Slot>(table).update_value(0, zero), "reset");
+}
+
 void DelayCollector::reset()
 {
     pending_.clear();
@@ -260,11 +291,9 @@ void DelayCollector::reset()
         check(bpf.get_hash_table<kd_blockio_key, kd_blockio>("blockio").clear_table_non_atomic(), "reset");
         check(bpf.get_hash_table<kd_bio_key, kd_bio_start>("bio_start").clear_table_non_atomic(), "reset");
     }
-    for (const char* slot : {"hardirq_slot", "softirq_slot"}) {
-        auto table = bpf.get_percpu_array_table<kd_irq_slot>(slot);
-        std::vector<kd_irq_slot> zero(ebpf::BPFTable::get_possible_cpu_count());
-        check(table.update_value(0, zero), "reset");
-    }
+    for (const char* slot : {"hardirq_slot", "softirq_slot"})
+        zero_percpu_slot<kd_irq_slot>(slot);
+    zero_percpu_slot<kd_recent>("recent");
     set_capture(KD_IDLE);
 }
 

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <deque>
+#include <map>
 #include <memory>
 #include <sys/types.h>
 #include <vector>
@@ -66,6 +67,11 @@ public:
 private:
     void set_capture(uint32_t state);
     uint64_t percpu_sum(const char* table, int index);
+    // Per thread and syscall number: the syscalls hash plus the runs still
+    // in the per-CPU slots.
+    std::map<std::pair<uint32_t, uint32_t>, kd_stat> syscall_stats();
+    template <class Slot>
+    void zero_percpu_slot(const char* table);
     std::vector<SyscallEvent> resolve_events();
     BpfSession& session_;
     uint32_t poll_nr_;

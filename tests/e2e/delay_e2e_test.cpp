@@ -145,6 +145,63 @@ TEST_F(SyscallWorkload, ThreadThatExitedKeepsItsName)
     EXPECT_EQ(samples[0].at(counter_tid_).name, "kd-counter");
 }
 
+// A run of one syscall is summed per CPU and moves into the map when the
+// syscall or the thread on that CPU changes: two threads taking turns on one
+// CPU, each mixing runs of getppid with getuid and sched_yield, still count
+// exactly.
+TEST(DelayE2E, SyscallRunsOfThreadsSharingACpuCountExactly)
+{
+    KD_REQUIRE_BPF();
+    Process workload({kWorkload, "mixed", "20000"});
+    ASSERT_TRUE(workload.wait_for_output("ready", 5s));
+    Process kdelay({kKdelay, "-p", std::to_string(workload.pid()), "--sample-time", "1.5"});
+    ASSERT_TRUE(kdelay.wait_for_output("# Start sampling", 20s)) << kdelay.err();
+    workload.signal(SIGUSR1);
+    ASSERT_TRUE(workload.wait_for_output("done", 10s));
+    ASSERT_EQ(kdelay.wait(20s), 0) << kdelay.err();
+    const std::string out = kdelay.out();
+    auto samples = parse_samples(out);
+    ASSERT_EQ(samples.size(), 1u) << out;
+    for (const char* name : {"kd-mix-a", "kd-mix-b"}) {
+        const ThreadBlock* t = thread_named(samples[0], name);
+        ASSERT_TRUE(t) << name << " missing:\n" << out;
+        const Row* getppid = find_row(*t, kSyscalls, "getppid");
+        const Row* getuid = find_row(*t, kSyscalls, "getuid");
+        const Row* yield = find_row(*t, kSyscalls, "sched_yield");
+        ASSERT_TRUE(getppid && getuid && yield) << out;
+        EXPECT_EQ(number((*getppid)[2]), 40000u) << name;
+        EXPECT_EQ(number((*getuid)[2]), 20000u) << name;
+        EXPECT_EQ(number((*yield)[2]), 200u) << name;
+        // MAX is one call, TOTAL all of them.
+        EXPECT_LE(number((*getppid)[4]), number((*getppid)[3])) << name;
+        EXPECT_GT(number((*getppid)[4]), 0u) << name;
+    }
+}
+
+// The per-CPU run still holding the thread's last calls when it exited
+// belongs to the first sample only.
+TEST(DelayE2E, ASyscallRunIsCountedInItsOwnSampleOnly)
+{
+    KD_REQUIRE_BPF();
+    Process workload({kWorkload, "syscalls", "1000", "20"});
+    ASSERT_TRUE(workload.wait_for_output("ready", 5s));
+    Process kdelay({kKdelay, "-p", std::to_string(workload.pid()), "--sample-time", "1",
+                    "--sample-count", "2", "--sample-interval", "0.2"});
+    ASSERT_TRUE(kdelay.wait_for_output("# Start sampling", 20s)) << kdelay.err();
+    workload.signal(SIGUSR1);
+    ASSERT_TRUE(workload.wait_for_output("done", 10s));
+    const uint32_t tid = workload_tid(workload.out(), "kd-counter");
+    ASSERT_EQ(kdelay.wait(20s), 0) << kdelay.err();
+    const std::string out = kdelay.out();
+    auto samples = parse_samples(out);
+    ASSERT_EQ(samples.size(), 2u) << out;
+    ASSERT_TRUE(samples[0].count(tid)) << out;
+    const Row* first = find_row(samples[0].at(tid), kSyscalls, "getppid");
+    ASSERT_TRUE(first) << out;
+    EXPECT_EQ(number((*first)[2]), 1000u);
+    EXPECT_TRUE(!samples[1].count(tid) || !samples[1].at(tid).sections.count(kSyscalls)) << out;
+}
+
 TEST(DelayE2E, CommandModeTracesFromTheFirstInstructionAndEndsWithIt)
 {
     KD_REQUIRE_BPF();

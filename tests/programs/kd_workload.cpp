@@ -1,12 +1,15 @@
 // A process whose kernel-side behaviour is known, for kdelay's e2e tests.
 //
-//   kd_workload syscalls N M [--now]  thread "kd-counter": N getppid, M nanosleep(1 ms), exits
+//   kd_workload syscalls N M [--now]  thread "kd-counter" on CPU 1: N getppid, M nanosleep(1 ms),
+//                                     exits; the main thread stays on CPU 0
 //   kd_workload spin                  threads "spin-a", "spin-b" busy on CPU 0
 //   kd_workload udp N [--now]         thread "kd-udp" sends itself N UDP packets over loopback
 //   kd_workload poll N [--now]        thread "kd-poller": N times poll(1 ms), then 2 ms of busy work
 //   kd_workload dio FILE N KIB [--now]  thread "kd-dio": N O_DIRECT writes of KIB KiB to FILE
 //                                     (created and allocated before the go), then N reads
 //   kd_workload threads N [--now]     N short-lived threads, one after another, each one getppid()
+//   kd_workload mixed N [--now]       threads "kd-mix-a", "kd-mix-b" on CPU 0, each N times:
+//                                     getppid, getppid, getuid; a sched_yield every 100th time
 //   kd_workload demo                  all of the above at once for about a second (scripts/demo.sh)
 //
 // Without --now the work waits for SIGUSR1, so a test can start it inside a
@@ -43,8 +46,18 @@ void announce(const char* name)
     fflush(stdout);
 }
 
+// The calling thread only; silently not on a machine without that CPU.
+void pin_to_cpu(int cpu)
+{
+    cpu_set_t cpus;
+    CPU_ZERO(&cpus);
+    CPU_SET(cpu, &cpus);
+    sched_setaffinity(0, sizeof(cpus), &cpus);
+}
+
 void* counter(void*)
 {
+    pin_to_cpu(1);  // away from the main thread, which has CPU 0
     announce("kd-counter");
     for (long i = 0; i < g_n; ++i)
         syscall(SYS_getppid);
@@ -56,10 +69,7 @@ void* counter(void*)
 
 void* spinner(void* name)
 {
-    cpu_set_t cpus;
-    CPU_ZERO(&cpus);
-    CPU_SET(0, &cpus);
-    sched_setaffinity(0, sizeof(cpus), &cpus);
+    pin_to_cpu(0);
     announce(static_cast<const char*>(name));
     for (volatile unsigned long x = 0;; ++x) {
     }
@@ -140,6 +150,22 @@ void* direct_io(void*)
     return nullptr;
 }
 
+// Runs of one syscall and switches between them, by two threads that take
+// turns on one CPU.
+void* mixer(void* name)
+{
+    pin_to_cpu(0);
+    announce(static_cast<const char*>(name));
+    for (long i = 0; i < g_n; ++i) {
+        syscall(SYS_getppid);
+        syscall(SYS_getppid);
+        syscall(SYS_getuid);
+        if (i % 100 == 99)
+            syscall(SYS_sched_yield);
+    }
+    return nullptr;
+}
+
 void* one_syscall(void*)
 {
     syscall(SYS_getppid);
@@ -162,7 +188,7 @@ void wait_for_go(bool now)
 
 int usage()
 {
-    fprintf(stderr, "usage: kd_workload syscalls N M [--now] | spin | udp N [--now] | poll N [--now] | dio FILE N KIB [--now] | threads N [--now] | demo\n");
+    fprintf(stderr, "usage: kd_workload syscalls N M [--now] | spin | udp N [--now] | poll N [--now] | dio FILE N KIB [--now] | threads N [--now] | mixed N [--now] | demo\n");
     return 64;
 }
 
@@ -179,6 +205,7 @@ int main(int argc, char** argv)
     if (mode == "syscalls" && argc >= 4) {
         g_n = atol(argv[2]);
         g_m = atol(argv[3]);
+        pin_to_cpu(0);
         wait_for_go(now);
         pthread_create(&t, nullptr, counter, nullptr);
         pthread_join(t, nullptr);
@@ -206,6 +233,13 @@ int main(int argc, char** argv)
             pthread_create(&t, nullptr, one_syscall, nullptr);
             pthread_join(t, nullptr);
         }
+    } else if (mode == "mixed" && argc >= 3) {
+        g_n = atol(argv[2]);
+        wait_for_go(now);
+        pthread_create(&t, nullptr, mixer, const_cast<char*>("kd-mix-a"));
+        pthread_create(&t2, nullptr, mixer, const_cast<char*>("kd-mix-b"));
+        pthread_join(t, nullptr);
+        pthread_join(t2, nullptr);
     } else if (mode == "spin") {
         pthread_create(&t, nullptr, spinner, const_cast<char*>("spin-a"));
         pthread_create(&t2, nullptr, spinner, const_cast<char*>("spin-b"));
