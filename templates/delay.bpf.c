@@ -410,16 +410,30 @@ RAW_TRACEPOINT_PROBE(sched_switch)
 
 /* ---- hard and soft interrupts taken while a target thread ran ---- */
 
+static __always_inline void irq_began(struct kd_irq_slot *slot, __u64 what)
+{
+    if (!slot)
+        return;
+    slot->start = bpf_ktime_get_ns();
+    slot->what = what;
+}
+
+/* The start time of the handler ending on this CPU, 0 if it was not timed. */
+static __always_inline __u64 irq_ended(struct kd_irq_slot *slot)
+{
+    if (!slot || !slot->start)
+        return 0;
+    __u64 start = slot->start;
+    slot->start = 0;
+    return start;
+}
+
 RAW_TRACEPOINT_PROBE(irq_handler_entry)
 {
     if (!target_current())
         return 0;
     int zero = 0;
-    struct kd_irq_slot *slot = hardirq_slot.lookup(&zero);
-    if (slot) {
-        slot->start = bpf_ktime_get_ns();
-        slot->action = ctx->args[1];
-    }
+    irq_began(hardirq_slot.lookup(&zero), ctx->args[1]);
     return 0;
 }
 
@@ -427,10 +441,9 @@ RAW_TRACEPOINT_PROBE(irq_handler_exit)
 {
     int zero = 0;
     struct kd_irq_slot *slot = hardirq_slot.lookup(&zero);
-    if (!slot || !slot->start)
+    __u64 start = irq_ended(slot);
+    if (!start)
         return 0;
-    __u64 start = slot->start;
-    slot->start = 0;
 
     __u32 tid = target_current();
     if (!tid || (int)ctx->args[2] == 0 /* IRQ_NONE: not handled */)
@@ -439,7 +452,7 @@ RAW_TRACEPOINT_PROBE(irq_handler_exit)
     struct kd_hardirq_key key = { .tid = tid };
     char *name = 0;
     bpf_probe_read_kernel(&name, sizeof(name),
-                          (char *)slot->action + IRQACTION_NAME_OFF);
+                          (char *)slot->what + IRQACTION_NAME_OFF);
     bpf_probe_read_kernel_str(&key.name, sizeof(key.name), name);
     thread_entry(tid, 0);
 
@@ -460,11 +473,7 @@ RAW_TRACEPOINT_PROBE(softirq_entry)
     if (!target_current())
         return 0;
     int zero = 0;
-    struct kd_irq_slot *slot = softirq_slot.lookup(&zero);
-    if (slot) {
-        slot->start = bpf_ktime_get_ns();
-        slot->vec = ctx->args[0];
-    }
+    irq_began(softirq_slot.lookup(&zero), ctx->args[0]);
     return 0;
 }
 
@@ -472,15 +481,14 @@ RAW_TRACEPOINT_PROBE(softirq_exit)
 {
     int zero = 0;
     struct kd_irq_slot *slot = softirq_slot.lookup(&zero);
-    if (!slot || !slot->start)
+    __u64 start = irq_ended(slot);
+    if (!start)
         return 0;
-    __u64 start = slot->start;
-    slot->start = 0;
 
     __u32 tid = target_current();
     if (!tid)
         return 0;
-    struct kd_softirq_key key = { .tid = tid, .vec = (__u32)slot->vec };
+    struct kd_softirq_key key = { .tid = tid, .vec = (__u32)slot->what };
     thread_entry(tid, 0);
 
     struct kd_stat fresh = {};

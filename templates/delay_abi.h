@@ -119,8 +119,7 @@ struct kd_softirq_key {
 /* Per-CPU: an interrupt handler runs to completion on the CPU it entered. */
 struct kd_irq_slot {
     __u64 start;
-    __u64 action;
-    __u64 vec;
+    __u64 what;  /* hard IRQ: its struct irqaction; soft IRQ: the vector */
 };
 
 /* Per thread, disk and operation in the kernel-delay report. */
