@@ -118,7 +118,7 @@ int bcc_symcache_resolve_name(void* resolver, const char* module, const char* na
         }
     }
     if (!cache->real)
-        cache->real = kdelay::real_new()(-1, nullptr);
+        cache->real = kdelay::real_new()(-1, nullptr);  // kernel caches take no options
     return kdelay::real_resolve_name()(cache->real, module, name, addr);
 }
 
