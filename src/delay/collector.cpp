@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "block/block_program.h"
+#include "bpf/map_batch.h"
 #include "bpf/session.h"
 #include "block_abi.h"
 #include "bpf/symbolizer.h"
@@ -103,7 +104,7 @@ std::map<std::pair<uint32_t, uint32_t>, kd_stat> DelayCollector::syscall_stats()
 {
     auto& bpf = session_.bpf();
     std::map<std::pair<uint32_t, uint32_t>, kd_stat> stats;
-    for (const auto& [k, s] : bpf.get_hash_table<kd_syscall_key, kd_syscall>("syscalls").get_table_offline())
+    for (const auto& [k, s] : read_map_as<kd_syscall_key, kd_syscall>(map_fd("syscalls")))
         merge(stats[{k.tid, k.nr}], s.stat);  // count 0: entered, not yet returned
     std::vector<kd_recent> runs;
     check(bpf.get_percpu_array_table<kd_recent>("recent").get_value(0, runs), "cannot read syscalls");
@@ -168,11 +169,10 @@ void DelayCollector::stop_capture()
 
 Sample DelayCollector::collect()
 {
-    auto& bpf = session_.bpf();
     std::map<uint32_t, ThreadSample> threads;
     std::map<uint32_t, std::string> names;
 
-    for (const auto& [tid, t] : bpf.get_hash_table<uint32_t, kd_thread>("threads").get_table_offline()) {
+    for (const auto& [tid, t] : read_map_as<uint32_t, kd_thread>(map_fd("threads"))) {
         names[tid] = bounded(t.comm, sizeof(t.comm));
         ThreadSample ts;
         ts.long_poll = if_any(t.long_poll);
@@ -186,10 +186,10 @@ Sample DelayCollector::collect()
         if (stat.count > 0)
             threads[key.first].syscalls.push_back(SyscallStat{key.second, syscall_name(key.second), to_stat(stat)});
     for (const auto& [k, s] :
-         bpf.get_hash_table<kd_hardirq_key, kd_stat>("hardirqs").get_table_offline())
+         read_map_as<kd_hardirq_key, kd_stat>(map_fd("hardirqs")))
         threads[k.tid].hardirqs.push_back(IrqStat{bounded(k.name, sizeof(k.name)), 0, to_stat(s)});
     for (const auto& [k, s] :
-         bpf.get_hash_table<kd_softirq_key, kd_stat>("softirqs").get_table_offline()) {
+         read_map_as<kd_softirq_key, kd_stat>(map_fd("softirqs"))) {
         const auto& vec_names = softirq_names();
         std::string name = k.vec < vec_names.size() ? vec_names[k.vec] : "vec_" + std::to_string(k.vec);
         threads[k.tid].softirqs.push_back(IrqStat{std::move(name), k.vec, to_stat(s)});
@@ -197,13 +197,13 @@ Sample DelayCollector::collect()
 
     if (block_io_)
         for (const auto& [k, b] :
-             bpf.get_hash_table<kd_blockio_key, kd_blockio>("blockio").get_table_offline())
+             read_map_as<kd_blockio_key, kd_blockio>(map_fd("blockio")))
             threads[k.tid].blockio.push_back(
                 BlockIoStat{disk_name(k.dev), static_cast<char>(k.op), b.bytes, to_stat(b.stat)});
 
     if (histograms_) {
         std::map<std::tuple<uint32_t, uint32_t, uint32_t>, Log2Hist> hists;
-        for (const auto& [k, n] : bpf.get_hash_table<kd_hist_key, uint64_t>("hist").get_table_offline())
+        for (const auto& [k, n] : read_map_as<kd_hist_key, uint64_t>(map_fd("hist")))
             if (k.slot < Log2Hist{}.slots.size())
                 hists[{k.tid, k.kind, k.id}].slots[k.slot] += n;
         static const char* const kinds[] = {"syscall", "run", "ready", "hardirq", "softirq"};
@@ -275,31 +275,31 @@ void DelayCollector::zero_percpu_slot(const char* table)
     check(session_.bpf().get_percpu_array_table<Slot>(table).update_value(0, zero), "reset");
 }
 
+int DelayCollector::map_fd(const char* name) { return session_.bpf().get_table(name).get_fd(); }
+
 void DelayCollector::reset()
 {
     pending_.clear();
+    std::vector<const char*> maps = {"threads", "syscalls", "hardirqs", "softirqs"};
     if (stack_traces_)
-        session_.bpf().get_stack_table("stack_traces").clear_table_non_atomic();
-    auto& bpf = session_.bpf();
-    check(bpf.get_hash_table<uint32_t, kd_thread>("threads").clear_table_non_atomic(), "reset");
-    check(bpf.get_hash_table<kd_syscall_key, kd_syscall>("syscalls").clear_table_non_atomic(), "reset");
-    check(bpf.get_hash_table<kd_hardirq_key, kd_stat>("hardirqs").clear_table_non_atomic(), "reset");
-    check(bpf.get_hash_table<kd_softirq_key, kd_stat>("softirqs").clear_table_non_atomic(), "reset");
+        maps.push_back("stack_traces");
     if (histograms_)
-        check(bpf.get_hash_table<kd_hist_key, uint64_t>("hist").clear_table_non_atomic(), "reset");
+        maps.push_back("hist");
     if (block_io_) {
-        check(bpf.get_hash_table<kd_blockio_key, kd_blockio>("blockio").clear_table_non_atomic(), "reset");
-        check(bpf.get_hash_table<kd_bio_key, kd_bio_start>("bio_start").clear_table_non_atomic(), "reset");
+        maps.push_back("blockio");
+        maps.push_back("bio_start");
     }
+    for (const char* m : maps)
+        clear_map(map_fd(m));
     for (const char* slot : {"hardirq_slot", "softirq_slot"})
         zero_percpu_slot<kd_irq_slot>(slot);
     zero_percpu_slot<kd_recent>("recent");
     set_capture(KD_IDLE);
 }
 
-std::array<uint64_t, 6> DelayCollector::map_full()
+std::array<uint64_t, kDelayMapNames.size()> DelayCollector::map_full()
 {
-    std::array<uint64_t, 6> full{};
+    std::array<uint64_t, kDelayMapNames.size()> full{};
     for (int i = 0; i < KD_MAP_COUNT; ++i)
         full[i] = percpu_sum("map_full", i);
     return full;

@@ -4,7 +4,7 @@
 #include <chrono>
 #include <ctime>
 
-#include "delay/collector.h"
+#include "delay/sample_source.h"
 #include "report/format.h"
 #include "report/status_line.h"
 #include <fmt/format.h>
@@ -39,7 +39,7 @@ enum class Outcome { reached, deadline, interrupted, exited };
 
 class Sampler {
 public:
-    Sampler(const DelayConfig& cfg, DelayCollector& collector, EventWait& wait, ReportWriter& writer)
+    Sampler(const DelayConfig& cfg, SampleSource& collector, EventWait& wait, ReportWriter& writer)
         : cfg_(cfg), collector_(collector), wait_(wait), writer_(writer)
     {
     }
@@ -49,14 +49,17 @@ public:
 private:
     // Waits, consuming events, until reached() holds, the deadline passes,
     // or Ctrl-C or the target's exit.
-    Outcome wait_for(Clock::time_point deadline, const std::function<bool()>& reached);
+    // With poll_once, looks for a signal or exit even when the deadline has
+    // already passed.
+    Outcome wait_for(Clock::time_point deadline, const std::function<bool()>& reached,
+                     bool poll_once = false);
     void draw_status(Clock::time_point deadline);
     // One sample; false when the run must end.
     bool sample(bool& counted, const std::function<void()>& on_start);
     void warnings();
 
     const DelayConfig& cfg_;
-    DelayCollector& collector_;
+    SampleSource& collector_;
     EventWait& wait_;
     ReportWriter& writer_;
     StatusLine status_;
@@ -86,14 +89,16 @@ void Sampler::draw_status(Clock::time_point deadline)
     status_.show(text + "  (Ctrl-C: stop and report)");
 }
 
-Outcome Sampler::wait_for(Clock::time_point deadline, const std::function<bool()>& reached)
+Outcome Sampler::wait_for(Clock::time_point deadline, const std::function<bool()>& reached,
+                          bool poll_once)
 {
     for (;;) {
         if (reached && reached())
             return Outcome::reached;
         const auto now = Clock::now();
-        if (now >= deadline)
+        if (now >= deadline && !poll_once)
             return Outcome::deadline;
+        poll_once = false;
         draw_status(deadline);
         // Wake every kStatePoll to read the capture state or drain events,
         // every kStatusEvery for the status line; otherwise sleep until the deadline.
@@ -195,12 +200,17 @@ void Sampler::run(const std::function<void()>& on_first_start)
         if (!sample(counted, on_start))
             break;
         done += counted;
-        if (done < cfg_.sample_count)
-            missed_starts_ += dump_misses_;
-        activity_ = "pausing between samples";
-        if (done < cfg_.sample_count && cfg_.sample_interval > 0 &&
-            wait_for(Clock::now() + seconds(cfg_.sample_interval), nullptr) != Outcome::deadline)
+        if (done >= cfg_.sample_count)
             break;
+        // A Ctrl-C or exit during the dump ends the run here, not after one
+        // more (empty) sample.
+        activity_ = "pausing between samples";
+        const Outcome pause = wait_for(Clock::now() + seconds(cfg_.sample_interval), nullptr, true);
+        if (pause == Outcome::exited)
+            writer_.note("Target process " + std::to_string(cfg_.pid) + " exited; no more samples");
+        if (pause != Outcome::deadline)
+            break;
+        missed_starts_ += dump_misses_;  // a sample follows this dump
     }
     warnings();
 }
@@ -233,7 +243,7 @@ void Sampler::warnings()
 
 }  // namespace
 
-void run_samples(const DelayConfig& cfg, DelayCollector& collector, EventWait& wait,
+void run_samples(const DelayConfig& cfg, SampleSource& collector, EventWait& wait,
                  ReportWriter& writer, const std::function<void()>& on_first_start)
 {
     Sampler(cfg, collector, wait, writer).run(on_first_start);

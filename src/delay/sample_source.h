@@ -1,0 +1,55 @@
+// What the sampling loop needs from the kernel side: capture control, the
+// collected sample, and the loss counters. DelayCollector implements it on
+// the BPF maps; unit tests implement it without root.
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+
+#include "delay/sample.h"
+
+namespace kdelay {
+
+// What the kernel side says about the current sample.
+struct CaptureState {
+    enum class Phase { idle, capturing, dumping, armed } phase;
+    uint64_t start_trigger_ns;  // 0 when no start trigger fired
+    uint64_t stop_trigger_ns;   // 0 when no stop trigger fired
+};
+
+// Index of a map in map_full counts, as in delay_abi.h.
+inline constexpr std::array<const char*, 6> kDelayMapNames = {"thread", "syscall", "hard IRQ",
+                                                             "soft IRQ", "block I/O", "histogram"};
+
+class SampleSource {
+public:
+    virtual ~SampleSource() = default;
+
+    virtual void start_capture() = 0;
+    // Lets the start trigger begin the next sample.
+    virtual void arm() = 0;
+    // Freezes the maps: the kernel side stops updating them (a stop
+    // trigger may have done so already).
+    virtual void stop_capture() = 0;
+    virtual CaptureState capture_state() = 0;
+
+    virtual bool has_events() const = 0;
+    // For the status line: syscall events received, or else syscalls
+    // measured, in this sample so far.
+    virtual uint64_t progress() = 0;
+    // Consumes syscall events until deadline; without events, returns at once.
+    virtual void poll_events(std::chrono::steady_clock::time_point deadline) = 0;
+    virtual Sample collect() = 0;
+    // Clears all per-sample state; the kernel side idles.
+    virtual void reset() = 0;
+
+    // Updates lost because a map was full, per map, since the start.
+    virtual std::array<uint64_t, kDelayMapNames.size()> map_full() = 0;
+    // Block requests whose start could not be recorded (in-flight map full).
+    virtual uint64_t bios_lost() = 0;
+    virtual uint64_t trigger_misses() = 0;
+    virtual uint64_t events_dropped() = 0;
+};
+
+}  // namespace kdelay
