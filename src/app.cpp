@@ -89,7 +89,6 @@ int run_delay(DelayConfig cfg, ReportWriter& writer)
     if (cfg.list_probes)
         return list_probes(cfg);
 
-    EventWait wait;  // blocks SIGINT/SIGTERM before any child is forked
     // Triggers are checked against the target before anything is compiled.
     const std::string exe = target_executable(cfg);
     std::optional<ResolvedTrigger> start, stop;
@@ -144,6 +143,10 @@ int run_delay(DelayConfig cfg, ReportWriter& writer)
     if (stop)
         attach_trigger(session, *stop, kStopTriggerFunction, cfg.pid);
 
+    // Signals are taken over only now: until here Ctrl-C ends kdelay at once,
+    // even inside a compile or a blocking open, and nothing is left behind
+    // (a command held at the door sees its pipe close and exits).
+    EventWait wait;
     DelayCollector collector(session, poll_nr, params.syscall_events.has_value(), params.stack_traces(),
                              params.block.has_value(), params.histograms, cfg.pid);
     wait.watch_process(cfg.pid);

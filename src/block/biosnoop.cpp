@@ -116,9 +116,11 @@ int run_biosnoop(const BiosnoopConfig& cfg, ReportWriter& writer)
         std::cout << source;
         return 0;
     }
-    EventWait wait;
     BpfSession session(source, cfg.debug != 0, cfg.debug);
     session.attach(load_probe_set("block"));
+    // Signals are taken over only now: until here Ctrl-C ends kdelay at once,
+    // even inside a compile or a blocking open, and nothing is left behind.
+    EventWait wait;
     BioPrinter printer(writer, cfg.queue);
     ebpf::StatusTuple status = session.bpf().open_perf_buffer(
         "events", &BioPrinter::on_event, &BioPrinter::on_lost, &printer, kPerfPages);

@@ -149,9 +149,11 @@ int run_record(const RecordConfig& config)
                          function_name(i)});
     }
 
-    EventWait wait;
     BpfSession session(source, cfg.debug != 0, cfg.debug, usdts);
     session.attach_usdts(cfg.pid);
+    // Signals are taken over only now: until here Ctrl-C ends kdelay at once,
+    // even inside a compile or a blocking open, and nothing is left behind.
+    EventWait wait;
     wait.watch_process(cfg.pid);
     RingBufferReader reader(session.bpf().get_table("records").get_fd(), [&](const void* data, size_t size) {
         const auto* r = static_cast<const kd_record*>(data);

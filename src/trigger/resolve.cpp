@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "sys/elf_object.h"
 #include "sys/tracefs.h"
 
 namespace kdelay {
@@ -25,11 +26,8 @@ void collect_probe(struct bcc_usdt* p)
 
 std::string resolve_library(const std::string& object, pid_t pid)
 {
-    if (object[0] == '/') {
-        if (access(object.c_str(), R_OK) != 0)
-            throw Error(Exit::config, "uprobe object " + object + " does not exist");
+    if (object[0] == '/')
         return object;
-    }
     char* path = bcc_procutils_which_so(object.c_str(), pid);
     if (!path)
         throw Error(Exit::config, "no library '" + object + "' found" +
@@ -98,6 +96,7 @@ ResolvedTrigger resolve_trigger(const Trigger& t, pid_t pid, const std::string& 
     case Trigger::Kind::uprobe:
     case Trigger::Kind::uretprobe: {
         r.binary = t.object.empty() ? exe : resolve_library(t.object, pid);
+        check_elf_object(r.binary, "uprobe object");  // before BCC opens it
         struct bcc_symbol sym {};
         struct bcc_symbol_option opt {};
         opt.use_debug_file = 1;

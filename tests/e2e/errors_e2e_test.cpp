@@ -1,6 +1,7 @@
 // Bad input and hostile environments: one clear line, a sysexits code, no crash.
 #include <algorithm>
 #include <chrono>
+#include <sys/stat.h>
 
 #include "e2e.h"
 
@@ -98,4 +99,33 @@ TEST(ErrorsE2E, AReportThatCannotBeWrittenIs74)
     Result r = run({"/bin/sh", "-c", kKdelay + " --sample-time 0.1 -- " + kWorkload + " syscalls 10 1 --now > /dev/full"}, 30s);
     EXPECT_EQ(r.status, 74) << r.err;
     EXPECT_NE(r.err.find("kdelay: cannot write the report to stdout"), std::string::npos) << r.err;
+}
+
+// A FIFO, a device or a non-ELF file named as the uprobe object: one line,
+// exit 78, at once (a FIFO once blocked kdelay in open() for good).
+TEST(ErrorsE2E, AUprobeObjectThatIsNoElfObjectIs78)
+{
+    KD_REQUIRE_BPF();
+    char dir[] = "/tmp/kd_fifo_XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    const std::string fifo = std::string(dir) + "/fifo";
+    ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+    Process target({kWorkload, "syscalls", "1", "0"});  // idles until SIGUSR1
+    ASSERT_TRUE(target.wait_for_output("ready", 5s));
+    for (const auto& [object, why] : std::vector<std::pair<std::string, std::string>>{
+             {fifo, "is a FIFO, not an ELF object"},
+             {"/dev/zero", "is a device, not an ELF object"},
+             {"/etc/hostname", "is not an ELF object"},
+             {dir, "is a directory, not an ELF object"}}) {
+        for (const char* option : {"--start-trigger", "--stop-trigger"}) {
+            Result r = run({kKdelay, "-p", std::to_string(target.pid()), "--sample-time", "0.2", option,
+                            "up:" + object + ":x"},
+                           20s);
+            EXPECT_EQ(r.status, 78) << object << ": " << r.err;
+            expect_one_error_line(r);
+            EXPECT_NE(r.err.find("uprobe object " + object + " " + why), std::string::npos) << r.err;
+        }
+    }
+    unlink(fifo.c_str());
+    rmdir(dir);
 }
