@@ -7,6 +7,7 @@
 #include "core/error.h"
 #include "sys/kernel_env.h"
 #include "sys/stderr_capture.h"
+#include "sys/tracefs.h"
 
 namespace kdelay {
 
@@ -28,6 +29,10 @@ BpfSession::BpfSession(const std::string& source, bool verbose, unsigned debug_f
       verbose_(verbose)
 {
     require_kernel_headers();
+    // BCC reads and writes tracefs for uprobes, USDT and kprobes, even when
+    // it attaches through perf_event_open, and prints to stderr when it is
+    // not mounted. Where it cannot be mounted the attach itself says so.
+    mount_tracefs();
     std::vector<ebpf::USDT> probes;
     for (const auto& u : usdts_)
         probes.emplace_back(u.binary, u.provider, u.probe, u.function);
@@ -51,7 +56,12 @@ BpfSession::BpfSession(const std::string& source, bool verbose, unsigned debug_f
                     first_error_line(output, message) + (verbose_ ? "" : " (-D shows BCC's output)"));
 }
 
-BpfSession::~BpfSession() = default;
+BpfSession::~BpfSession()
+{
+    // ~BPF() detaches; what BCC says while doing so is noise unless -D.
+    StderrCapture capture(!verbose_);
+    bpf_.reset();
+}
 
 template <class Attach>
 void BpfSession::attach_quietly(const std::string& what, Attach&& attach)

@@ -13,12 +13,17 @@ namespace {
 const char* const kTracefs = "/sys/kernel/tracing";
 }
 
-std::string tracefs_dir()
+bool mount_tracefs()
 {
     const std::string events = std::string(kTracefs) + "/events";
     if (access(events.c_str(), F_OK) == 0)
-        return kTracefs;
-    if (mount("tracefs", kTracefs, "tracefs", 0, nullptr) != 0 && errno != EBUSY)
+        return true;
+    return mount("tracefs", kTracefs, "tracefs", 0, nullptr) == 0 || errno == EBUSY;
+}
+
+std::string tracefs_dir()
+{
+    if (!mount_tracefs())
         throw Error(Exit::osfile, std::string("cannot mount tracefs at ") + kTracefs + ": " +
                                       strerror(errno));
     return kTracefs;

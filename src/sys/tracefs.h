@@ -9,6 +9,10 @@ namespace kdelay {
 // Error(Exit::osfile) if it cannot be mounted.
 std::string tracefs_dir();
 
+// The same, for callers that can do without: false, with errno, when
+// tracefs is not there and cannot be mounted.
+bool mount_tracefs();
+
 bool tracepoint_exists(const std::string& system, const std::string& event);
 
 // Whether this kernel was built with kprobes (CONFIG_KPROBES).

@@ -1,6 +1,7 @@
 // Bad input and hostile environments: one clear line, a sysexits code, no crash.
 #include <algorithm>
 #include <chrono>
+#include <sstream>
 #include <sys/stat.h>
 
 #include "e2e.h"
@@ -128,4 +129,29 @@ TEST(ErrorsE2E, AUprobeObjectThatIsNoElfObjectIs78)
     }
     unlink(fifo.c_str());
     rmdir(dir);
+}
+
+// With tracefs unmounted, uprobe triggers and record work as usual and BCC
+// says nothing on stderr (it once printed uprobe_events errors).
+TEST(ErrorsE2E, NoTracefsMountedIsNoNoise)
+{
+    KD_REQUIRE_BPF();
+    if (access("/usr/bin/unshare", X_OK) != 0)
+        GTEST_SKIP() << "needs unshare(1) for a mount namespace without tracefs";
+    Process triggers({KD_TRIGGERS_BIN, "0", "5", "5", "5"});
+    Process spdk({KD_SPDK_BIN, "3"});
+    ASSERT_TRUE(spdk.wait_for_output("ready", 5s)) << spdk.err();
+    const std::string hide = "umount /sys/kernel/tracing 2>/dev/null; umount /sys/kernel/debug/tracing 2>/dev/null; ";
+    for (const std::string& args :
+         {"-p " + std::to_string(triggers.pid()) + " --sample-time 0.2 --start-trigger up:kd_work_section",
+          "-p " + std::to_string(triggers.pid()) + " --sample-time 0.2 --start-trigger u:kdtest:work_start",
+          "record -p " + std::to_string(spdk.pid()) + " -o /dev/null & sleep 3; kill -INT $!; wait $!"}) {
+        Result r = run({"/usr/bin/unshare", "-m", "--propagation", "private", "sh", "-c",
+                        hide + kKdelay + " " + args},
+                       30s);
+        EXPECT_EQ(r.status, 0) << args << "\n" << r.err;
+        std::istringstream lines(r.err);
+        for (std::string line; std::getline(lines, line);)
+            EXPECT_EQ(line.rfind("kdelay: ", 0), 0u) << args << ": BCC's output leaked: " << line;
+    }
 }
