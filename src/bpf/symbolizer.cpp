@@ -5,6 +5,15 @@
 
 namespace kdelay {
 
+bool is_tracer_frame(const std::string& frame)
+{
+    for (const char* prefix : {"bpf_prog_", "bpf_trace_run", "__bpf_trace_", "__traceiter_",
+                               "bpf_dispatcher_", "__bpf_prog_run"})
+        if (frame.rfind(prefix, 0) == 0)
+            return true;
+    return false;
+}
+
 Symbolizer::Symbolizer(pid_t pid)
     : pid_(pid), kernel_cache_(bcc_symcache_new(-1, nullptr)), user_cache_(bcc_symcache_new(pid, nullptr))
 {

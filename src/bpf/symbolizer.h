@@ -8,6 +8,12 @@
 
 namespace kdelay {
 
+// Whether a symbolized kernel frame belongs to the tracer (the BPF program
+// and the tracepoint glue that called it), not to the traced code. Which of
+// these a stack holds varies by kernel, so they are matched by name rather
+// than skipped by count.
+bool is_tracer_frame(const std::string& frame);
+
 class Symbolizer {
 public:
     explicit Symbolizer(pid_t pid);

@@ -257,8 +257,13 @@ std::vector<SyscallEvent> DelayCollector::resolve_events()
         if (stacks) {
             ev.stack_lost = e.kernel_stack < 0 || e.user_stack < 0;
             if (e.kernel_stack >= 0)
-                for (uintptr_t addr : stacks->get_stack_addr(e.kernel_stack))
-                    ev.frames.push_back(symbols.kernel(addr));
+                for (uintptr_t addr : stacks->get_stack_addr(e.kernel_stack)) {
+                    std::string frame = symbols.kernel(addr);
+                    // The stack starts inside kdelay's own program.
+                    if (ev.frames.empty() && is_tracer_frame(frame))
+                        continue;
+                    ev.frames.push_back(std::move(frame));
+                }
             if (e.user_stack >= 0)
                 for (uintptr_t addr : stacks->get_stack_addr(e.user_stack))
                     ev.frames.push_back(symbols.user(addr));

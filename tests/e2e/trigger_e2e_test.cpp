@@ -170,6 +170,10 @@ TEST(TriggerE2E, SyscallEventsListEachSlowSyscallWithItsStack)
     EXPECT_GE(number(m[4]), 30'000u);  // DELTA (us)
     EXPECT_EQ((number(m[2]) - number(m[1])) / 1000, number(m[4])) << "DELTA is EXIT - ENTRY in us";
     EXPECT_NE(events.find("[kernel]"), std::string::npos) << "kernel frames\n" << events;
+    // The syscall's stack, not the tracer's: the first frame is the kernel's
+    // syscall path, never kdelay's program or the tracepoint glue.
+    for (const char* tracer : {"bpf_prog_", "bpf_trace_run", "__bpf_trace_"})
+        EXPECT_EQ(events.find(tracer), std::string::npos) << tracer << " in\n" << events;
     EXPECT_NE(events.find("[kd_triggers]"), std::string::npos) << "user frames\n" << events;
     const std::string rest = m.suffix();
     EXPECT_FALSE(std::regex_search(rest, m, row)) << "only one syscall was over the threshold\n" << events;
