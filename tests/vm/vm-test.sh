@@ -1,0 +1,160 @@
+#!/usr/bin/env bash
+# Boots a Debian kernel under qemu with this machine's root filesystem
+# (read-only over 9p, a tmpfs overlay on top) and runs one command inside.
+#
+#   tests/vm/vm-test.sh [--timeout SECONDS] [--cpus N] KERNEL [--] COMMAND...
+#
+# KERNEL is 6.1, 6.12 or 6.12-rt (the newest Debian package of that line)
+# or a full release such as 6.1.0-50-amd64. The command runs as root in the
+# caller's working directory, with proc, sys, tracefs, debugfs and bpffs
+# mounted, lo up, /var/tmp on an ext4 virtio disk and kernel headers linked
+# for BCC. Its output is printed here and its exit code is this script's
+# (124 on timeout, 125 when the guest never ran it).
+#
+# Images and the initramfs are cached in $KDELAY_VM_CACHE
+# (default /var/cache/kdelay-vm). KVM is used when a probe boot shows that
+# it works, TCG otherwise; KDELAY_VM_ACCEL=tcg|kvm forces one.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+cache=${KDELAY_VM_CACHE:-/var/cache/kdelay-vm}
+timeout=1800
+cpus=2
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --timeout) timeout=$2; shift 2 ;;
+        --cpus) cpus=$2; shift 2 ;;
+        *) break ;;
+    esac
+done
+[ $# -ge 2 ] || { echo "usage: vm-test.sh [--timeout S] [--cpus N] KERNEL [--] COMMAND..." >&2; exit 64; }
+kernel=$1; shift
+[ "$1" = "--" ] && shift
+
+die() { echo "vm-test.sh: $*" >&2; exit 125; }
+[ "$(id -u)" -eq 0 ] || die "run as root"
+for tool in qemu-system-x86_64 busybox modprobe depmod xz mkfs.ext4 cpio; do
+    command -v "$tool" >/dev/null || die "$tool is missing; run scripts/setup.sh"
+done
+mkdir -p "$cache"
+
+# The newest Debian image package of a kernel line.
+resolve_release() {
+    case "$1" in
+        6.1) apt-cache search --names-only '^linux-image-6\.1\.0-[0-9]+-amd64$' ;;
+        6.12) apt-cache search --names-only '^linux-image-6\.12\.[0-9]+\+deb12-amd64$' ;;
+        6.12-rt) apt-cache search --names-only '^linux-image-6\.12\.[0-9]+\+deb12-rt-amd64$' ;;
+        *) echo "linux-image-$1 -" ;;
+    esac | awk '{print $1}' | sed 's/^linux-image-//' | sort -V | tail -n 1
+}
+release=$(resolve_release "$kernel")
+[ -n "$release" ] || die "no Debian kernel package for '$kernel' (run apt-get update?)"
+root="$cache/$release"
+
+# 1. The image, unpacked, with its modules.dep.
+if [ ! -e "$root/.ready" ]; then
+    rm -rf "$root" && mkdir -p "$root"
+    (cd "$cache" && timeout 600 apt-get download -q "linux-image-$release" >/dev/null 2>&1) ||
+        die "cannot download linux-image-$release"
+    deb=$(ls "$cache"/linux-image-"$release"_*.deb | head -n 1)
+    dpkg -x "$deb" "$root"
+    rm -f "$deb"
+    depmod -b "$root" "$release"
+    touch "$root/.ready"
+fi
+
+# 2. The initramfs: busybox, the modules to reach 9p and overlay, and init.
+initrd="$root/initrd.cpio.gz"
+if [ ! -e "$initrd" ] || [ "$here/initramfs-init.sh" -nt "$initrd" ]; then
+    work=$(mktemp -d)
+    trap 'rm -rf "$work"' EXIT
+    mkdir -p "$work"/{bin,dev,proc,sys,mnt,modules}
+    cp "$(command -v busybox)" "$work/bin/busybox"
+    ln -s busybox "$work/bin/sh"
+    : >"$work/modules/order"
+    for m in virtio_pci 9pnet_virtio 9p overlay; do
+        modprobe -d "$root" -S "$release" --show-depends "$m" 2>/dev/null | awk '$1 == "insmod" {print $2}'
+    done | awk '!seen[$0]++' | while read -r ko; do
+        name=$(basename "$ko"); name=${name%.xz}; name=${name%.zst}
+        case "$ko" in
+            *.xz) xz -dc "$ko" >"$work/modules/$name" ;;
+            *.zst) zstd -dcq "$ko" >"$work/modules/$name" ;;
+            *) cp "$ko" "$work/modules/$name" ;;
+        esac
+        echo "$name" >>"$work/modules/order"
+    done
+    cp "$here/initramfs-init.sh" "$work/init"
+    chmod +x "$work/init"
+    (cd "$work" && find . | cpio -o -H newc --quiet | gzip -1) >"$initrd.tmp"
+    mv "$initrd.tmp" "$initrd"
+    rm -rf "$work"
+    trap - EXIT
+fi
+
+# 3. A scratch disk for the block tests (formatted in the guest).
+disk=$(mktemp /tmp/kdelay-vm-disk.XXXXXX)
+out=$(mktemp /tmp/kdelay-vm-out.XXXXXX)
+qemu_pid=
+cleanup() {
+    [ -n "$qemu_pid" ] && kill -9 "$qemu_pid" 2>/dev/null || true
+    [ -n "${KDELAY_VM_LOG:-}" ] && cp "$out" "$KDELAY_VM_LOG"
+    rm -f "$disk" "$out"
+}
+trap cleanup EXIT
+truncate -s 512M "$disk"
+
+accel=${KDELAY_VM_ACCEL:-}
+if [ -z "$accel" ]; then
+    accel=tcg
+    if [ -w /dev/kvm ] && [ -e "$cache/kvm-works" ]; then
+        accel=kvm
+    elif [ -w /dev/kvm ] && [ ! -e "$cache/kvm-checked" ]; then
+        # Nested KVM can hang right after the decompressor: a short probe
+        # boot must reach the guest's init to count.
+        probe=$(timeout 60 qemu-system-x86_64 -accel kvm -cpu host -m 512 -nographic -no-reboot \
+            -kernel "$root/boot/vmlinuz-$release" -initrd "$initrd" -nic none \
+            -append "console=ttyS0 panic=-1 kdelay.probe=1" 2>&1 </dev/null | grep -c 'kdelay-vm: probe' || true)
+        touch "$cache/kvm-checked"
+        [ "$probe" -gt 0 ] && { touch "$cache/kvm-works"; accel=kvm; }
+    fi
+fi
+cpu=max
+[ "$accel" = kvm ] && cpu=host
+[ "$accel" = tcg ] && accel="tcg,thread=multi"
+
+# The command, run in this directory, travels base64-encoded on the command line.
+cmd=$(printf 'cd %q && ' "$PWD"; printf '%q ' "$@")
+cmd64=$(printf '%s' "$cmd" | base64 -w0)
+headers=$(ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | sort -V | tail -n 1)
+
+qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -smp "$cpus,sockets=1,cores=$cpus,threads=1" -m 3072 \
+    -nographic -no-reboot -nic none \
+    -kernel "$root/boot/vmlinuz-$release" -initrd "$initrd" \
+    -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
+    -virtfs local,path="$root/lib/modules/$release",mount_tag=modules,security_model=none,readonly=on \
+    -drive file="$disk",if=virtio,format=raw \
+    -append "console=ttyS0 quiet loglevel=1 panic=-1 kdelay.release=$release kdelay.init=$here/guest-init.sh kdelay.headers=$headers kdelay.cmd=$cmd64" \
+    </dev/null >"$out" 2>&1 &
+qemu_pid=$!
+tail -f "$out" --pid "$qemu_pid" 2>/dev/null | tr -d '\r' | sed -u -n '/kdelay-vm: begin$/,/^kdelay-vm: exit /{/kdelay-vm: /!p}' &
+tail_pid=$!
+waited=0
+while kill -0 "$qemu_pid" 2>/dev/null; do
+    if [ "$waited" -ge "$timeout" ]; then  # the guest hung: nothing stays behind
+        kill -9 "$qemu_pid" 2>/dev/null || true
+        wait "$tail_pid" 2>/dev/null || true
+        echo "vm-test.sh: $release: timed out after ${timeout}s" >&2
+        exit 124
+    fi
+    sleep 1
+    waited=$((waited + 1))
+done
+wait "$qemu_pid" 2>/dev/null || true
+qemu_pid=
+wait "$tail_pid" 2>/dev/null || true
+rc=$(tr -d '\r' <"$out" | sed -n 's/^kdelay-vm: exit \([0-9]*\).*/\1/p' | tail -n 1)
+if [ -z "$rc" ]; then
+    echo "vm-test.sh: $release: the guest did not run the command; its console:" >&2
+    tr -d '\r' <"$out" | grep -av '^\[ *[0-9.]*\]  ' | tail -n 30 >&2
+    exit 125
+fi
+exit "$rc"
