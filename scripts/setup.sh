@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Prepares a Debian bookworm machine for kdelay: installs the build and test
 # dependencies that are missing, and gives BCC a kernel header tree.
+#   scripts/setup.sh [--vm]    --vm: also what tests/vm/ needs (qemu, busybox)
 set -euo pipefail
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -20,6 +21,10 @@ packages=(
     man-db                             # man -l, to check the installed man page
     time bc                            # bench/annotate.sh
 )
+# The kernel-matrix guests (tests/vm/): only with --vm.
+if [ "${1:-}" = "--vm" ]; then
+    packages+=(qemu-system-x86 busybox-static cpio xz-utils zstd kmod e2fsprogs iproute2)
+fi
 missing=()
 for p in "${packages[@]}"; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,9 +1,14 @@
 #!/usr/bin/env bash
 # One command from a fresh machine to every test: set up, build, run ctest
-# (unit tests, then end-to-end tests on real eBPF, which need root).
+# (unit tests, then end-to-end tests on real eBPF, which need root), then the
+# kernel matrix: the kernel-dependent e2e tests inside Debian 6.1, 6.12 and
+# 6.12-rt guests under qemu (tests/vm/matrix.sh). KDELAY_SKIP_VM=1 skips
+# the guests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/setup.sh
+vm=1
+[ "${KDELAY_SKIP_VM:-0}" = 1 ] && vm=0
+bash scripts/setup.sh $([ "$vm" = 1 ] && echo --vm)
 bash scripts/build.sh
 log=build/ctest-e2e.log
 ctest --test-dir build -L unit --output-on-failure
@@ -11,3 +16,6 @@ ctest --test-dir build -L e2e --output-on-failure | tee "$log"
 total=$(ctest --test-dir build -N -L e2e | sed -n 's/^Total Tests: //p')
 skipped=$(grep -c '(Skipped)' "$log" || true)
 echo "e2e tests: $((total - skipped)) ran (the real binary; on real eBPF where a test loads it), $skipped skipped"
+if [ "$vm" = 1 ]; then
+    bash tests/vm/matrix.sh
+fi

@@ -5,6 +5,7 @@
 
 #include "annotate/annotate.h"
 #include "block/biosnoop.h"
+#include "block/block_program.h"
 #include "record/recorder.h"
 #include "bpf/btf_offsets.h"
 #include "bpf/probe_set.h"
@@ -136,7 +137,7 @@ int run_delay(DelayConfig cfg, ReportWriter& writer)
     BpfSession session(source, cfg.debug != 0, cfg.debug, usdts);
     session.attach(load_probe_set("delay"));
     if (params.block)
-        session.attach(load_probe_set("block"));
+        session.attach(load_probe_set("block", block_features(params.block)));
     session.attach_usdts(cfg.pid);
     if (start)
         attach_trigger(session, *start, kStartTriggerFunction, cfg.pid);

@@ -26,12 +26,16 @@ static __always_inline __u32 kd_read_u32(void *p)
     return v;
 }
 
+static __always_inline __u32 disk_dev(void *disk)
+{
+    return (kd_read_u32((char *)disk + DISK_MAJOR_OFF) << 20) |
+           kd_read_u32((char *)disk + DISK_MINOR_OFF);
+}
+
 static __always_inline void rq_key(void *rq, struct kd_bio_key *key)
 {
     void *q = (void *)kd_read_u64((char *)rq + RQ_Q_OFF);
-    void *disk = (void *)kd_read_u64((char *)q + QUEUE_DISK_OFF);
-    key->dev = (kd_read_u32((char *)disk + DISK_MAJOR_OFF) << 20) |
-               kd_read_u32((char *)disk + DISK_MINOR_OFF);
+    key->dev = disk_dev((void *)kd_read_u64((char *)q + QUEUE_DISK_OFF));
     key->pad = 0;
     key->sector = kd_read_u64((char *)rq + RQ_SECTOR_OFF);
 }
@@ -55,14 +59,14 @@ static __always_inline struct kd_bio_start *bio_started(void *rq, struct kd_bio_
     return bio_start.lookup(key);
 }
 
-/* Runs in the issuer's context: remember who it was. */
-int kd_block_start(struct bpf_raw_tracepoint_args *ctx)
+/* Runs in the issuer's context: remember who it was. With keep_earlier, a
+ * start already taken (at block_bio_queue) stands. */
+static __always_inline int block_started(struct kd_bio_key key, int keep_earlier)
 {
-    void *rq = (void *)ctx->args[0];
-    struct kd_bio_key key;
-    rq_key(rq, &key);
     __u64 id = bpf_get_current_pid_tgid();
     if (!bio_wanted(id, key.dev))
+        return 0;
+    if (keep_earlier && bio_start.lookup(&key))
         return 0;
     struct kd_bio_start s = {};
     s.start_ns = bpf_ktime_get_ns();
@@ -77,6 +81,29 @@ int kd_block_start(struct bpf_raw_tracepoint_args *ctx)
     }
     return 0;
 }
+
+int kd_block_start(struct bpf_raw_tracepoint_args *ctx)
+{
+    struct kd_bio_key key;
+    rq_key((void *)ctx->args[0], &key);
+    return block_started(key, {{#bio_queue}}1{{/bio_queue}}{{^bio_queue}}0{{/bio_queue}});
+}
+{{#bio_queue}}
+
+/* Kernels without block_io_start: a bio entering the block layer, keyed as
+ * the request it becomes will be (a request's sector is its first bio's;
+ * the sector is already remapped from a partition to the whole disk). */
+int kd_block_bio_start(struct bpf_raw_tracepoint_args *ctx)
+{
+    void *bio = (void *)ctx->args[0];
+    void *bdev = (void *)kd_read_u64((char *)bio + {{bio_bdev_off}});
+    struct kd_bio_key key;
+    key.dev = disk_dev((void *)kd_read_u64((char *)bdev + {{bdev_disk_off}}));
+    key.pad = 0;
+    key.sector = kd_read_u64((char *)bio + {{bio_sector_off}});
+    return block_started(key, 0);
+}
+{{/bio_queue}}
 
 int kd_block_issue(struct bpf_raw_tracepoint_args *ctx)
 {

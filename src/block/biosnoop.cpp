@@ -96,12 +96,17 @@ BiosnoopConfig make_biosnoop_config(const Options& o)
     return cfg;
 }
 
-std::string render_biosnoop_program(const BiosnoopConfig& cfg)
+BlockLayout biosnoop_layout()
 {
     KernelBtf btf;
     const auto layout = read_block_layout(btf);
     if (!layout)
         throw Error(Exit::unavailable, "this kernel has no block tracepoints (or BTF lacks struct request)");
+    return *layout;
+}
+
+std::string render_biosnoop_program(const BiosnoopConfig& cfg, const BlockLayout& layout)
+{
     TemplateValues v;
     v.number("filter_pid", static_cast<uint64_t>(cfg.pid));
     v.number("filter_dev", cfg.dev);
@@ -111,13 +116,14 @@ std::string render_biosnoop_program(const BiosnoopConfig& cfg)
 
 int run_biosnoop(const BiosnoopConfig& cfg, ReportWriter& writer)
 {
-    const std::string source = render_biosnoop_program(cfg);
+    const BlockLayout layout = biosnoop_layout();
+    const std::string source = render_biosnoop_program(cfg, layout);
     if (cfg.print_ebpf) {
         std::cout << source;
         return 0;
     }
     BpfSession session(source, cfg.debug != 0, cfg.debug);
-    session.attach(load_probe_set("block"));
+    session.attach(load_probe_set("block", block_features(layout)));
     // Signals are taken over only now: until here Ctrl-C ends kdelay at once,
     // even inside a compile or a blocking open, and nothing is left behind.
     EventWait wait;

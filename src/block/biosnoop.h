@@ -6,6 +6,8 @@
 #include <string>
 #include <sys/types.h>
 
+#include "bpf/btf_offsets.h"
+
 namespace kdelay {
 
 class ReportWriter;
@@ -25,7 +27,9 @@ struct BiosnoopConfig {
 BiosnoopConfig make_biosnoop_config(const Options& options);
 
 // Renders templates/biosnoop.bpf.c.
-std::string render_biosnoop_program(const BiosnoopConfig& cfg);
+std::string render_biosnoop_program(const BiosnoopConfig& cfg, const BlockLayout& layout);
+// This kernel's block layout; Error(Exit::unavailable) without block tracepoints.
+BlockLayout biosnoop_layout();
 
 int run_biosnoop(const BiosnoopConfig& cfg, ReportWriter& writer);
 

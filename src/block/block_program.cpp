@@ -23,6 +23,18 @@ void add_block_values(TemplateValues& v, const std::optional<BlockLayout>& layou
     v.number("disk_major_off", l.disk_major.offset);
     v.number("disk_minor_off", l.disk_minor.offset);
     v.number("max_bios", max_bios);
+    const BioLayout b = l.bio.value_or(BioLayout{});
+    v.section("bio_queue", l.bio.has_value());
+    v.number("bio_bdev_off", b.bio_bdev.offset);
+    v.number("bio_sector_off", b.bio_sector.offset);
+    v.number("bdev_disk_off", b.bdev_disk.offset);
+}
+
+std::set<std::string> block_features(const std::optional<BlockLayout>& layout)
+{
+    if (layout && layout->bio)
+        return {"bio_queue"};
+    return {};
 }
 
 std::string disk_name(uint32_t dev)

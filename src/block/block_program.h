@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "bpf/btf_offsets.h"
@@ -20,6 +21,9 @@ void add_block_values(TemplateValues& values, const std::optional<BlockLayout>& 
 
 // MKDEV as the kernel side builds it: major << 20 | minor.
 inline uint32_t make_dev(uint32_t major, uint32_t minor) { return major << 20 | minor; }
+
+// The "when" features of probes/block.json this kernel needs.
+std::set<std::string> block_features(const std::optional<BlockLayout>& layout);
 
 // "vda" for 254:0, from /sys/dev/block/MAJ:MIN; "MAJ:MIN" when unknown.
 std::string disk_name(uint32_t dev);

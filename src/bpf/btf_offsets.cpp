@@ -104,7 +104,16 @@ std::optional<BlockLayout> read_block_layout(const KernelBtf& btf)
     auto minor = btf.member("gendisk", "first_minor");
     if (!q || !sector || !flags || !disk || !major || !minor)
         return std::nullopt;
-    return BlockLayout{*q, *sector, *flags, *disk, *major, *minor};
+    BlockLayout layout{*q, *sector, *flags, *disk, *major, *minor, std::nullopt};
+    if (!btf.has_raw_tracepoint("block_io_start") && btf.has_raw_tracepoint("block_bio_queue")) {
+        auto bdev = btf.member("bio", "bi_bdev");
+        auto iter = btf.member("bio", "bi_iter");
+        auto iter_sector = btf.member("bvec_iter", "bi_sector");
+        auto bdev_disk = btf.member("block_device", "bd_disk");
+        if (bdev && iter && iter_sector && bdev_disk)
+            layout.bio = BioLayout{*bdev, {iter->offset + iter_sector->offset, iter_sector->size}, *bdev_disk};
+    }
+    return layout;
 }
 
 }  // namespace kdelay

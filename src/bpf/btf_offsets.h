@@ -52,6 +52,14 @@ struct KernelLayout {
 
 KernelLayout read_kernel_layout(const KernelBtf& btf);
 
+// Where a bio says its disk and sector: for kernels without block_io_start
+// (before 6.5), whose requests start at block_bio_queue, in the issuer.
+struct BioLayout {
+    MemberLayout bio_bdev;     // bio.bi_bdev
+    MemberLayout bio_sector;   // bio.bi_iter.bi_sector, from the start of bio
+    MemberLayout bdev_disk;    // block_device.bd_disk
+};
+
 // The request, queue and disk fields the block I/O programs read.
 struct BlockLayout {
     MemberLayout rq_q;
@@ -60,6 +68,9 @@ struct BlockLayout {
     MemberLayout queue_disk;
     MemberLayout disk_major;
     MemberLayout disk_minor;
+    // Set when the kernel has no block_io_start: the start is then taken at
+    // block_bio_queue, and at block_rq_insert for requests made without a bio.
+    std::optional<BioLayout> bio;
 };
 
 // nullopt when the kernel has no block tracepoints or lacks a field.

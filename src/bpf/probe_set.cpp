@@ -25,6 +25,7 @@ std::vector<ProbeSpec> parse_probe_set(const std::string& name, const std::strin
             spec.target = p.at("target").get<std::string>();
             spec.function = p.at("function").get<std::string>();
             spec.fallback = p.value("fallback", "");
+            spec.when = p.value("when", "");
             if (!is_c_identifier(spec.function))
                 throw Error(Exit::software, name + ": bad function name '" + spec.function + "'");
             probes.push_back(std::move(spec));
@@ -35,9 +36,13 @@ std::vector<ProbeSpec> parse_probe_set(const std::string& name, const std::strin
     return probes;
 }
 
-std::vector<ProbeSpec> load_probe_set(const std::string& name)
+std::vector<ProbeSpec> load_probe_set(const std::string& name, const std::set<std::string>& features)
 {
-    return parse_probe_set(name + ".json", embedded_file(name + ".json"));
+    std::vector<ProbeSpec> probes;
+    for (auto& p : parse_probe_set(name + ".json", embedded_file(name + ".json")))
+        if (p.when.empty() || features.count(p.when))
+            probes.push_back(std::move(p));
+    return probes;
 }
 
 }  // namespace kdelay

@@ -1,6 +1,7 @@
 // A probe set (probes/*.json): which kernel hooks a program's functions go on.
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -12,12 +13,14 @@ struct ProbeSpec {
     std::string target;    // "sched_switch", or "block:block_rq_issue"
     std::string function;  // the eBPF function to attach
     std::string fallback;  // attach here instead when target does not exist (older kernels)
+    std::string when;      // attach only when the caller names this feature; "" = always
 };
 
 // Parses a probe-set document. Throws Error(Exit::software) when malformed.
 std::vector<ProbeSpec> parse_probe_set(const std::string& name, const std::string& json);
 
-// The embedded probes/NAME.json.
-std::vector<ProbeSpec> load_probe_set(const std::string& name);
+// The embedded probes/NAME.json, without the probes whose "when" feature
+// is not among features.
+std::vector<ProbeSpec> load_probe_set(const std::string& name, const std::set<std::string>& features = {});
 
 }  // namespace kdelay

@@ -251,9 +251,28 @@ TEST(TriggerE2E, KprobeTriggers)
             << r.err;
         GTEST_SKIP() << "this kernel has no kprobes (CONFIG_KPROBES unset): k/kr triggers cannot fire";
     }
-    Result r = run_against_triggers({"--stop-trigger", "k:__x64_sys_getpid"});
+    // Start at the entry of the section's first getppid (after its
+    // sys_enter, so that call is not counted), stop at the return of its
+    // nanosleep (before its sys_exit): exactly the other 99 getppid.
+    Result r = run_against_triggers({"--start-trigger", "k:__x64_sys_getppid", "--stop-trigger",
+                                     "kr:__x64_sys_nanosleep", "--sample-count", "2"});
     ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_NE(r.out.find("# Start sampling (trigger@"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("# Stop sampling (trigger@"), std::string::npos) << r.out;
+    const auto samples = parse_samples(r.out);
+    ASSERT_EQ(samples.size(), 2u) << r.out;
+    const auto d = deltas(r.out, "Triggered sample dump");
+    ASSERT_EQ(d.size(), 2u) << r.out;
+    for (size_t i = 0; i < samples.size(); ++i) {
+        ASSERT_EQ(samples[i].size(), 1u) << r.out;
+        const ThreadBlock& t = samples[i].begin()->second;
+        const Row* getppid = find_row(t, kSyscalls, "getppid");
+        ASSERT_TRUE(getppid) << r.out;
+        EXPECT_EQ(number(getppid->at(2)), 99u) << r.out;
+        EXPECT_FALSE(find_row(t, kSyscalls, "nanosleep")) << r.out;
+        EXPECT_FALSE(find_row(t, kSyscalls, "getpid")) << "work from outside the section\n" << r.out;
+        EXPECT_GE(d[i], 30'000'000u) << "the section's 30 ms nanosleep lies inside\n" << r.out;
+    }
 }
 
 TEST(TriggerE2E, ListProbesShowsTheTargetsUsdtProbes)

@@ -19,16 +19,18 @@ here=$(cd "$(dirname "$0")" && pwd)
 cache=${KDELAY_VM_CACHE:-/var/cache/kdelay-vm}
 timeout=1800
 cpus=2
+print_release=0
 while [ $# -gt 0 ]; do
     case "$1" in
+        --print-release) print_release=1; shift ;;
         --timeout) timeout=$2; shift 2 ;;
         --cpus) cpus=$2; shift 2 ;;
         *) break ;;
     esac
 done
-[ $# -ge 2 ] || { echo "usage: vm-test.sh [--timeout S] [--cpus N] KERNEL [--] COMMAND..." >&2; exit 64; }
+[ $# -ge 2 ] || [ "$print_release" = 1 ] || { echo "usage: vm-test.sh [--timeout S] [--cpus N] KERNEL [--] COMMAND..." >&2; exit 64; }
 kernel=$1; shift
-[ "$1" = "--" ] && shift
+[ "${1:-}" = "--" ] && shift
 
 die() { echo "vm-test.sh: $*" >&2; exit 125; }
 [ "$(id -u)" -eq 0 ] || die "run as root"
@@ -48,6 +50,7 @@ resolve_release() {
 }
 release=$(resolve_release "$kernel")
 [ -n "$release" ] || die "no Debian kernel package for '$kernel' (run apt-get update?)"
+if [ "$print_release" = 1 ]; then echo "$release"; exit 0; fi
 root="$cache/$release"
 
 # 1. The image, unpacked, with its modules.dep.

@@ -15,7 +15,7 @@ TEST(Biosnoop, ProgramFiltersByPidAndDiskWithoutKernelHeaders)
     BiosnoopConfig cfg;
     cfg.pid = 4321;
     cfg.dev = make_dev(254, 0);
-    const std::string src = render_biosnoop_program(cfg);
+    const std::string src = render_biosnoop_program(cfg, biosnoop_layout());
     EXPECT_NE(src.find("#define FILTER_PID 4321"), std::string::npos);
     EXPECT_NE(src.find("#define FILTER_DEV " + std::to_string(254u << 20)), std::string::npos);
     EXPECT_NE(src.find("int kd_block_start("), std::string::npos) << "block_io partial inlined";

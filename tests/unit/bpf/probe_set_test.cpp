@@ -40,3 +40,22 @@ TEST(ProbeSet, MalformedSetsAreRejected)
     }
     EXPECT_EQ(parse_probe_set("x", R"j({"probes":[]})j").size(), 0u);
 }
+
+TEST(ProbeSet, BlockSetAddsTheBioStartOnlyForKernelsThatNeedIt)
+{
+    auto functions = [](const std::vector<ProbeSpec>& probes) {
+        std::vector<std::string> f;
+        for (const auto& p : probes)
+            f.push_back(p.function + "@" + p.target + (p.fallback.empty() ? "" : "|" + p.fallback));
+        return f;
+    };
+    EXPECT_EQ(functions(load_probe_set("block")),
+              (std::vector<std::string>{"kd_block_start@block_io_start|block_rq_insert",
+                                        "kd_block_issue@block_rq_issue",
+                                        "kd_block_complete@block_rq_complete"}));
+    EXPECT_EQ(functions(load_probe_set("block", {"bio_queue"})),
+              (std::vector<std::string>{"kd_block_start@block_io_start|block_rq_insert",
+                                        "kd_block_bio_start@block_bio_queue",
+                                        "kd_block_issue@block_rq_issue",
+                                        "kd_block_complete@block_rq_complete"}));
+}

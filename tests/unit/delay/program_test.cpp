@@ -92,3 +92,22 @@ TEST(DelayProgram, SyscallEventsRenderTheRingBufferThresholdAndStacks)
     EXPECT_EQ(src.find("BPF_STACK_TRACE"), std::string::npos);
     EXPECT_EQ(src.find("{{"), std::string::npos);
 }
+
+TEST(DelayProgram, BlockStartFromBiosOnlyOnKernelsWithoutBlockIoStart)
+{
+    DelayProgramParams p = params();
+    p.block = BlockLayout{{104, 8}, {48, 8}, {24, 4}, {1064, 8}, {0, 4}, {4, 4}, std::nullopt};
+    const std::string modern = render_delay_program(p);
+    EXPECT_EQ(modern.find("kd_block_bio_start"), std::string::npos);
+    EXPECT_NE(modern.find("return block_started(key, 0);"), std::string::npos) << "block_io_start overwrites";
+
+    p.block->bio = BioLayout{{8, 8}, {40, 8}, {936, 8}};
+    const std::string legacy = render_delay_program(p);
+    EXPECT_NE(legacy.find("int kd_block_bio_start("), std::string::npos);
+    EXPECT_NE(legacy.find("kd_read_u64((char *)bio + 8)"), std::string::npos);
+    EXPECT_NE(legacy.find("kd_read_u64((char *)bdev + 936)"), std::string::npos);
+    EXPECT_NE(legacy.find("kd_read_u64((char *)bio + 40)"), std::string::npos);
+    // block_rq_insert keeps the earlier start taken at block_bio_queue.
+    EXPECT_NE(legacy.find("return block_started(key, 1);"), std::string::npos);
+    EXPECT_EQ(legacy.find("{{"), std::string::npos);
+}

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Runs kdelay's end-to-end tests inside guests of other Debian kernels
+# (tests/vm/vm-test.sh) and prints a table: kernel, tests run, passed,
+# skipped, failed, minutes. Exit 1 if any test failed or a guest broke.
+#
+#   tests/vm/matrix.sh [--full] [KERNEL...]     default kernels: 6.1 6.12 6.12-rt
+#
+# Without --full, only the tests of the kernel-dependent paths run (the CI
+# stage): BTF offsets and thread names, exact syscall counts, run/ready of
+# two pinned spinners, soft IRQs, block I/O (the report section and
+# biosnoop), and USDT, uprobe and kprobe triggers. --full runs every e2e
+# test. KDELAY_BUILD_DIR names the build tree (default: build).
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+full=0
+if [ "${1:-}" = "--full" ]; then full=1; shift; fi
+kernels=("$@")
+[ ${#kernels[@]} -gt 0 ] || kernels=(6.1 6.12 6.12-rt)
+build=${KDELAY_BUILD_DIR:-build}
+[ -x "$build/kdelay" ] || { echo "matrix.sh: no kdelay in $build; build first" >&2; exit 1; }
+
+kernel_paths=(
+    'SyscallWorkload\.'                                          # exact counts, BTF offsets, names
+    'DelayE2E\.BusyThreadsSharingOneCpuSplitTheWindowIntoRunAndReady'
+    'DelayE2E\.LoopbackUdpShowsNetRxSoftIrqsOnTheThread'
+    'BlockE2E\.BiosnoopShowsEachDirectIoOfTheProcessOnly'
+    'BlockE2E\.DelayReportAttributesBlockIoToTheIssuingThread'
+    'TriggerE2E\.UsdtStartAndStopFrameExactlyTheSection'
+    'TriggerE2E\.UprobeEntryAndReturnFrameExactlyTheSection'
+    'TriggerE2E\.KprobeTriggers'
+)
+select=()
+if [ "$full" -eq 0 ]; then
+    regex=$(IFS='|'; echo "${kernel_paths[*]}")
+    select=(-R "$regex")
+fi
+
+status=0
+summary=$(mktemp)
+trap 'rm -f "$summary"' EXIT
+printf '| Kernel | Release | Tests | Passed | Skipped | Failed | Minutes |\n|---|---|---|---|---|---|---|\n' >"$summary"
+for k in "${kernels[@]}"; do
+    log=$(mktemp)
+    start=$(date +%s)
+    echo "== $k: e2e tests in a guest" >&2
+    set +e
+    tests/vm/vm-test.sh --timeout "${KDELAY_VM_TIMEOUT:-2400}" "$k" -- \
+        ctest --test-dir "$build" -L e2e "${select[@]}" --output-on-failure --timeout 600 2>&1 | tee "$log" >&2
+    rc=${PIPESTATUS[0]}
+    set -e
+    minutes=$(awk -v s="$(( $(date +%s) - start ))" 'BEGIN {printf "%.1f", s / 60}')
+    total=$(sed -n 's/.* tests failed out of \([0-9]*\).*/\1/p' "$log" | tail -n 1)
+    failed=$(sed -n 's/.*, \([0-9]*\) tests failed out of.*/\1/p' "$log" | tail -n 1)
+    skipped=$(grep -c '(Skipped)' "$log" || true)
+    release=$(tests/vm/vm-test.sh --print-release "$k" 2>/dev/null || echo "?")
+    if [ -z "$total" ] || [ "$rc" -ne 0 ]; then
+        status=1
+    fi
+    total=${total:-0}; failed=${failed:-?}
+    passed=$([ "$failed" = "?" ] && echo "?" || echo $((total - failed - skipped)))
+    printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$k" "$release" "$total" "$passed" "$skipped" "$failed" "$minutes" >>"$summary"
+    grep -a '(Skipped)' "$log" | sed 's/^/    skipped: /' >&2 || true
+    rm -f "$log"
+done
+cat "$summary"
+exit "$status"
