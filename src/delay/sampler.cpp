@@ -143,9 +143,11 @@ bool Sampler::sample(bool& counted, const std::function<void()>& on_start)
         started = from_ktime(state.start_trigger_ns);
         writer_.marker({Marker::Kind::start, wall_now(), state.start_trigger_ns, std::nullopt});
     } else {
-        writer_.marker({Marker::Kind::start, wall_now(), std::nullopt, std::nullopt});
+        // Capture first: whoever acts on the start line (a test, a script)
+        // must find it already on.
         collector_.start_capture();
         started = Clock::now();
+        writer_.marker({Marker::Kind::start, wall_now(), std::nullopt, std::nullopt});
         on_start();
     }
 

@@ -48,6 +48,7 @@ for k in "${kernels[@]}"; do
         ctest --test-dir "$build" -L e2e "${select[@]}" --output-on-failure --timeout 600 2>&1 | tee "$log" >&2
     rc=${PIPESTATUS[0]}
     set -e
+    sed -i 's/\x1b\[[0-9;]*m//g' "$log"  # ctest colours its summary on a console
     minutes=$(awk -v s="$(( $(date +%s) - start ))" 'BEGIN {printf "%.1f", s / 60}')
     total=$(sed -n 's/.* tests failed out of \([0-9]*\).*/\1/p' "$log" | tail -n 1)
     failed=$(sed -n 's/.*, \([0-9]*\) tests failed out of.*/\1/p' "$log" | tail -n 1)
