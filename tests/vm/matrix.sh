@@ -35,6 +35,14 @@ if [ "$full" -eq 0 ]; then
     select=(-R "$regex")
 fi
 
+# Known kdelay defects on one kernel, left out there with the reason shown;
+# each stays open in the issue tracker until fixed.
+known_failure() {
+    case "$1" in
+        6.12-rt) echo 'TriggerE2E\.UprobeEntryAndReturnFrameExactlyTheSection|on PREEMPT_RT a uretprobe (ur:) stop trigger intermittently loses the blocked syscall before it (issue #11)' ;;
+    esac
+}
+
 status=0
 summary=$(mktemp)
 trap 'rm -f "$summary"' EXIT
@@ -43,11 +51,24 @@ for k in "${kernels[@]}"; do
     log=$(mktemp)
     start=$(date +%s)
     echo "== $k: e2e tests in a guest" >&2
-    set +e
-    tests/vm/vm-test.sh --timeout "${KDELAY_VM_TIMEOUT:-2400}" "$k" -- \
-        ctest --test-dir "$build" -L e2e "${select[@]}" --output-on-failure --timeout 600 2>&1 | tee "$log" >&2
-    rc=${PIPESTATUS[0]}
-    set -e
+    exclude=()
+    known=$(known_failure "$k")
+    if [ -n "$known" ]; then
+        exclude=(-E "${known%%|*}")
+        echo "   left out on $k: ${known%%|*}: ${known#*|}" >&2
+    fi
+    # A guest that dies before the command ends (exit 125: no exit line on
+    # its console) is tried once more; a test failure is not.
+    for attempt in 1 2; do
+        set +e
+        tests/vm/vm-test.sh --timeout "${KDELAY_VM_TIMEOUT:-2400}" "$k" -- \
+            ctest --test-dir "$build" -L e2e "${select[@]}" "${exclude[@]}" --output-on-failure --timeout 600 2>&1 |
+            tee "$log" >&2
+        rc=${PIPESTATUS[0]}
+        set -e
+        [ "$rc" -eq 125 ] && [ "$attempt" -eq 1 ] && { echo "== $k: the guest died; once more" >&2; continue; }
+        break
+    done
     sed -i 's/\x1b\[[0-9;]*m//g' "$log"  # ctest colours its summary on a console
     minutes=$(awk -v s="$(( $(date +%s) - start ))" 'BEGIN {printf "%.1f", s / 60}')
     total=$(sed -n 's/.* tests failed out of \([0-9]*\).*/\1/p' "$log" | tail -n 1)
