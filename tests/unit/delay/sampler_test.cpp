@@ -105,6 +105,18 @@ DelayConfig trigger_mode(unsigned samples, uint64_t delta_ns)
     return cfg;
 }
 
+// A fake kernel side, a recording writer and a real EventWait, per test.
+class Sampler : public ::testing::Test {
+protected:
+    void run(const DelayConfig& cfg, const std::function<void()>& on_first_start = nullptr)
+    {
+        run_samples(cfg, src, wait, out, on_first_start);
+    }
+    FakeSource src;
+    RecordingWriter out;
+    EventWait wait;
+};
+
 bool has(const std::vector<std::string>& lines, const std::string& needle)
 {
     for (const auto& l : lines)
@@ -113,61 +125,46 @@ bool has(const std::vector<std::string>& lines, const std::string& needle)
     return false;
 }
 
-TEST(Sampler, CtrlCDuringTheResetEndsTheRunWithoutAnotherSample)
+TEST_F(Sampler, CtrlCDuringTheResetEndsTheRunWithoutAnotherSample)
 {
-    FakeSource src;
-    RecordingWriter out;
-    EventWait wait;
     src.on_reset = [] { raise(SIGINT); };  // pressed while the maps are cleared
-    run_samples(time_mode(3, 0.01), src, wait, out, nullptr);
+    run(time_mode(3, 0.01));
     EXPECT_EQ(out.samples, 1u);
     EXPECT_EQ(out.count(Marker::Kind::start), 1u);
     EXPECT_TRUE(wait.interrupted());
 }
 
-TEST(Sampler, CtrlCDuringTheDumpStillReportsTheSample)
+TEST_F(Sampler, CtrlCDuringTheDumpStillReportsTheSample)
 {
-    FakeSource src;
-    RecordingWriter out;
-    EventWait wait;
     src.on_collect = [] { raise(SIGINT); };
-    run_samples(time_mode(3, 0.01), src, wait, out, nullptr);
+    run(time_mode(3, 0.01));
     EXPECT_EQ(out.samples, 1u);
     EXPECT_EQ(src.resets, 1u);
 }
 
-TEST(Sampler, CtrlCDuringASampleReportsWhatWasCollected)
+TEST_F(Sampler, CtrlCDuringASampleReportsWhatWasCollected)
 {
-    FakeSource src;
-    RecordingWriter out;
-    EventWait wait;
-    run_samples(time_mode(2, 30), src, wait, out, [] { raise(SIGINT); });
+    run(time_mode(2, 30), [] { raise(SIGINT); });
     EXPECT_EQ(out.samples, 1u);
     EXPECT_TRUE(has(out.notes, "Interrupted; reporting what was collected"));
 }
 
-TEST(Sampler, TargetExitEndsTheSampleAndTheRun)
+TEST_F(Sampler, TargetExitEndsTheSampleAndTheRun)
 {
     const pid_t child = fork();
     if (child == 0)
         _exit(0);
-    FakeSource src;
-    RecordingWriter out;
-    EventWait wait;
     wait.watch_process(child);
     DelayConfig cfg = time_mode(3, 30);
     cfg.pid = child;
-    run_samples(cfg, src, wait, out, nullptr);
+    run(cfg);
     waitpid(child, nullptr, 0);
     EXPECT_EQ(out.samples, 1u);
     EXPECT_TRUE(has(out.notes, "exited; the sample ends here"));
 }
 
-TEST(Sampler, TriggeredSamplesBelowTheDeltaAreSkippedAndNotCounted)
+TEST_F(Sampler, TriggeredSamplesBelowTheDeltaAreSkippedAndNotCounted)
 {
-    FakeSource src;
-    RecordingWriter out;
-    EventWait wait;
     // Sample k fires start at 1000 and stop 100*k ns later: k = 1..3 are
     // shorter than the 350 ns delta, k = 4, 5 are not.
     unsigned fired = 0;
@@ -175,45 +172,36 @@ TEST(Sampler, TriggeredSamplesBelowTheDeltaAreSkippedAndNotCounted)
         ++fired;
         src.state = {CaptureState::Phase::dumping, 1000, 1000 + 100ull * fired};
     };
-    run_samples(trigger_mode(2, 350), src, wait, out, nullptr);
+    run(trigger_mode(2, 350));
     EXPECT_EQ(fired, 5u);
     EXPECT_EQ(out.count(Marker::Kind::dump_skipped), 3u);
     EXPECT_EQ(out.samples, 2u);
     EXPECT_EQ(out.deltas.back(), std::optional<uint64_t>(500));
 }
 
-TEST(Sampler, MissedStartsAreCountedOnlyForDumpsFollowedByASample)
+TEST_F(Sampler, MissedStartsAreCountedOnlyForDumpsFollowedByASample)
 {
-    FakeSource src;
-    RecordingWriter out;
-    EventWait wait;
     src.on_arm = [&] { src.state = {CaptureState::Phase::dumping, 1000, 5000}; };
     src.on_collect = [&] { src.misses += 2; };  // starts fired during each dump
-    run_samples(trigger_mode(3, 0), src, wait, out, nullptr);
+    run(trigger_mode(3, 0));
     EXPECT_EQ(out.samples, 3u);
     // Three dumps saw 2 misses each; the last had no sample after it.
     ASSERT_TRUE(has(out.warnings, "4 start triggers fired while kdelay was still dumping"))
         << (out.warnings.empty() ? "" : out.warnings[0]);
 }
 
-TEST(Sampler, CtrlCWhileArmedReportsNothingAndSaysSo)
+TEST_F(Sampler, CtrlCWhileArmedReportsNothingAndSaysSo)
 {
-    FakeSource src;
-    RecordingWriter out;
-    EventWait wait;
     src.on_arm = [] { raise(SIGINT); };
-    run_samples(trigger_mode(2, 0), src, wait, out, nullptr);
+    run(trigger_mode(2, 0));
     EXPECT_EQ(out.samples, 0u);
     EXPECT_TRUE(has(out.notes, "Interrupted while waiting for the start trigger"));
 }
 
-TEST(Sampler, AFullMapIsAWarningNamingIt)
+TEST_F(Sampler, AFullMapIsAWarningNamingIt)
 {
-    FakeSource src;
-    RecordingWriter out;
-    EventWait wait;
     src.full[1] = 1234;
-    run_samples(time_mode(1, 0.01), src, wait, out, nullptr);
+    run(time_mode(1, 0.01));
     ASSERT_EQ(out.warnings.size(), 1u);
     EXPECT_EQ(out.warnings[0],
               "the syscall map was full; 1,234 updates were lost and the numbers above are incomplete.");
