@@ -49,6 +49,10 @@ resolve_release() {
     esac | awk '{print $1}' | sed 's/^linux-image-//' | sort -V | tail -n 1
 }
 release=$(resolve_release "$kernel")
+if [ -z "$release" ]; then  # no package lists yet on a fresh machine
+    timeout 300 apt-get update -qq >/dev/null 2>&1 || true
+    release=$(resolve_release "$kernel")
+fi
 [ -n "$release" ] || die "no Debian kernel package for '$kernel' (run apt-get update?)"
 if [ "$print_release" = 1 ]; then echo "$release"; exit 0; fi
 root="$cache/$release"
