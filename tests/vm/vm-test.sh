@@ -126,7 +126,10 @@ if [ -z "$accel" ]; then
 fi
 cpu=max
 [ "$accel" = kvm ] && cpu=host
-[ "$accel" = tcg ] && accel="tcg,thread=multi"
+# One host thread runs both vCPUs: multi-threaded TCG lost cross-CPU
+# interrupts here (a soft lockup with one vCPU idle and the other waiting
+# on it, while kdelay attached its programs).
+[ "$accel" = tcg ] && accel="tcg,thread=${KDELAY_VM_TCG_THREAD:-single}"
 
 # The command, run in this directory, travels base64-encoded on the command line.
 cmd=$(printf 'cd %q && ' "$PWD"; printf '%q ' "$@")
@@ -139,7 +142,7 @@ qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -smp "$cpus,sockets=1,cores=$cpus
     -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
     -virtfs local,path="$root/lib/modules/$release",mount_tag=modules,security_model=none,readonly=on \
     -drive file="$disk",if=virtio,format=raw \
-    -append "console=ttyS0 quiet loglevel=1 panic=-1 kdelay.release=$release kdelay.init=$here/guest-init.sh kdelay.headers=$headers kdelay.cmd=$cmd64" \
+    -append "console=ttyS0 quiet loglevel=1 panic=-1 softlockup_panic=1 kdelay.release=$release kdelay.init=$here/guest-init.sh kdelay.headers=$headers kdelay.cmd=$cmd64" \
     </dev/null >"$out" 2>&1 &
 qemu_pid=$!
 tail -f "$out" --pid "$qemu_pid" 2>/dev/null | tr -d '\r' | sed -u -n '/kdelay-vm: begin$/,/^kdelay-vm: exit /{/kdelay-vm: /!p}' &
