@@ -44,6 +44,7 @@ known_failure() {
 }
 
 status=0
+all_passed=0; all_failed=0; all_skipped=0
 summary=$(mktemp)
 trap 'rm -f "$summary"' EXIT
 printf '| Kernel | Release | Tests | Passed | Skipped | Failed | Minutes |\n|---|---|---|---|---|---|---|\n' >"$summary"
@@ -80,9 +81,13 @@ for k in "${kernels[@]}"; do
     fi
     total=${total:-0}; failed=${failed:-?}
     passed=$([ "$failed" = "?" ] && echo "?" || echo $((total - failed - skipped)))
+    all_skipped=$((all_skipped + skipped))
+    if [ "$passed" = "?" ]; then all_failed=$((all_failed + 1)); else
+        all_passed=$((all_passed + passed)); all_failed=$((all_failed + failed)); fi
     printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$k" "$release" "$total" "$passed" "$skipped" "$failed" "$minutes" >>"$summary"
     grep -a '(Skipped)' "$log" | sed 's/^/    skipped: /' >&2 || true
     rm -f "$log"
 done
 cat "$summary"
+echo "matrix: $all_passed passed, $all_failed failed, $all_skipped skipped"
 exit "$status"
