@@ -205,11 +205,20 @@ struct kd_inflight {
 };
 BPF_PERCPU_ARRAY(inflight, struct kd_inflight, 1);
 
-static __always_inline void spill_inflight(__u32 tid)
+/* Whether the slot holds tid's syscall entered in this sample. A slot left
+ * by a syscall whose exit fell after the end of an earlier sample (the
+ * uretprobe syscall of a ur: stop trigger, always) still names the thread,
+ * and must not shadow its real syscall, spilled on another CPU. */
+static __always_inline int inflight_is(struct kd_inflight *f, __u32 tid, struct kd_capture *cap)
+{
+    return f && f->start && f->tid == tid && f->start >= cap->start_ns;
+}
+
+static __always_inline void spill_inflight(__u32 tid, struct kd_capture *cap)
 {
     int zero = 0;
     struct kd_inflight *f = inflight.lookup(&zero);
-    if (!f || !f->start || f->tid != tid)
+    if (!inflight_is(f, tid, cap))
         return;
     struct kd_syscall_key key = { .tid = tid, .nr = f->nr };
     struct kd_syscall *s = syscalls.lookup(&key);
@@ -263,7 +272,7 @@ RAW_TRACEPOINT_PROBE(sys_exit)
     __u64 entry;
     int zero = 0;
     struct kd_inflight *f = inflight.lookup(&zero);
-    if (f && f->start && f->tid == key.tid) {
+    if (inflight_is(f, key.tid, cap)) {
         /* Never left the CPU: the entry is still in the per-CPU slot. */
         key.nr = f->nr;
         entry = f->start;
@@ -356,7 +365,8 @@ RAW_TRACEPOINT_PROBE(sched_wakeup_new)
 
 RAW_TRACEPOINT_PROBE(sched_switch)
 {
-    if (!capturing())
+    struct kd_capture *cap = capturing();
+    if (!cap)
         return 0;
 
     int preempt = (int)ctx->args[0];
@@ -366,7 +376,7 @@ RAW_TRACEPOINT_PROBE(sched_switch)
 
     if (task_u32(prev, TASK_TGID_OFF) == TARGET_TGID) {
         now = bpf_ktime_get_ns();
-        spill_inflight(task_u32(prev, TASK_PID_OFF));
+        spill_inflight(task_u32(prev, TASK_PID_OFF), cap);
         struct kd_thread *t = thread_entry(task_u32(prev, TASK_PID_OFF), 0);
         if (t) {
             kd_task_state_t state = 0;
