@@ -41,14 +41,6 @@ double marker_time(const std::string& out, const std::string& what)
     return static_cast<double>(mktime(&tm)) + (m[7].matched ? std::stod(m[7]) : 0.0);
 }
 
-const ThreadBlock* thread_named(const std::map<uint32_t, ThreadBlock>& sample, const std::string& name)
-{
-    for (const auto& [tid, t] : sample)
-        if (t.name == name)
-            return &t;
-    return nullptr;
-}
-
 // Loaded raw-tracepoint programs named as BCC names kdelay's (the function
 // name less "raw_tracepoint__", cut to 15 characters).
 int loaded_raw_tracepoint_programs()

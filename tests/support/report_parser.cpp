@@ -66,4 +66,12 @@ const Row* find_row(const ThreadBlock& t, const std::string& section, const std:
     return nullptr;
 }
 
+const ThreadBlock* thread_named(const std::map<uint32_t, ThreadBlock>& sample, const std::string& name)
+{
+    for (const auto& [tid, t] : sample)
+        if (t.name == name)
+            return &t;
+    return nullptr;
+}
+
 }  // namespace kdtest

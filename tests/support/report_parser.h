@@ -25,4 +25,7 @@ uint64_t number(const std::string& cell);
 // The row of section whose first cell is key, or nullptr.
 const Row* find_row(const ThreadBlock& t, const std::string& section, const std::string& key);
 
+// The first thread of a sample with this name, or nullptr.
+const ThreadBlock* thread_named(const std::map<uint32_t, ThreadBlock>& sample, const std::string& name);
+
 }  // namespace kdtest

@@ -8,7 +8,8 @@
 # Without --full, only the tests of the kernel-dependent paths run (the CI
 # stage): BTF offsets and thread names, exact syscall counts, run/ready of
 # two pinned spinners, soft IRQs, block I/O (the report section and
-# biosnoop), and USDT, uprobe and kprobe triggers. --full runs every e2e
+# biosnoop), USDT, uprobe and kprobe triggers, and a syscall that changes
+# CPU after a sample stopped inside another one. --full runs every e2e
 # test. KDELAY_BUILD_DIR names the build tree (default: build).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -28,6 +29,7 @@ kernel_paths=(
     'TriggerE2E\.UsdtStartAndStopFrameExactlyTheSection'
     'TriggerE2E\.UprobeEntryAndReturnFrameExactlyTheSection'
     'TriggerE2E\.KprobeTriggers'
+    'TriggerE2E\.ASyscallReturningWhereAnEarlierSampleStoppedIsCounted'  # per-CPU in-flight slot
 )
 select=()
 if [ "$full" -eq 0 ]; then
