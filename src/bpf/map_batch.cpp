@@ -16,7 +16,6 @@ namespace {
 constexpr uint32_t kBatch = 4096;
 
 struct MapShape {
-    uint32_t type;
     size_t key_size;
     size_t value_size;  // as a lookup returns it
 };
@@ -45,7 +44,7 @@ MapShape shape_of(int fd)
     }
     default: break;
     }
-    return MapShape{info.type, info.key_size, value_size};
+    return MapShape{info.key_size, value_size};
 }
 
 // The map type has no batch operations (stack traces, kernels before 5.6).
