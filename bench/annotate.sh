@@ -4,7 +4,7 @@
 # `kdelay annotate -i TRACE -b RECORDS > /dev/null`.
 #   ENTRIES (3000000)  LIFETIMES (4096)  RUNS (5)
 #   TRACE_PY=/path/to/trace.py  also times SPDK's trace.py on 1/30 of the
-#   entries. It needs python3-ijson and python3-magic (PYTHON, default
+#   entries, and once on the 1 M-entry input. It needs python3-ijson and python3-magic (PYTHON, default
 #   python3) and to run inside an SPDK git checkout (TRACE_PY_DIR), where it
 #   lists the probes with git ls-files.
 set -euo pipefail
@@ -45,10 +45,16 @@ run "text, -i file" "$entries" "$kdelay" annotate -i "$dir/big.json" -b "$dir/bi
 run "text, -i file, 1/10 the entries" "$small" "$kdelay" annotate -i "$dir/small.json" -b "$dir/small.txt"
 run "text, stdin" "$entries" sh -c "'$kdelay' annotate -b '$dir/big.txt' < '$dir/big.json'"
 run "json" "$entries" "$kdelay" annotate -i "$dir/big.json" -b "$dir/big.txt" --format json
+# Issue 15's shape: 1 M entries, 256 lifetimes (each lifetime spans ~4 k
+# entries, so nearly every qpair argument is annotated).
+"$gen" 1000000 256 "$dir/issue.json" "$dir/issue.txt"
+run "text, 1 M entries, 256 lifetimes" 1000000 "$kdelay" annotate -i "$dir/issue.json" -b "$dir/issue.txt"
 "$gen" "$entries" 65536 "$dir/many.json" "$dir/many.txt"
 run "text, 65536 lifetimes" "$entries" "$kdelay" annotate -i "$dir/many.json" -b "$dir/many.txt"
 
 if [ -n "${TRACE_PY:-}" ]; then
+    # The same-run ratio on issue 15's input: trace.py once on all of it.
+    runs=1 run "trace.py, 1 M entries, 256 lifetimes" 1000000 sh -c "cd '${TRACE_PY_DIR:-.}' && SPDK_BPF_TRACE_PY=1 ${PYTHON:-python3} '$TRACE_PY' -b '$dir/issue.txt' < '$dir/issue.json'"
     tp=$((entries / 30))
     for l in 64 "$lifetimes"; do
         "$gen" "$tp" "$l" "$dir/tp.json" "$dir/tp.txt"

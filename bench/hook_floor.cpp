@@ -1,6 +1,9 @@
-// hook_floor raw|tracepoint STORM ARGS...: attaches empty eBPF programs to
-// sys_enter/sys_exit (raw or classic tracepoints), then runs STORM. Gives the
-// floor any syscall tracer pays on this machine, to read kdelay's cost against.
+// hook_floor raw|tracepoint|sched STORM ARGS...: attaches empty eBPF
+// programs, then runs STORM. raw and tracepoint: sys_enter/sys_exit (raw or
+// classic tracepoints); sched: every raw tracepoint kdelay's scheduler and
+// syscall paths use (sys_enter, sys_exit, sched_switch, sched_wakeup,
+// sched_wakeup_new). Gives the floor any tracer on those hooks pays on this
+// machine, to read kdelay's cost against.
 #include <bcc/BPF.h>
 #include <cstdio>
 #include <string>
@@ -10,14 +13,19 @@
 int main(int argc, char** argv)
 {
     if (argc < 3) {
-        fprintf(stderr, "usage: hook_floor raw|tracepoint STORM [ARGS...]\n");
+        fprintf(stderr, "usage: hook_floor raw|tracepoint|sched STORM [ARGS...]\n");
         return 64;
     }
-    const bool raw = std::string(argv[1]) == "raw";
-    const std::string src = raw ? "RAW_TRACEPOINT_PROBE(sys_enter) { return 0; }\n"
-                                  "RAW_TRACEPOINT_PROBE(sys_exit) { return 0; }\n"
-                                : "TRACEPOINT_PROBE(raw_syscalls, sys_enter) { return 0; }\n"
-                                  "TRACEPOINT_PROBE(raw_syscalls, sys_exit) { return 0; }\n";
+    const std::string mode = argv[1];
+    const bool raw = mode != "tracepoint";
+    std::string src = raw ? "RAW_TRACEPOINT_PROBE(sys_enter) { return 0; }\n"
+                            "RAW_TRACEPOINT_PROBE(sys_exit) { return 0; }\n"
+                          : "TRACEPOINT_PROBE(raw_syscalls, sys_enter) { return 0; }\n"
+                            "TRACEPOINT_PROBE(raw_syscalls, sys_exit) { return 0; }\n";
+    const char* const sched[] = {"sched_switch", "sched_wakeup", "sched_wakeup_new"};
+    if (mode == "sched")
+        for (const char* tp : sched)
+            src += std::string("RAW_TRACEPOINT_PROBE(") + tp + ") { return 0; }\n";
     ebpf::BPF bpf(0, nullptr, false);
     auto st = bpf.init(src);
     if (!st.ok()) {
@@ -29,6 +37,15 @@ int main(int argc, char** argv)
                                              std::string("raw_tracepoint__sys_") + dir)
                  : bpf.attach_tracepoint(std::string("raw_syscalls:sys_") + dir,
                                          std::string("tracepoint__raw_syscalls__sys_") + dir);
+        if (!st.ok()) {
+            fprintf(stderr, "attach: %s\n", st.msg().c_str());
+            return 71;
+        }
+    }
+    for (const char* tp : sched) {
+        if (mode != "sched")
+            break;
+        st = bpf.attach_raw_tracepoint(tp, std::string("raw_tracepoint__") + tp);
         if (!st.ok()) {
             fprintf(stderr, "attach: %s\n", st.msg().c_str());
             return 71;

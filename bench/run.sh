@@ -3,20 +3,12 @@
 # untraced, under empty hooks (the floor), and traced by kdelay.
 # Results go to stdout; docs/PERFORMANCE.md records them.
 set -euo pipefail
-cd "$(dirname "$0")/.."
-bash scripts/build.sh >/dev/null
-b=build/bench
-kdelay=build/kdelay
-runs=${RUNS:-5}
+source "$(dirname "$0")/lib.sh"
 storm_seconds=${STORM_SECONDS:-3}
-
-# Classic tracepoints (the floor measurement) need tracefs.
-[ -e /sys/kernel/tracing/events ] || mount -t tracefs tracefs /sys/kernel/tracing
 
 sleep 600 & target=$!
 trap 'kill $target 2>/dev/null' EXIT
 
-median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 rate() { grep -o 'getppid_per_sec [0-9]*' | awk '{print $2}'; }
 
 echo "== startup: exec to '# Start sampling', median of $runs; peak RSS over the runs"

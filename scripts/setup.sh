@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Prepares a Debian bookworm machine for kdelay: installs the build and test
 # dependencies that are missing, and gives BCC a kernel header tree.
-#   scripts/setup.sh [--vm]    --vm: also what tests/vm/ needs (qemu, busybox)
+#   scripts/setup.sh [--vm]    --vm: also what tests/vm/ needs (qemu, busybox,
+#                              and Open vSwitch for the upcall tests in guests)
 set -euo pipefail
 
 if [ "$(id -u)" -ne 0 ]; then
@@ -24,6 +25,7 @@ packages=(
 # The kernel-matrix guests (tests/vm/): only with --vm.
 if [ "${1:-}" = "--vm" ]; then
     packages+=(qemu-system-x86 busybox-static cpio xz-utils zstd kmod e2fsprogs iproute2)
+    packages+=(openvswitch-switch)     # tests/ovs: its daemons run in the guests only
 fi
 missing=()
 for p in "${packages[@]}"; do
@@ -31,8 +33,15 @@ for p in "${packages[@]}"; do
 done
 if [ ${#missing[@]} -gt 0 ]; then
     echo "setup.sh: installing ${missing[*]}"
+    # Start no services (openvswitch-switch would start its daemons here).
+    policy=""
+    if [ ! -e /usr/sbin/policy-rc.d ]; then
+        policy=/usr/sbin/policy-rc.d
+        printf '#!/bin/sh\nexit 101\n' >"$policy" && chmod +x "$policy"
+    fi
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    [ -z "$policy" ] || rm -f "$policy"
 fi
 
 # No headers match the running kernel here; BCC only needs some header tree,

@@ -10,6 +10,7 @@
 
 #define TASK_PID_OFF {{task_pid_off}}
 #define TASK_TGID_OFF {{task_tgid_off}}
+#define TASK_IDS_ADJACENT {{task_ids_adjacent}}
 #define TASK_STATE_OFF {{task_state_off}}
 #define TASK_COMM_OFF {{task_comm_off}}
 #define IRQACTION_NAME_OFF {{irqaction_name_off}}
@@ -97,6 +98,22 @@ static __always_inline __u32 task_u32(void *task, __u64 off)
     return v;
 }
 
+/* A task's tgid (returned) and tid. task_struct has pid and tgid side by
+ * side, so one read takes both: a helper call saved on every wakeup and
+ * switch. The renderer checks the layout from BTF. */
+static __always_inline __u32 task_ids(void *task, __u32 *tid)
+{
+#if TASK_IDS_ADJACENT
+    __u32 ids[2] = {};
+    bpf_probe_read_kernel(ids, sizeof(ids), (char *)task + TASK_PID_OFF);
+    *tid = ids[0];
+    return ids[1];
+#else
+    *tid = task_u32(task, TASK_PID_OFF);
+    return task_u32(task, TASK_TGID_OFF);
+#endif
+}
+
 /* The thread's entry, created on first sight. The name is taken now, in the
  * kernel, so a thread that exits before the report keeps it. */
 static __always_inline struct kd_thread *thread_entry(__u32 tid, void *task)
@@ -120,13 +137,21 @@ static __always_inline struct kd_thread *thread_entry(__u32 tid, void *task)
     return threads.lookup(&tid);
 }
 
+/* The capture state when the task of id (pid_tgid) belongs to the target and
+ * we capture, else 0. The tgid is checked first: most events are not the
+ * target's, and that check needs no map lookup. */
+static __always_inline struct kd_capture *target_capturing(__u64 id)
+{
+    if ((id >> 32) != TARGET_TGID)
+        return 0;
+    return capturing();
+}
+
 /* The current task's tid when it belongs to the target and we capture. */
 static __always_inline __u32 target_current(void)
 {
     __u64 id = bpf_get_current_pid_tgid();
-    if ((id >> 32) != TARGET_TGID || !capturing())
-        return 0;
-    return (__u32)id;
+    return target_capturing(id) ? (__u32)id : 0;
 }
 
 /* ---- syscalls and long poll intervals ---- */
@@ -229,12 +254,290 @@ static __always_inline void spill_inflight(__u32 tid, struct kd_capture *cap)
     f->start = 0;
 }
 
+/* ---- the time budget (--budget, JSON): each thread's state, clipped to
+ * the window; see struct kd_budget ---- */
+
+static __always_inline __u64 window_start(struct kd_capture *cap)
+{
+    return cap->start_trigger_ns ? cap->start_trigger_ns : cap->start_ns;
+}
+
+{{#budget}}
+BPF_HASH(wakers, struct kd_waker_key, struct kd_waker, {{max_wakers}});
+BPF_PERCPU_ARRAY(irq_context, struct kd_irq_context, 1);
+
+/* Who ends blocked time now: the current task, or the interrupt it is in. */
+static __always_inline void note_waker(struct kd_thread *t, __u32 tid, __u64 blocked_ns, __u64 now)
+{
+    struct kd_waker_key key = { .tid = tid, .kind = KD_WAKER_TASK };
+    int zero = 0;
+    struct kd_irq_context *c = irq_context.lookup(&zero);
+    __u64 id = bpf_get_current_pid_tgid();
+    if (c && c->timer)
+        key.kind = KD_WAKER_TIMER;
+    else if (c && c->hard)
+        key.kind = KD_WAKER_HARDIRQ;
+    else if (c && c->soft)
+        key.kind = KD_WAKER_SOFTIRQ;
+    else
+        key.pid = (__u32)id;
+    struct kd_waker fresh = {};
+    struct kd_waker *w = wakers.lookup_or_try_init(&key, &fresh);
+    if (!w) {
+        note_full(KD_MAP_WAKERS);
+        return;
+    }
+    if (!w->count && key.kind == KD_WAKER_TASK) {
+        w->tgid = id >> 32;
+        bpf_get_current_comm(&w->comm, sizeof(w->comm));
+    }
+    w->count++;
+    w->blocked_ns += blocked_ns;
+    /* For the syscall event of the syscall this wakeup ends, if any. */
+    t->budget.woken_ns = now;
+    t->budget.waker_kind = key.kind;
+    t->budget.waker_tid = key.pid;
+    t->budget.waker_pid = key.kind == KD_WAKER_TASK ? w->tgid : 0;
+    __builtin_memcpy(t->budget.waker_comm, w->comm, sizeof(w->comm));
+}
+
+BPF_HASH(blame, struct kd_blame_key, struct kd_blame, {{max_blame}});
+BPF_PERCPU_ARRAY(holders, struct kd_cpu_holders, 1);
+BPF_ARRAY(waiting, __s64, 1);  /* threads of the target waiting for a CPU */
+
+static __always_inline int someone_waits(void)
+{
+    int zero = 0;
+    __s64 *n = waiting.lookup(&zero);
+    return n && *n > 0;
+}
+
+static __always_inline void waiting_add(__s64 d)
+{
+    int zero = 0;
+    __s64 *n = waiting.lookup(&zero);
+    if (n)
+        __sync_fetch_and_add(n, d);
+}
+
+/* The current task leaves this CPU at now: one more holder in the ring. */
+static __always_inline void holder_leaves(__u64 now)
+{
+    int zero = 0;
+    struct kd_cpu_holders *h = holders.lookup(&zero);
+    if (!h)
+        return;
+    struct kd_holder *e = &h->ring[h->head & (KD_HOLDERS - 1)];
+    __u64 id = bpf_get_current_pid_tgid();
+    e->start = h->since;
+    e->end = now;
+    e->irq_ns = h->irq_ns;
+    e->tid = (__u32)id;
+    e->tgid = id >> 32;
+    bpf_get_current_comm(&e->comm, sizeof(e->comm));
+    h->head++;
+    h->since = now;
+    h->irq_ns = 0;
+}
+
+/* No thread of the target waits: what the holder did is of no interest. */
+static __always_inline void holder_forget(void)
+{
+    int zero = 0;
+    struct kd_cpu_holders *h = holders.lookup(&zero);
+    if (h && (h->since || h->irq_ns)) {
+        h->since = 0;
+        h->irq_ns = 0;
+    }
+}
+
+static __always_inline void blame_add(__u32 tid, __u32 kind, struct kd_holder *e, __u64 ns)
+{
+    if (!ns)
+        return;
+    struct kd_blame_key key = { .tid = tid, .kind = kind, .holder = e ? e->tid : 0 };
+    struct kd_blame fresh = {};
+    struct kd_blame *b = blame.lookup_or_try_init(&key, &fresh);
+    if (!b) {
+        note_full(KD_MAP_BLAME);
+        return;
+    }
+    if (!b->ns && e) {
+        b->tgid = e->tgid;
+        __builtin_memcpy(b->comm, e->comm, sizeof(b->comm));
+    }
+    b->ns += ns;
+}
+
+/* tid gets this CPU at now after waiting since w0 (since lo on this CPU):
+ * split the wait over the holders of this CPU it overlaps. */
+static __always_inline void blame_wait(__u32 tid, __u64 w0, __u64 lo, __u64 now)
+{
+    __u64 covered = 0, irq = 0;
+    int zero = 0;
+    struct kd_cpu_holders *h = holders.lookup(&zero);
+    if (h) {
+        for (int i = 1; i <= KD_HOLDERS; i++) {
+            struct kd_holder *e = &h->ring[(h->head - i) & (KD_HOLDERS - 1)];
+            if (e->end <= lo)
+                break;
+            __u64 from = e->start > lo ? e->start : lo;
+            __u64 to = e->end < now ? e->end : now;
+            if (to <= from)
+                continue;
+            __u64 d = to - from;
+            __u64 e_irq = e->irq_ns;
+            /* Only part of the holder's turn overlapped: its share of the IRQs. */
+            if (e->start && e->end - e->start > d && e_irq)
+                e_irq = e_irq * d / (e->end - e->start);
+            if (e_irq > d)
+                e_irq = d;
+            blame_add(tid, KD_BLAME_TASK, e, d - e_irq);
+            irq += e_irq;
+            covered += d;
+        }
+    }
+    blame_add(tid, KD_BLAME_IRQ, 0, irq);
+    __u64 total = now > w0 ? now - w0 : 0;
+    if (total > covered)
+        blame_add(tid, KD_BLAME_OTHERS, 0, total - covered);
+}
+
+/* Interrupt time on this CPU while some thread of the target waits. */
+static __always_inline void irq_time_begin(int hard)
+{
+    if (!someone_waits())
+        return;
+    int zero = 0;
+    struct kd_cpu_holders *h = holders.lookup(&zero);
+    if (!h)
+        return;
+    if (hard)
+        h->hard_start = bpf_ktime_get_ns();
+    else
+        h->soft_start = bpf_ktime_get_ns();
+}
+
+static __always_inline void irq_time_end(int hard)
+{
+    int zero = 0;
+    struct kd_cpu_holders *h = holders.lookup(&zero);
+    if (!h)
+        return;
+    __u64 start = hard ? h->hard_start : h->soft_start;
+    if (!start)
+        return;
+    h->irq_ns += bpf_ktime_get_ns() - start;
+    if (hard)
+        h->hard_start = 0;
+    else
+        h->soft_start = 0;
+}
+
+/* Interrupt context, per CPU, for note_waker(). */
+static __always_inline void set_irq_context(int which, __u32 on)
+{
+    int zero = 0;
+    struct kd_irq_context *c = irq_context.lookup(&zero);
+    if (!c)
+        return;
+    if (which == KD_WAKER_HARDIRQ)
+        c->hard = on;
+    else if (which == KD_WAKER_SOFTIRQ)
+        c->soft = on;
+    else
+        c->timer = on;
+}
+
+/* Ends the thread's current state at now and adds the time to it. A thread
+ * first seen now has been in `assumed` since the window began. */
+static __always_inline __u64 budget_leave(struct kd_thread *t, __u32 tid, struct kd_capture *cap,
+                                          __u64 now, __u32 assumed)
+{
+    struct kd_budget *b = &t->budget;
+    __u64 since = b->since ? b->since : window_start(cap);
+    __u64 d = now > since ? now - since : 0;
+    __u32 state = b->state ? b->state : assumed;
+    __u32 nr = b->state ? b->blocked_nr : KD_B_SYSCALL_UNKNOWN;
+    if (b->state == KD_B_READY)
+        waiting_add(-1);
+
+    if (state == KD_B_RUNNING) {
+        b->running_ns += d;
+    } else if (state == KD_B_READY) {
+        b->ready_ns += d;
+    } else if (state == KD_B_STOPPED) {
+        b->stopped_ns += d;
+    } else if (state == KD_B_BLOCKED) {
+        if (nr == KD_B_NO_SYSCALL) {
+            b->blocked_nosys_ns += d;
+        } else if (nr == KD_B_SYSCALL_UNKNOWN) {
+            b->pending_ns += d;
+        } else {
+            struct kd_syscall_key key = { .tid = tid, .nr = nr };
+            struct kd_syscall *s = syscall_entry(&key);
+            if (s)
+                s->blocked_ns += d;
+            hist_add(tid, KD_HIST_BLOCKED, nr, d);
+        }
+        return d;
+    }
+    return 0;
+}
+
+static __always_inline void budget_enter(struct kd_thread *t, __u32 state, __u32 nr, __u64 now)
+{
+    if (state == KD_B_READY) {
+        waiting_add(1);
+        t->budget.migrated_ns = 0;
+    }
+    t->budget.state = state;
+    t->budget.blocked_nr = nr;
+    t->budget.since = now;
+}
+
+/* The syscall a thread that leaves its CPU is blocked in: the one in this
+ * CPU's in-flight slot (entered in the window or before), one that blocked
+ * before and has not returned, or none; unknown when the thread was first
+ * seen now, as it may be in a syscall entered before the window. */
+static __always_inline __u32 budget_blocked_nr(struct kd_thread *t, __u32 tid)
+{
+    int zero = 0;
+    struct kd_inflight *f = inflight.lookup(&zero);
+    if (f && f->start && f->tid == tid)
+        return f->nr;
+    if (t->budget.in_syscall)
+        return t->budget.in_syscall - 1;
+    return t->budget.state ? KD_B_NO_SYSCALL : KD_B_SYSCALL_UNKNOWN;
+}
+
+/* A syscall that blocked returns. Blocked time still pending belongs to it
+ * when it was entered before the window; otherwise its number was known
+ * whenever it blocked, so the pending time was spent outside syscalls. */
+static __always_inline void budget_syscall_returned(__u32 tid, __u32 nr, int entered_in_window)
+{
+    struct kd_thread *t = threads.lookup(&tid);
+    if (!t)
+        return;
+    t->budget.in_syscall = 0;
+    if (!t->budget.pending_ns)
+        return;
+    if (entered_in_window) {
+        t->budget.blocked_nosys_ns += t->budget.pending_ns;
+    } else {
+        struct kd_syscall_key key = { .tid = tid, .nr = nr };
+        struct kd_syscall *s = syscall_entry(&key);
+        if (s)
+            s->blocked_ns += t->budget.pending_ns;
+    }
+    t->budget.pending_ns = 0;
+}
+{{/budget}}
+
 RAW_TRACEPOINT_PROBE(sys_enter)
 {
     __u64 id = bpf_get_current_pid_tgid();
-    if ((id >> 32) != TARGET_TGID)
-        return 0;
-    struct kd_capture *cap = capturing();
+    struct kd_capture *cap = target_capturing(id);
     if (!cap)
         return 0;
 
@@ -261,9 +564,7 @@ RAW_TRACEPOINT_PROBE(sys_enter)
 RAW_TRACEPOINT_PROBE(sys_exit)
 {
     __u64 id = bpf_get_current_pid_tgid();
-    if ((id >> 32) != TARGET_TGID)
-        return 0;
-    struct kd_capture *cap = capturing();
+    struct kd_capture *cap = target_capturing(id);
     if (!cap)
         return 0;
 
@@ -284,6 +585,9 @@ RAW_TRACEPOINT_PROBE(sys_exit)
         bpf_probe_read_kernel(&nr, sizeof(nr), (char *)ctx->args[0] + PT_REGS_NR_OFF);
         key.nr = (__u32)nr;
         s = syscalls.lookup(&key);
+{{#budget}}
+        budget_syscall_returned(key.tid, key.nr, s && s->start && s->start >= cap->start_ns);
+{{/budget}}
         if (!s)
             return 0;
         entry = s->start;
@@ -317,6 +621,17 @@ RAW_TRACEPOINT_PROBE(sys_exit)
             e->kernel_stack = -1;
 {{/stack_traces}}
             bpf_get_current_comm(&e->comm, sizeof(e->comm));
+            e->waker_kind = KD_WAKER_NONE;
+{{#budget}}
+            /* A syscall that slept: who woke it, last, inside it. */
+            struct kd_thread *t = s ? threads.lookup(&key.tid) : 0;
+            if (t && t->budget.woken_ns >= entry) {
+                e->waker_kind = t->budget.waker_kind;
+                e->waker_tid = t->budget.waker_tid;
+                e->waker_pid = t->budget.waker_pid;
+                __builtin_memcpy(e->waker_comm, t->budget.waker_comm, sizeof(e->waker_comm));
+            }
+{{/budget}}
             events.ringbuf_submit(e, 0);
         }
     }
@@ -332,11 +647,11 @@ RAW_TRACEPOINT_PROBE(sys_exit)
 
 /* ---- scheduling: run, ready (runnable, waiting for a CPU) and stopped ---- */
 
-static __always_inline void woken(void *task)
+static __always_inline void woken(void *task, struct kd_capture *cap, int is_new)
 {
-    if (task_u32(task, TASK_TGID_OFF) != TARGET_TGID)
+    __u32 tid;
+    if (task_ids(task, &tid) != TARGET_TGID)
         return;
-    __u32 tid = task_u32(task, TASK_PID_OFF);
     struct kd_thread *t = thread_entry(tid, task);
     if (!t)
         return;
@@ -347,21 +662,59 @@ static __always_inline void woken(void *task)
         t->stop_start = 0;
     }
     t->ready_start = now;
+{{#budget}}
+    if (is_new) {
+        t->budget.born_ns = now;
+        budget_enter(t, KD_B_READY, 0, now);
+        return;
+    }
+    /* A wakeup of a thread that is running or queued changes nothing. */
+    __u32 state = t->budget.state;
+    if (state == KD_B_RUNNING || state == KD_B_READY || state == KD_B_DEAD)
+        return;
+    __u32 was = state;
+    __u64 blocked = budget_leave(t, tid, cap, now, KD_B_BLOCKED);
+    budget_enter(t, KD_B_READY, 0, now);
+    if (was != KD_B_STOPPED)
+        note_waker(t, tid, blocked, now);
+{{/budget}}
 }
 
 RAW_TRACEPOINT_PROBE(sched_wakeup)
 {
-    if (capturing())
-        woken((void *)ctx->args[0]);
+    struct kd_capture *cap = capturing();
+    if (cap)
+        woken((void *)ctx->args[0], cap, 0);
     return 0;
 }
 
 RAW_TRACEPOINT_PROBE(sched_wakeup_new)
 {
-    if (capturing())
-        woken((void *)ctx->args[0]);
+    struct kd_capture *cap = capturing();
+    if (cap)
+        woken((void *)ctx->args[0], cap, 1);
     return 0;
 }
+
+{{#budget}}
+/* A thread of the target exits: it ran until now, and is gone after. */
+RAW_TRACEPOINT_PROBE(sched_process_exit)
+{
+    __u64 id = bpf_get_current_pid_tgid();
+    struct kd_capture *cap = target_capturing(id);
+    if (!cap)
+        return 0;
+    __u32 tid = (__u32)id;
+    struct kd_thread *t = thread_entry(tid, 0);
+    if (!t)
+        return 0;
+    __u64 now = bpf_ktime_get_ns();
+    budget_leave(t, tid, cap, now, KD_B_RUNNING);
+    budget_enter(t, KD_B_DEAD, 0, now);
+    t->budget.died_ns = now;
+    return 0;
+}
+{{/budget}}
 
 RAW_TRACEPOINT_PROBE(sched_switch)
 {
@@ -373,20 +726,47 @@ RAW_TRACEPOINT_PROBE(sched_switch)
     void *prev = (void *)ctx->args[1];
     void *next = (void *)ctx->args[2];
     __u64 now = 0;
-
-    if (task_u32(prev, TASK_TGID_OFF) == TARGET_TGID) {
+{{#budget}}
+    /* Who had this CPU, for the threads of the target waiting for it. */
+    if (someone_waits()) {
         now = bpf_ktime_get_ns();
-        spill_inflight(task_u32(prev, TASK_PID_OFF), cap);
-        struct kd_thread *t = thread_entry(task_u32(prev, TASK_PID_OFF), 0);
+        holder_leaves(now);
+    } else {
+        holder_forget();
+    }
+{{/budget}}
+
+    /* prev is the current task: its ids come without a memory read. */
+    __u64 prev_id = bpf_get_current_pid_tgid();
+    if ((prev_id >> 32) == TARGET_TGID) {
+        __u32 prev_tid = (__u32)prev_id;
+        if (!now)
+            now = bpf_ktime_get_ns();
+        struct kd_thread *t = thread_entry(prev_tid, 0);
+        kd_task_state_t state = 0;
+        bpf_probe_read_kernel(&state, sizeof(state), (char *)prev + TASK_STATE_OFF);
+{{#budget}}
+        /* Before the in-flight slot is spilled, which forgets the syscall. */
+        if (t && t->budget.state != KD_B_DEAD) {
+            __u32 nr = budget_blocked_nr(t, prev_tid);
+            budget_leave(t, prev_tid, cap, now, KD_B_RUNNING);
+            if (nr < KD_B_SYSCALL_UNKNOWN)
+                t->budget.in_syscall = nr + 1;
+            if (preempt || state == KD_TASK_RUNNING)
+                budget_enter(t, KD_B_READY, 0, now);
+            else if (state & (KD_TASK_STOPPED | KD_TASK_TRACED))
+                budget_enter(t, KD_B_STOPPED, 0, now);
+            else
+                budget_enter(t, KD_B_BLOCKED, nr, now);
+        }
+{{/budget}}
+        spill_inflight(prev_tid, cap);
         if (t) {
-            kd_task_state_t state = 0;
-            bpf_probe_read_kernel(&state, sizeof(state),
-                                  (char *)prev + TASK_STATE_OFF);
             /* prev is current here: refresh the name it may have changed. */
             bpf_get_current_comm(&t->comm, sizeof(t->comm));
             if (t->run_start) {
                 stat_add(&t->run, now - t->run_start);
-                hist_add(task_u32(prev, TASK_PID_OFF), KD_HIST_RUN, 0, now - t->run_start);
+                hist_add(prev_tid, KD_HIST_RUN, 0, now - t->run_start);
                 t->run_start = 0;
             }
             /* Preempted, or still runnable: it waits for a CPU from now. */
@@ -397,11 +777,11 @@ RAW_TRACEPOINT_PROBE(sched_switch)
         }
     }
 
-    if (task_u32(next, TASK_TGID_OFF) != TARGET_TGID)
+    __u32 next_tid;
+    if (task_ids(next, &next_tid) != TARGET_TGID)
         return 0;
     if (!now)
         now = bpf_ktime_get_ns();
-    __u32 next_tid = task_u32(next, TASK_PID_OFF);
     struct kd_thread *t = thread_entry(next_tid, next);
     if (!t)
         return 0;
@@ -415,6 +795,16 @@ RAW_TRACEPOINT_PROBE(sched_switch)
         t->stop_start = 0;
     }
     t->run_start = now;
+{{#budget}}
+    __u32 was = t->budget.state;
+    if (was == KD_B_READY || was == KD_B_UNKNOWN) {
+        __u64 w0 = was == KD_B_READY && t->budget.since ? t->budget.since : window_start(cap);
+        __u64 lo = was == KD_B_READY && t->budget.migrated_ns > w0 ? t->budget.migrated_ns : w0;
+        blame_wait(next_tid, w0, lo, now);
+    }
+    budget_leave(t, next_tid, cap, now, KD_B_READY);
+    budget_enter(t, KD_B_RUNNING, 0, now);
+{{/budget}}
     return 0;
 }
 
@@ -440,6 +830,10 @@ static __always_inline __u64 irq_ended(struct kd_irq_slot *slot)
 
 RAW_TRACEPOINT_PROBE(irq_handler_entry)
 {
+{{#budget}}
+    set_irq_context(KD_WAKER_HARDIRQ, 1);
+    irq_time_begin(1);
+{{/budget}}
     if (!target_current())
         return 0;
     int zero = 0;
@@ -449,6 +843,10 @@ RAW_TRACEPOINT_PROBE(irq_handler_entry)
 
 RAW_TRACEPOINT_PROBE(irq_handler_exit)
 {
+{{#budget}}
+    set_irq_context(KD_WAKER_HARDIRQ, 0);
+    irq_time_end(1);
+{{/budget}}
     int zero = 0;
     struct kd_irq_slot *slot = hardirq_slot.lookup(&zero);
     __u64 start = irq_ended(slot);
@@ -480,6 +878,10 @@ RAW_TRACEPOINT_PROBE(irq_handler_exit)
 
 RAW_TRACEPOINT_PROBE(softirq_entry)
 {
+{{#budget}}
+    set_irq_context(KD_WAKER_SOFTIRQ, 1);
+    irq_time_begin(0);
+{{/budget}}
     if (!target_current())
         return 0;
     int zero = 0;
@@ -489,6 +891,10 @@ RAW_TRACEPOINT_PROBE(softirq_entry)
 
 RAW_TRACEPOINT_PROBE(softirq_exit)
 {
+{{#budget}}
+    set_irq_context(KD_WAKER_SOFTIRQ, 0);
+    irq_time_end(0);
+{{/budget}}
     int zero = 0;
     struct kd_irq_slot *slot = softirq_slot.lookup(&zero);
     __u64 start = irq_ended(slot);
@@ -512,6 +918,38 @@ RAW_TRACEPOINT_PROBE(softirq_exit)
     hist_add(tid, KD_HIST_SOFTIRQ, key.vec, delta);
     return 0;
 }
+
+{{#budget}}
+/* hrtimers (a sleep's end, for one) expire in hard IRQ context without an
+ * irq_handler_entry: their wakeups are the timer's. */
+RAW_TRACEPOINT_PROBE(hrtimer_expire_entry)
+{
+    set_irq_context(KD_WAKER_TIMER, 1);
+    return 0;
+}
+
+RAW_TRACEPOINT_PROBE(hrtimer_expire_exit)
+{
+    set_irq_context(KD_WAKER_TIMER, 0);
+    return 0;
+}
+
+/* A waiting thread of the target moves to another CPU's queue: who held
+ * the old CPU is not known on the new one. */
+RAW_TRACEPOINT_PROBE(sched_migrate_task)
+{
+    struct kd_capture *cap = capturing();
+    if (!cap)
+        return 0;
+    __u32 tid;
+    if (task_ids((void *)ctx->args[0], &tid) != TARGET_TGID)
+        return 0;
+    struct kd_thread *t = threads.lookup(&tid);
+    if (t && t->budget.state == KD_B_READY)
+        t->budget.migrated_ns = bpf_ktime_get_ns();
+    return 0;
+}
+{{/budget}}
 
 /* ---- triggers: attached to a USDT probe, uprobe, tracepoint or kprobe ---- */
 {{#start_trigger}}
@@ -557,7 +995,7 @@ int kd_stop_trigger(void *ctx)
 
 static __always_inline int bio_wanted(__u64 pid_tgid, __u32 dev)
 {
-    return (pid_tgid >> 32) == TARGET_TGID && capturing();
+    return target_capturing(pid_tgid) != 0;
 }
 
 {{> block_io}}
@@ -588,3 +1026,39 @@ int kd_block_complete(struct bpf_raw_tracepoint_args *ctx)
     return 0;
 }
 {{/block_io}}
+
+/* ---- Open vSwitch upcalls, machine-wide (made in softirq context, on
+ * behalf of no thread of the target) ---- */
+{{#upcalls}}
+#define PT_REGS_RC_OFF {{pt_regs_rc_off}}
+
+BPF_HASH(upcalls, struct kd_upcall_key, __u64, 4096);
+
+static __always_inline void upcall_count(__s32 ret)
+{
+    if (!capturing())
+        return;
+    struct kd_upcall_key key = { .cpu = bpf_get_smp_processor_id(), .ret = ret };
+    __u64 zero = 0;
+    __u64 *n = upcalls.lookup_or_try_init(&key, &zero);
+    if (!n) {
+        note_full(KD_MAP_UPCALLS);
+        return;
+    }
+    __sync_fetch_and_add(n, 1);
+}
+
+/* kretprobe on ovs_dp_upcall(): its int result, from the return register. */
+int kd_upcall_return(void *ctx)
+{
+    upcall_count((__s32)*(__u64 *)((char *)ctx + PT_REGS_RC_OFF));
+    return 0;
+}
+
+/* openvswitch:ovs_dp_upcall, where kprobes are missing: a call, result unknown. */
+int kd_upcall_seen(void *ctx)
+{
+    upcall_count(KD_UPCALL_RESULT_UNKNOWN);
+    return 0;
+}
+{{/upcalls}}

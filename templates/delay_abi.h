@@ -38,6 +38,13 @@ struct kd_event {
     __s32 user_stack;    /* stack_traces ids; < 0 when lost or disabled */
     __s32 kernel_stack;
     char comm[KD_COMM_LEN];
+    /* --budget: who woke the thread inside this syscall, last; else
+     * waker_kind is KD_WAKER_NONE. */
+    __u32 waker_kind;
+    __u32 waker_tid;
+    __u32 waker_pid;
+    __u32 pad;
+    char waker_comm[KD_COMM_LEN];
 };
 
 /* Index into the map_full counters, one per map that can run out of room. */
@@ -47,7 +54,18 @@ struct kd_event {
 #define KD_MAP_SOFTIRQS 3
 #define KD_MAP_BLOCKIO 4
 #define KD_MAP_HIST 5
-#define KD_MAP_COUNT 6
+#define KD_MAP_UPCALLS 6
+#define KD_MAP_WAKERS 7
+#define KD_MAP_BLAME 8
+#define KD_MAP_COUNT 9
+
+/* Open vSwitch upcalls, machine-wide: calls of ovs_dp_upcall() per CPU and
+ * return code (0, or -errno). At the tracepoint the code is unknown. */
+#define KD_UPCALL_RESULT_UNKNOWN 1
+struct kd_upcall_key {
+    __u32 cpu;
+    __s32 ret;
+};
 
 /* --histogram: log2 latency histograms. Slot s counts values in
  * [(1 << s) >> 1, (1 << s) - 1], as BCC's bpf_log2l() and its tools do. */
@@ -56,6 +74,8 @@ struct kd_event {
 #define KD_HIST_READY 2
 #define KD_HIST_HARDIRQ 3  /* every handled hard IRQ of the thread */
 #define KD_HIST_SOFTIRQ 4  /* id: vector */
+#define KD_HIST_BLOCKED 5  /* --budget: id: the syscall slept in */
+#define KD_HIST_KINDS 6
 #define KD_HIST_SLOTS 65
 
 struct kd_hist_key {
@@ -72,8 +92,119 @@ struct kd_stat {
     __u64 max_ns;
 };
 
+/* --budget (and JSON): where a thread's time in the window went. The
+ * thread is in one state from `since` (0: from the window's start, as
+ * nothing was seen of it before); each change adds the time spent to that
+ * state's total. Time blocked goes to the syscall the thread blocked in
+ * (kd_syscall.blocked_ns), to "outside any syscall", or, for a syscall
+ * entered before the window, to pending_ns until its exit names it. */
+#define KD_B_UNKNOWN 0
+#define KD_B_RUNNING 1
+#define KD_B_READY 2
+#define KD_B_BLOCKED 3
+#define KD_B_STOPPED 4
+#define KD_B_DEAD 5
+#define KD_B_NO_SYSCALL 0xffffffffu  /* blocked_nr: outside any syscall */
+#define KD_B_SYSCALL_UNKNOWN 0xfffffffeu  /* blocked_nr: entered before the window */
+
+struct kd_budget {
+    __u32 state;
+    __u32 blocked_nr;   /* while BLOCKED */
+    __u64 since;
+    __u32 in_syscall;   /* nr + 1 of a syscall that blocked and has not returned; 0 if none */
+    __u32 pad;
+    __u64 running_ns;
+    __u64 ready_ns;
+    __u64 stopped_ns;
+    __u64 blocked_nosys_ns;
+    __u64 pending_ns;
+    __u64 born_ns;      /* 0: alive when the window began */
+    __u64 died_ns;      /* 0: alive when it ended */
+    __u64 migrated_ns;  /* READY: when it last moved to another CPU's queue */
+    __u64 woken_ns;     /* its last wakeup from BLOCKED, and by whom */
+    __u32 waker_kind;
+    __u32 waker_tid;
+    __u32 waker_pid;
+    __u32 pad2;
+    char waker_comm[KD_COMM_LEN];
+};
+
 /* One per thread of the target: in-flight timestamps plus the per-thread
  * sections of the report. */
+/* --budget: who ended a thread's blocked time. A wakeup made in interrupt
+ * context is the interrupt's, not the interrupted task's. */
+#define KD_WAKER_TASK 0
+#define KD_WAKER_HARDIRQ 1
+#define KD_WAKER_SOFTIRQ 2
+#define KD_WAKER_TIMER 3  /* an hrtimer expiring in hard IRQ context */
+#define KD_WAKER_NONE 255
+
+struct kd_waker_key {
+    __u32 tid;   /* the woken thread */
+    __u32 kind;
+    __u32 pid;   /* KD_WAKER_TASK: the waker's tid; else 0 */
+    __u32 pad;
+};
+
+struct kd_waker {
+    __u64 count;
+    __u64 blocked_ns;  /* the blocked time these wakeups ended */
+    __u32 tgid;        /* the waker's process */
+    __u32 pad;
+    char comm[KD_COMM_LEN];
+};
+
+/* --budget: who held the CPU while a thread of the target waited for it.
+ * Each CPU keeps its last KD_HOLDERS holders (only while some thread of the
+ * target waits, anywhere); when the thread gets the CPU, its wait is split
+ * over the holders it overlaps, their interrupts, and "others" (holders too
+ * old to be kept, time on another CPU before a migration, or before the
+ * window). */
+#define KD_HOLDERS 8
+#define KD_BLAME_TASK 0
+#define KD_BLAME_IRQ 1
+#define KD_BLAME_OTHERS 2
+
+struct kd_holder {
+    __u64 start;   /* 0: since before anything was recorded */
+    __u64 end;
+    __u64 irq_ns;  /* hard and soft IRQ time while it held the CPU */
+    __u32 tid;
+    __u32 tgid;
+    char comm[KD_COMM_LEN];
+};
+
+struct kd_cpu_holders {
+    __u64 head;        /* next slot to write, modulo KD_HOLDERS */
+    __u64 since;       /* the current holder's start; 0 if unknown */
+    __u64 irq_ns;      /* the current holder's IRQ time so far */
+    __u64 hard_start;  /* the hard IRQ in progress, 0 if none timed */
+    __u64 soft_start;  /* the softirq in progress, 0 if none timed */
+    struct kd_holder ring[KD_HOLDERS];
+};
+
+struct kd_blame_key {
+    __u32 tid;         /* the waiting thread */
+    __u32 kind;
+    __u32 holder;      /* KD_BLAME_TASK: the holder's tid */
+    __u32 pad;
+};
+
+struct kd_blame {
+    __u64 ns;
+    __u32 tgid;
+    __u32 pad;
+    char comm[KD_COMM_LEN];
+};
+
+/* Per CPU: whether a hard IRQ handler, a softirq or an hrtimer runs now. */
+struct kd_irq_context {
+    __u32 hard;
+    __u32 soft;
+    __u32 timer;
+    __u32 pad;
+};
+
 struct kd_thread {
     char comm[KD_COMM_LEN];
     __u64 run_start;
@@ -84,6 +215,7 @@ struct kd_thread {
     struct kd_stat ready;
     struct kd_stat stopped;
     struct kd_stat long_poll;
+    struct kd_budget budget;
 };
 
 struct kd_syscall_key {
@@ -96,6 +228,7 @@ struct kd_syscall_key {
 struct kd_syscall {
     struct kd_stat stat;
     __u64 start;
+    __u64 blocked_ns;  /* --budget: time blocked in this syscall */
 };
 
 /* Per CPU: the syscall that last returned there without leaving the CPU,

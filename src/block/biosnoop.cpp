@@ -122,7 +122,7 @@ int run_biosnoop(const BiosnoopConfig& cfg, ReportWriter& writer)
         std::cout << source;
         return 0;
     }
-    BpfSession session(source, cfg.debug != 0, cfg.debug);
+    BpfSession session(source, cfg.debug);
     session.attach(load_probe_set("block", block_features(layout)));
     // Signals are taken over only now: until here Ctrl-C ends kdelay at once,
     // even inside a compile or a blocking open, and nothing is left behind.
@@ -157,14 +157,8 @@ int run_biosnoop(const BiosnoopConfig& cfg, ReportWriter& writer)
     if (printer.lost() > 0)
         writer.warning(with_commas(printer.lost()) +
                        " events were lost (perf buffer full); the lines and summary above are incomplete.");
-    std::vector<uint64_t> lost_starts;
-    if (session.bpf().get_percpu_array_table<uint64_t>("bio_lost").get_value(0, lost_starts).ok()) {
-        uint64_t n = 0;
-        for (uint64_t v : lost_starts)
-            n += v;
-        if (n > 0)
-            writer.warning(with_commas(n) + " requests were not tracked (too many in flight).");
-    }
+    if (const uint64_t n = session.percpu_sum("bio_lost", 0).value_or(0); n > 0)
+        writer.warning(with_commas(n) + " requests were not tracked (too many in flight).");
     return 0;
 }
 

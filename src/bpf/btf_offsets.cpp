@@ -84,6 +84,8 @@ KernelLayout read_kernel_layout(const KernelBtf& btf)
     layout.irqaction_name = btf.require("irqaction", "name");
     auto nr = btf.member("pt_regs", "orig_ax");
     layout.regs_syscall_nr = nr ? *nr : btf.require("pt_regs", "syscallno");
+    auto ret = btf.member("pt_regs", "ax");
+    layout.regs_return = ret ? *ret : btf.require("pt_regs", "regs");
     return layout;
 }
 

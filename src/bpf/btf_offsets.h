@@ -48,6 +48,7 @@ struct KernelLayout {
     MemberLayout task_comm;
     MemberLayout irqaction_name;
     MemberLayout regs_syscall_nr;  // pt_regs.orig_ax (x86), .syscallno (arm64)
+    MemberLayout regs_return;      // pt_regs.ax (x86), .regs (arm64: x0 first)
 };
 
 KernelLayout read_kernel_layout(const KernelBtf& btf);

@@ -18,6 +18,7 @@ constexpr uint32_t kBatch = 4096;
 struct MapShape {
     size_t key_size;
     size_t value_size;  // as a lookup returns it
+    uint32_t max_entries;
 };
 
 [[noreturn]] void fail(const char* what, int err)
@@ -44,7 +45,7 @@ MapShape shape_of(int fd)
     }
     default: break;
     }
-    return MapShape{info.key_size, value_size};
+    return MapShape{info.key_size, value_size, info.max_entries};
 }
 
 // The map type has no batch operations (stack traces, kernels before 5.6).
@@ -154,6 +155,15 @@ size_t clear_map(int fd)
     if (gone >= 0)
         return static_cast<size_t>(gone);
     return clear_map_by_key(fd);
+}
+
+void zero_array(int fd)
+{
+    const MapShape s = shape_of(fd);
+    const std::vector<unsigned char> zeros(s.value_size);
+    for (uint32_t i = 0; i < s.max_entries; ++i)
+        if (bpf_map_update_elem(fd, &i, zeros.data(), BPF_ANY))
+            fail("zero", errno);
 }
 
 size_t clear_map_by_key(int fd)

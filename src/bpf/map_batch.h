@@ -27,6 +27,9 @@ struct MapEntries {
 MapEntries read_map(int fd);
 // Deletes every entry of the map behind fd; returns how many.
 size_t clear_map(int fd);
+// Sets every element of the array (or per-CPU array) behind fd to zeros:
+// array elements cannot be deleted.
+void zero_array(int fd);
 
 // The per-key paths taken where the map type has no batch operations
 // (stack traces, kernels before 5.6); exposed for tests.

@@ -20,6 +20,10 @@ std::vector<ProbeSpec> parse_probe_set(const std::string& name, const std::strin
                 spec.type = ProbeSpec::Type::raw_tracepoint;
             else if (type == "tracepoint")
                 spec.type = ProbeSpec::Type::tracepoint;
+            else if (type == "kprobe")
+                spec.type = ProbeSpec::Type::kprobe;
+            else if (type == "kretprobe")
+                spec.type = ProbeSpec::Type::kretprobe;
             else
                 throw Error(Exit::software, name + ": unknown probe type '" + type + "'");
             spec.target = p.at("target").get<std::string>();

@@ -8,9 +8,9 @@
 namespace kdelay {
 
 struct ProbeSpec {
-    enum class Type { raw_tracepoint, tracepoint };
+    enum class Type { raw_tracepoint, tracepoint, kprobe, kretprobe };
     Type type;
-    std::string target;    // "sched_switch", or "block:block_rq_issue"
+    std::string target;    // "sched_switch", "block:block_rq_issue", or a kernel function
     std::string function;  // the eBPF function to attach
     std::string fallback;  // attach here instead when target does not exist (older kernels)
     std::string when;      // attach only when the caller names this feature; "" = always

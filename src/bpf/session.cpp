@@ -21,12 +21,10 @@ std::string first_error_line(const std::string& bcc_output, const std::string& f
     return fallback.empty() ? "unknown error" : fallback;
 }
 
-BpfSession::BpfSession(const std::string& source, bool verbose, unsigned debug_flags,
-                       const std::vector<UsdtAttach>& usdts)
+BpfSession::BpfSession(const std::string& source, unsigned debug, const std::vector<UsdtAttach>& usdts)
     // No rw engine: it JIT-compiles string readers for maps that only the
     // Python-style table API uses.
-    : bpf_(std::make_unique<ebpf::BPF>(debug_flags, nullptr, false)), usdts_(usdts),
-      verbose_(verbose)
+    : bpf_(std::make_unique<ebpf::BPF>(debug, nullptr, false)), usdts_(usdts), verbose_(debug != 0)
 {
     require_kernel_headers();
     // BCC reads and writes tracefs for uprobes, USDT and kprobes, even when
@@ -73,14 +71,31 @@ void BpfSession::attach_quietly(const std::string& what, Attach&& attach)
         throw Error(Exit::oserr, "cannot attach " + what + ": " + status.msg());
 }
 
+std::optional<uint64_t> BpfSession::percpu_sum(const std::string& table, int index)
+{
+    std::vector<uint64_t> per_cpu;
+    if (!bpf_->get_percpu_array_table<uint64_t>(table).get_value(index, per_cpu).ok())
+        return std::nullopt;
+    uint64_t sum = 0;
+    for (uint64_t n : per_cpu)
+        sum += n;
+    return sum;
+}
+
 void BpfSession::attach(const std::vector<ProbeSpec>& probes)
 {
     for (const auto& p : probes)
         attach_quietly(p.function + " to " + p.target, [&] {
             auto attach_to = [&](const std::string& target) {
-                return p.type == ProbeSpec::Type::raw_tracepoint
-                           ? bpf_->attach_raw_tracepoint(target, p.function)
-                           : bpf_->attach_tracepoint(target, p.function);
+                switch (p.type) {
+                case ProbeSpec::Type::raw_tracepoint: return bpf_->attach_raw_tracepoint(target, p.function);
+                case ProbeSpec::Type::tracepoint: return bpf_->attach_tracepoint(target, p.function);
+                case ProbeSpec::Type::kprobe:
+                    return bpf_->attach_kprobe(target, p.function, 0, BPF_PROBE_ENTRY);
+                case ProbeSpec::Type::kretprobe:
+                    return bpf_->attach_kprobe(target, p.function, 0, BPF_PROBE_RETURN);
+                }
+                return ebpf::StatusTuple(-1, "unknown probe type");
             };
             ebpf::StatusTuple status = attach_to(p.target);
             return status.ok() || p.fallback.empty() ? status : attach_to(p.fallback);

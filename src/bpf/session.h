@@ -2,6 +2,8 @@
 #pragma once
 
 #include <memory>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <sys/types.h>
 #include <vector>
@@ -24,12 +26,13 @@ struct UsdtAttach {
 
 class BpfSession {
 public:
-    // Compiles and loads source with libbcc. BCC's own stderr output is kept
-    // out of sight unless verbose; a compile or verifier error becomes
-    // Error(Exit::software) quoting the first error line. USDT probes must
-    // be known here: BCC generates their argument readers at compile time.
-    BpfSession(const std::string& source, bool verbose, unsigned debug_flags = 0,
-               const std::vector<UsdtAttach>& usdts = {});
+    // Compiles and loads source with libbcc. With debug (-D) nonzero BCC's
+    // own stderr shows and gets these debug flags; else it is kept out of
+    // sight. A compile or verifier error becomes Error(Exit::software)
+    // quoting the first error line. USDT probes must be known here: BCC
+    // generates their argument readers at compile time.
+    explicit BpfSession(const std::string& source, unsigned debug = 0,
+                        const std::vector<UsdtAttach>& usdts = {});
     // Detaches everything through ~BPF() (calling detach_all() ourselves
     // would make BCC 0.26 free twice).
     ~BpfSession();
@@ -48,6 +51,9 @@ public:
                        bool on_return);
 
     ebpf::BPF& bpf() { return *bpf_; }
+
+    // The sum over CPUs of a per-CPU array's counter; nullopt if unreadable.
+    std::optional<uint64_t> percpu_sum(const std::string& table, int index);
 
 private:
     // Runs attach() with BCC's noise hidden; a failure is Error(Exit::oserr).

@@ -22,6 +22,7 @@ struct Options {
     bool print_ebpf = false;
     bool list_probes = false;
     bool histogram = false;
+    bool budget = false;
     bool has_start_trigger = false;
     std::string start_trigger;
     bool has_stop_trigger = false;
@@ -29,6 +30,7 @@ struct Options {
     uint64_t trigger_delta = 0;     // ns
     std::optional<uint64_t> syscall_events;  // ns threshold; 0 = all
     bool skip_syscall_poll_events = false;
+    bool skip_upcall_stats = false;
     uint32_t stack_trace_size = 4096;
     uint32_t buffer_page_count = 1024;
 

@@ -15,6 +15,9 @@
 #include "bpf/symbolizer.h"
 #include "core/error.h"
 #include "delay_abi.h"
+#include "delay/maps.h"
+#include "report/format.h"
+#include "sys/process.h"
 #include "sys/syscall_names.h"
 
 namespace kdelay {
@@ -32,6 +35,13 @@ std::optional<Stat> if_any(const kd_stat& s)
 }
 
 std::string bounded(const char* s, size_t n) { return std::string(s, strnlen(s, n)); }
+
+// KD_WAKER_* as the sample names them.
+std::string waker_kind(uint8_t kind)
+{
+    static const char* const kinds[] = {"task", "hardirq", "softirq", "timer"};
+    return kind < std::size(kinds) ? kinds[kind] : "unknown";
+}
 
 // As stat_merge() in the delay program.
 void merge(kd_stat& to, const kd_stat& from)
@@ -60,19 +70,17 @@ void check(const ebpf::StatusTuple& s, const char* what)
 
 }  // namespace
 
-const std::array<const char*, 10>& softirq_names()
+std::string softirq_name(uint32_t vector)
 {
-    static const std::array<const char*, 10> names = {
-        "hi", "timer", "net_tx", "net_rx", "block", "irq_poll", "tasklet", "sched", "hrtimer", "rcu"};
-    return names;
+    static const char* const names[] = {"hi",       "timer",   "net_tx", "net_rx",  "block",
+                                        "irq_poll", "tasklet", "sched",  "hrtimer", "rcu"};
+    return vector < std::size(names) ? names[vector] : "vec_" + std::to_string(vector);
 }
 
-DelayCollector::DelayCollector(BpfSession& session, uint32_t poll_nr, bool syscall_events,
-                               bool stack_traces, bool block_io, bool histograms, pid_t pid)
-    : session_(session), poll_nr_(poll_nr), pid_(pid), stack_traces_(stack_traces), block_io_(block_io),
-      histograms_(histograms)
+DelayCollector::DelayCollector(BpfSession& session, const DelayProgramParams& params, pid_t pid)
+    : session_(session), params_(params), pid_(pid)
 {
-    if (syscall_events)
+    if (params_.features.syscall_events)
         events_ = std::make_unique<RingBufferReader>(
             session_.bpf().get_table("events").get_fd(), [this](const void* data, size_t size) {
                 if (size >= sizeof(kd_event))
@@ -127,18 +135,15 @@ CaptureState DelayCollector::capture_state()
 
 uint64_t DelayCollector::percpu_sum(const char* table, int index)
 {
-    std::vector<uint64_t> per_cpu;
-    check(session_.bpf().get_percpu_array_table<uint64_t>(table).get_value(index, per_cpu),
-          "cannot read counters");
-    uint64_t sum = 0;
-    for (uint64_t n : per_cpu)
-        sum += n;
-    return sum;
+    const auto sum = session_.percpu_sum(table, index);
+    if (!sum)
+        throw Error(Exit::software, std::string("cannot read counters of ") + table);
+    return *sum;
 }
 
 uint64_t DelayCollector::trigger_misses() { return percpu_sum("counters", KD_STAT_TRIGGER_MISS); }
 uint64_t DelayCollector::events_dropped() { return percpu_sum("counters", KD_STAT_EVENTS_DROPPED); }
-uint64_t DelayCollector::bios_lost() { return block_io_ ? percpu_sum("bio_lost", 0) : 0; }
+uint64_t DelayCollector::bios_lost() { return params_.block ? percpu_sum("bio_lost", 0) : 0; }
 
 void DelayCollector::set_capture(uint32_t state)
 {
@@ -159,6 +164,12 @@ void DelayCollector::stop_capture()
     kd_capture cap{};
     auto table = session_.bpf().get_array_table<kd_capture>("capture");
     check(table.get_value(0, cap), "cannot read capture state");
+    timespec now{};
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    window_.start_ns = cap.start_trigger_ns ? cap.start_trigger_ns : cap.start_ns;
+    window_.end_ns = cap.state == KD_DUMPING && cap.stop_trigger_ns
+                         ? cap.stop_trigger_ns
+                         : static_cast<uint64_t>(now.tv_sec) * 1000000000ull + now.tv_nsec;
     if (cap.state != KD_DUMPING) {
         cap.state = KD_DUMPING;
         check(table.update_value(0, cap), "cannot set capture state");
@@ -171,9 +182,12 @@ Sample DelayCollector::collect()
 {
     std::map<uint32_t, ThreadSample> threads;
     std::map<uint32_t, std::string> names;
+    std::map<uint32_t, kd_budget> budgets;
 
     for (const auto& [tid, t] : read_map_as<uint32_t, kd_thread>(map_fd("threads"))) {
         names[tid] = bounded(t.comm, sizeof(t.comm));
+        if (params_.features.budget)
+            budgets[tid] = t.budget;
         ThreadSample ts;
         ts.long_poll = if_any(t.long_poll);
         ts.run = if_any(t.run);
@@ -190,36 +204,38 @@ Sample DelayCollector::collect()
         threads[k.tid].hardirqs.push_back(IrqStat{bounded(k.name, sizeof(k.name)), 0, to_stat(s)});
     for (const auto& [k, s] :
          read_map_as<kd_softirq_key, kd_stat>(map_fd("softirqs"))) {
-        const auto& vec_names = softirq_names();
-        std::string name = k.vec < vec_names.size() ? vec_names[k.vec] : "vec_" + std::to_string(k.vec);
-        threads[k.tid].softirqs.push_back(IrqStat{std::move(name), k.vec, to_stat(s)});
+        threads[k.tid].softirqs.push_back(IrqStat{softirq_name(k.vec), k.vec, to_stat(s)});
     }
 
-    if (block_io_)
+    if (params_.block)
         for (const auto& [k, b] :
              read_map_as<kd_blockio_key, kd_blockio>(map_fd("blockio")))
             threads[k.tid].blockio.push_back(
                 BlockIoStat{disk_name(k.dev), static_cast<char>(k.op), b.bytes, to_stat(b.stat)});
 
-    if (histograms_) {
+    if (params_.features.histograms) {
         std::map<std::tuple<uint32_t, uint32_t, uint32_t>, Log2Hist> hists;
         for (const auto& [k, n] : read_map_as<kd_hist_key, uint64_t>(map_fd("hist")))
             if (k.slot < Log2Hist{}.slots.size())
                 hists[{k.tid, k.kind, k.id}].slots[k.slot] += n;
-        static const char* const kinds[] = {"syscall", "run", "ready", "hardirq", "softirq"};
+        // Indexed by KD_HIST_*.
+        static const char* const kinds[KD_HIST_KINDS] = {"syscall", "run", "ready", "hardirq", "softirq", "blocked"};
         for (auto& [key, h] : hists) {
             const auto [tid, kind, id] = key;
-            if (kind >= 5 || !threads.count(tid))
+            if (kind >= KD_HIST_KINDS || !threads.count(tid))
                 continue;
-            std::string name = kind == KD_HIST_SYSCALL   ? syscall_name(id)
-                               : kind == KD_HIST_SOFTIRQ ? (id < softirq_names().size() ? softirq_names()[id] : "vec_" + std::to_string(id))
+            std::string name = kind == KD_HIST_SYSCALL || kind == KD_HIST_BLOCKED ? syscall_name(id)
+                               : kind == KD_HIST_SOFTIRQ ? softirq_name(id)
                                                          : "";
             threads[tid].histograms.push_back(HistogramSample{kinds[kind], std::move(name), id, h});
         }
     }
 
+    if (params_.features.budget)
+        add_budgets(threads, names, budgets);
+
     Sample sample;
-    sample.poll_nr = poll_nr_;
+    sample.poll_nr = params_.poll_nr;
     for (auto& [tid, ts] : threads) {
         ts.tid = tid;
         auto name = names.find(tid);
@@ -234,6 +250,12 @@ Sample DelayCollector::collect()
                      [](const ThreadSample& a, const ThreadSample& b) {
                          return a.name != b.name ? a.name < b.name : a.tid < b.tid;
                      });
+    if (params_.upcalls != UpcallPlan::Probe::none) {
+        std::map<std::pair<uint32_t, int32_t>, uint64_t> counts;
+        for (const auto& [k, n] : read_map_as<kd_upcall_key, uint64_t>(map_fd("upcalls")))
+            counts[{k.cpu, k.ret}] += n;
+        sample.upcalls = upcall_stats(counts, params_.upcalls == UpcallPlan::Probe::kretprobe);
+    }
     if (events_)
         sample.events = resolve_events();
     return sample;
@@ -246,14 +268,18 @@ std::vector<SyscallEvent> DelayCollector::resolve_events()
     Symbolizer symbols(pid_);
     std::map<uint32_t, std::string> names;
     std::optional<ebpf::BPFStackTable> stacks;
-    if (stack_traces_)
+    if (params_.features.stack_traces())
         stacks.emplace(session_.bpf().get_stack_table("stack_traces"));
     for (const kd_event& e : pending_) {
         auto name = names.try_emplace(e.nr);
         if (name.second)
             name.first->second = syscall_name(e.nr);
         SyscallEvent ev{e.entry_ns, e.exit_ns, e.tid, bounded(e.comm, sizeof(e.comm)),
-                        e.nr, name.first->second, {}, false};
+                        e.nr, name.first->second, {}, false,
+                        e.waker_kind == KD_WAKER_NONE
+                            ? ""
+                            : waker_label(waker_kind(e.waker_kind), bounded(e.waker_comm, sizeof(e.waker_comm)),
+                                          e.waker_pid, e.waker_tid)};
         if (stacks) {
             ev.stack_lost = e.kernel_stack < 0 || e.user_stack < 0;
             if (e.kernel_stack >= 0)
@@ -273,11 +299,54 @@ std::vector<SyscallEvent> DelayCollector::resolve_events()
     return events;
 }
 
-template <class Slot>
-void DelayCollector::zero_percpu_slot(const char* table)
+// Every thread of the target gets a budget: from the program's state where
+// it saw the thread, else from /proc (a thread with no event all window).
+void DelayCollector::add_budgets(std::map<uint32_t, ThreadSample>& threads, std::map<uint32_t, std::string>& names,
+                                 const std::map<uint32_t, kd_budget>& budgets)
 {
-    std::vector<Slot> zero(ebpf::BPFTable::get_possible_cpu_count());
-    check(session_.bpf().get_percpu_array_table<Slot>(table).update_value(0, zero), "reset");
+    std::map<uint32_t, std::map<uint32_t, uint64_t>> blocked;
+    for (const auto& [k, s] : read_map_as<kd_syscall_key, kd_syscall>(map_fd("syscalls")))
+        if (s.blocked_ns)
+            blocked[k.tid][k.nr] += s.blocked_ns;
+    std::map<uint32_t, std::vector<TimeBudget::Waker>> wakers;
+    for (const auto& [k, w] : read_map_as<kd_waker_key, kd_waker>(map_fd("wakers"))) {
+        wakers[k.tid].push_back({waker_kind(k.kind), k.pid, w.tgid,
+                                 bounded(w.comm, sizeof(w.comm)), w.count, w.blocked_ns});
+    }
+    std::map<uint32_t, std::vector<TimeBudget::Holder>> holders;
+    for (const auto& [k, b] : read_map_as<kd_blame_key, kd_blame>(map_fd("blame"))) {
+        static const char* const kinds[] = {"task", "irq", "others"};
+        holders[k.tid].push_back({k.kind < std::size(kinds) ? kinds[k.kind] : "others", k.holder, b.tgid,
+                                  bounded(b.comm, sizeof(b.comm)), b.ns});
+    }
+    std::map<uint32_t, ThreadState> now;
+    for (ThreadState& t : thread_states(pid_))
+        now[static_cast<uint32_t>(t.tid)] = std::move(t);
+
+    for (const auto& [tid, b] : budgets) {
+        ThreadSample& ts = threads[tid];
+        uint64_t irq_ns = 0;
+        for (const auto* irqs : {&ts.hardirqs, &ts.softirqs})
+            for (const IrqStat& irq : *irqs)
+                irq_ns += irq.stat.total_ns;
+        const auto seen = now.find(tid);
+        ts.budget = make_budget(b, window_, blocked[tid], irq_ns, seen == now.end() ? nullptr : &seen->second);
+        ts.budget->wakers = std::move(wakers[tid]);
+        ts.budget->ready_blame = std::move(holders[tid]);
+        std::stable_sort(ts.budget->ready_blame.begin(), ts.budget->ready_blame.end(),
+                         [](const TimeBudget::Holder& a, const TimeBudget::Holder& b) { return a.ns > b.ns; });
+        std::stable_sort(ts.budget->wakers.begin(), ts.budget->wakers.end(),
+                         [](const TimeBudget::Waker& a, const TimeBudget::Waker& b) {
+                             return a.blocked_ns > b.blocked_ns;
+                         });
+    }
+    for (const auto& [tid, state] : now) {
+        if (budgets.count(tid))
+            continue;
+        ThreadSample& ts = threads[tid];
+        ts.budget = budget_from_proc(state, window_);
+        names.try_emplace(tid, state.comm);
+    }
 }
 
 int DelayCollector::map_fd(const char* name) { return session_.bpf().get_table(name).get_fd(); }
@@ -285,20 +354,14 @@ int DelayCollector::map_fd(const char* name) { return session_.bpf().get_table(n
 void DelayCollector::reset()
 {
     pending_.clear();
-    std::vector<const char*> maps = {"threads", "syscalls", "hardirqs", "softirqs"};
-    if (stack_traces_)
-        maps.push_back("stack_traces");
-    if (histograms_)
-        maps.push_back("hist");
-    if (block_io_) {
-        maps.push_back("blockio");
-        maps.push_back("bio_start");
+    for (const DelayMap& m : kSampleMaps) {
+        if (!m.present(params_))
+            continue;
+        if (m.reset == DelayMap::Reset::clear)
+            clear_map(map_fd(m.name));
+        else
+            zero_array(map_fd(m.name));
     }
-    for (const char* m : maps)
-        clear_map(map_fd(m));
-    for (const char* slot : {"hardirq_slot", "softirq_slot"})
-        zero_percpu_slot<kd_irq_slot>(slot);
-    zero_percpu_slot<kd_recent>("recent");
     set_capture(KD_IDLE);
 }
 

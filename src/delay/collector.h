@@ -14,7 +14,9 @@
 #include <linux/types.h>
 
 #include "bpf/ring_buffer.h"
-#include "delay/sample.h"
+#include "delay/budget.h"
+#include "report/sample.h"
+#include "delay/program.h"
 #include "delay/sample_source.h"
 #include "delay_abi.h"
 
@@ -24,9 +26,9 @@ class BpfSession;
 
 class DelayCollector final : public SampleSource {
 public:
-    // With syscall events, pid is the process whose user stacks to symbolize.
-    DelayCollector(BpfSession& session, uint32_t poll_nr, bool syscall_events, bool stack_traces,
-                   bool block_io, bool histograms, pid_t pid);
+    // Reads what the program rendered from params has. With syscall events,
+    // pid is the process whose user stacks to symbolize.
+    DelayCollector(BpfSession& session, const DelayProgramParams& params, pid_t pid);
     ~DelayCollector();
 
     void start_capture() override;
@@ -50,15 +52,13 @@ private:
     // Per thread and syscall number: the syscalls hash plus the runs still
     // in the per-CPU slots.
     std::map<std::pair<uint32_t, uint32_t>, kd_stat> syscall_stats();
-    template <class Slot>
-    void zero_percpu_slot(const char* table);
     std::vector<SyscallEvent> resolve_events();
+    void add_budgets(std::map<uint32_t, ThreadSample>& threads, std::map<uint32_t, std::string>& names,
+                     const std::map<uint32_t, kd_budget>& budgets);
     BpfSession& session_;
-    uint32_t poll_nr_;
+    const DelayProgramParams params_;  // what the program has
     pid_t pid_;
-    bool stack_traces_;
-    bool block_io_;
-    bool histograms_;
+    BudgetWindow window_;  // of the last sample, set by stop_capture()
     std::unique_ptr<RingBufferReader> events_;
     // Chunked, so a storm never stalls the consumer on a large reallocation.
     std::deque<kd_event> pending_;

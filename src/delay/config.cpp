@@ -17,18 +17,21 @@ DelayConfig make_delay_config(const Options& options)
     cfg.debug = options.debug;
     cfg.print_ebpf = options.print_ebpf;
     cfg.list_probes = options.list_probes;
-    cfg.histograms = options.histogram;
     if (options.has_start_trigger)
         cfg.start_trigger = parse_trigger(options.start_trigger);
     if (options.has_stop_trigger)
         cfg.stop_trigger = parse_trigger(options.stop_trigger);
     cfg.trigger_delta = options.trigger_delta;
-    cfg.syscall_events = options.syscall_events;
-    cfg.skip_syscall_poll_events = options.skip_syscall_poll_events;
-    cfg.stack_trace_size = options.stack_trace_size;
-    cfg.ringbuf_pages = 1;
-    while (cfg.ringbuf_pages < options.buffer_page_count)
-        cfg.ringbuf_pages <<= 1;  // the kernel wants a power of two
+    DelayFeatures& f = cfg.features;
+    f.syscall_events = options.syscall_events;
+    f.skip_syscall_poll_events = options.skip_syscall_poll_events;
+    f.stack_trace_size = options.stack_trace_size;
+    f.histograms = options.histogram;
+    f.budget = options.budget || options.format == Options::Format::json;
+    f.upcall_stats = !options.skip_upcall_stats;
+    f.ringbuf_pages = 1;
+    while (f.ringbuf_pages < options.buffer_page_count)
+        f.ringbuf_pages <<= 1;  // the kernel wants a power of two
 
     if (!cfg.print_ebpf && !cfg.list_probes)
         require_root();
@@ -40,7 +43,7 @@ DelayConfig make_delay_config(const Options& options)
         cfg.pid = *options.pid;
         return cfg;
     }
-    const auto found = find_processes_by_name("ovs-vswitchd");
+    const auto found = find_processes_with_name_containing("ovs-vswitchd");
     if (found.empty())
         throw Error(Exit::unavailable,
                     "no ovs-vswitchd process found; name a process with -p PID or run one after '--'");

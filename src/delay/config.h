@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "cli/options.h"
+#include "delay/features.h"
 #include "trigger/trigger.h"
 
 namespace kdelay {
@@ -21,14 +22,10 @@ struct DelayConfig {
     unsigned debug = 0;
     bool print_ebpf = false;
     bool list_probes = false;
-    bool histograms = false;
     std::optional<Trigger> start_trigger;
     std::optional<Trigger> stop_trigger;
     uint64_t trigger_delta = 0;
-    std::optional<uint64_t> syscall_events;  // ns threshold; 0 = all
-    bool skip_syscall_poll_events = false;
-    uint32_t stack_trace_size = 4096;  // 0: no stack traces
-    uint32_t ringbuf_pages = 1024;     // a power of two
+    DelayFeatures features;
 
 };
 

@@ -44,6 +44,7 @@ DelayMapSizes size_delay_maps(size_t thread_count)
         next_pow2(std::max<uint64_t>(1024, uint64_t{threads} * 4)),
         16384,
         next_pow2(std::max<uint64_t>(16384, uint64_t{threads} * 512)),
+        next_pow2(std::max<uint64_t>(1024, uint64_t{threads} * 16)),
     };
 }
 
@@ -55,6 +56,8 @@ std::string render_delay_program(const DelayProgramParams& p)
     v.number("poll_nr", p.poll_nr);
     v.number("task_pid_off", p.layout.task_pid.offset);
     v.number("task_tgid_off", p.layout.task_tgid.offset);
+    v.number("task_ids_adjacent", p.layout.task_tgid.offset == p.layout.task_pid.offset + 4 &&
+                                      p.layout.task_pid.size == 4 && p.layout.task_tgid.size == 4);
     v.number("task_state_off", p.layout.task_state.offset);
     v.identifier("task_state_type", uint_type("task_struct state", p.layout.task_state.size));
     v.number("task_comm_off", p.layout.task_comm.offset);
@@ -67,17 +70,23 @@ std::string render_delay_program(const DelayProgramParams& p)
     v.number("max_softirqs", p.sizes.softirqs);
     v.section("start_trigger", p.start_trigger);
     v.section("stop_trigger", p.stop_trigger);
-    v.section("syscall_events", p.syscall_events.has_value());
-    v.number("syscall_event_min_ns", p.syscall_events.value_or(0));
-    v.section("skip_poll", p.skip_poll_events);
-    v.section("stack_traces", p.stack_traces());
-    v.number("stack_trace_size", p.stack_trace_size);
-    v.number("ringbuf_pages", p.ringbuf_pages);
-    v.section("histograms", p.histograms);
+    const DelayFeatures& f = p.features;
+    v.section("syscall_events", f.syscall_events.has_value());
+    v.number("syscall_event_min_ns", f.syscall_events.value_or(0));
+    v.section("skip_poll", f.skip_syscall_poll_events);
+    v.section("stack_traces", f.stack_traces());
+    v.number("stack_trace_size", f.stack_trace_size);
+    v.number("ringbuf_pages", f.ringbuf_pages);
+    v.section("histograms", f.histograms);
+    v.section("budget", f.budget);
+    v.number("max_wakers", p.sizes.wakers);
+    v.number("max_blame", p.sizes.wakers);
     v.number("max_hist", p.sizes.hist);
     v.section("block_io", p.block.has_value());
     v.number("max_blockio", p.sizes.blockio);
     add_block_values(v, p.block, p.sizes.bios);
+    v.section("upcalls", p.upcalls != UpcallPlan::Probe::none);
+    v.number("pt_regs_rc_off", p.layout.regs_return.offset);
     return render_template("delay.bpf.c", embedded_file("delay.bpf.c"), v);
 }
 

@@ -8,6 +8,8 @@
 #include <sys/types.h>
 
 #include "bpf/btf_offsets.h"
+#include "delay/features.h"
+#include "delay/upcalls.h"
 
 namespace kdelay {
 
@@ -19,6 +21,7 @@ struct DelayMapSizes {
     uint32_t blockio;
     uint32_t bios;  // requests in flight, machine-wide
     uint32_t hist;  // histogram buckets (with --histogram)
+    uint32_t wakers;  // (woken thread, waker) pairs (with the budget)
 };
 
 // Room for the target's threads with headroom for ones created while
@@ -32,15 +35,10 @@ struct DelayProgramParams {
     KernelLayout layout{};
     bool start_trigger = false;  // define kd_start_trigger()
     bool stop_trigger = false;   // define kd_stop_trigger()
-    std::optional<uint64_t> syscall_events;  // ns threshold; 0 = every syscall
-    bool skip_poll_events = false;
-    uint32_t stack_trace_size = 0;  // 0: no stack traces
-    uint32_t ringbuf_pages = 1024;
+    DelayFeatures features;
     std::optional<BlockLayout> block;  // block I/O section; nullopt: none
-    bool histograms = false;
+    UpcallPlan::Probe upcalls = UpcallPlan::Probe::none;  // kd_upcall_return, kd_upcall_seen
 
-    // Syscall events carry stack ids: the program has a stack table.
-    bool stack_traces() const { return syscall_events && stack_trace_size > 0; }
 };
 
 // The functions triggers attach to.

@@ -7,7 +7,7 @@
 #include <chrono>
 #include <cstdint>
 
-#include "delay/sample.h"
+#include "report/sample.h"
 
 namespace kdelay {
 
@@ -19,8 +19,8 @@ struct CaptureState {
 };
 
 // Index of a map in map_full counts, as in delay_abi.h.
-inline constexpr std::array<const char*, 6> kDelayMapNames = {"thread", "syscall", "hard IRQ",
-                                                             "soft IRQ", "block I/O", "histogram"};
+inline constexpr std::array<const char*, 9> kDelayMapNames = {
+    "thread", "syscall", "hard IRQ", "soft IRQ", "block I/O", "histogram", "upcall", "waker", "READY blame"};
 
 class SampleSource {
 public:

@@ -149,7 +149,7 @@ int run_record(const RecordConfig& config)
                          function_name(i)});
     }
 
-    BpfSession session(source, cfg.debug != 0, cfg.debug, usdts);
+    BpfSession session(source, cfg.debug, usdts);
     session.attach_usdts(cfg.pid);
     // Signals are taken over only now: until here Ctrl-C ends kdelay at once,
     // even inside a compile or a blocking open, and nothing is left behind.
@@ -180,12 +180,7 @@ int run_record(const RecordConfig& config)
     }
     reader.drain();
     check_output();
-    std::vector<uint64_t> lost;
-    uint64_t n = 0;
-    if (session.bpf().get_percpu_array_table<uint64_t>("records_lost").get_value(0, lost).ok())
-        for (uint64_t v : lost)
-            n += v;
-    if (n > 0)
+    if (const uint64_t n = session.percpu_sum("records_lost", 0).value_or(0); n > 0)
         std::cerr << "kdelay: warning: " << n << " records were lost (ring buffer full)" << std::endl;
     return 0;
 }

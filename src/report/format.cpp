@@ -1,5 +1,6 @@
 #include "report/format.h"
 
+#include <cstring>
 #include <ctime>
 #include <fmt/chrono.h>
 #include <fmt/format.h>
@@ -19,6 +20,24 @@ std::string with_commas(uint64_t value)
 {
     static const std::locale commas(std::locale::classic(), new CommaGrouping);
     return fmt::format(commas, "{:L}", value);
+}
+
+std::string task_label(const std::string& comm, uint32_t pid, uint32_t tid)
+{
+    return fmt::format("{} ({}/{})", comm, pid, tid);
+}
+
+std::string waker_label(const std::string& kind, const std::string& comm, uint32_t pid, uint32_t tid)
+{
+    if (kind == "task")
+        return task_label(comm, pid, tid);
+    return kind == "timer" ? "[timer, hard IRQ]" : "[" + kind + "]";
+}
+
+std::string errno_name(int err, const char* unknown)
+{
+    const char* name = strerrorname_np(err);
+    return name ? name : unknown;
 }
 
 std::string timestamp_suffix(std::chrono::system_clock::time_point when)

@@ -10,6 +10,16 @@ namespace kdelay {
 // 1234567 -> "1,234,567".
 std::string with_commas(uint64_t value);
 
+// An errno's short name (11 -> "EAGAIN"), or unknown when libc has none.
+std::string errno_name(int err, const char* unknown);
+
+// "comm (pid/tid)": a task as the reports name it.
+std::string task_label(const std::string& comm, uint32_t pid, uint32_t tid);
+
+// Who woke a thread, as the reports name it: a task by task_label(), an
+// interrupt context (kind "hardirq", "softirq", "timer") in brackets.
+std::string waker_label(const std::string& kind, const std::string& comm, uint32_t pid, uint32_t tid);
+
 // "@2023-06-08T12:17:22.725127 (10:17:22 UTC)": local ISO time, then UTC.
 std::string timestamp_suffix(std::chrono::system_clock::time_point when);
 

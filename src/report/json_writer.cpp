@@ -3,6 +3,8 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 
+#include "report/format.h"
+
 namespace kdelay {
 namespace {
 
@@ -29,6 +31,49 @@ const char* kind_name(Marker::Kind k)
     case Marker::Kind::dump_skipped: return "dump_skipped";
     }
     return "unknown";
+}
+
+// A waker or a CPU holder: a task names itself; an interrupt or "others"
+// has only its kind.
+template <class Party>
+json who(const Party& p)
+{
+    const bool task = p.kind == "task";
+    return {{"kind", p.kind},
+            {"tid", task ? json(p.tid) : json(nullptr)},
+            {"pid", task ? json(p.pid) : json(nullptr)},
+            {"comm", task ? json(p.comm) : json(nullptr)}};
+}
+
+json budget(const std::optional<TimeBudget>& b)
+{
+    if (!b)
+        return nullptr;
+    json blocked = json::array();
+    for (const auto& part : b->blocked)
+        blocked.push_back({{"syscall", part.nr >= 0 ? json(part.name) : json(nullptr)},
+                           {"nr", part.nr >= 0 ? json(part.nr) : json(nullptr)},
+                           {"outside_syscalls", part.nr == TimeBudget::kOutsideSyscalls},
+                           {"ns", part.ns}});
+    json wakers = json::array();
+    for (const auto& w : b->wakers) {
+        json j = who(w);
+        j["count"] = w.count;
+        j["blocked_ns"] = w.blocked_ns;
+        wakers.push_back(j);
+    }
+    json ready_by = json::array();
+    for (const auto& h : b->ready_blame) {
+        json j = who(h);
+        j["ns"] = h.ns;
+        ready_by.push_back(j);
+    }
+    return {{"wakers", wakers},
+            {"ready_by", ready_by},
+            {"window_ns", b->window_ns},       {"running_ns", b->running_ns}, {"irq_ns", b->irq_ns},
+            {"ready_ns", b->ready_ns},         {"blocked_ns", b->blocked_ns}, {"blocked", blocked},
+            {"stopped_ns", b->stopped_ns},     {"not_alive_ns", b->not_alive_ns},
+            {"remainder_ns", b->remainder_ns}, {"source", b->from_proc ? "proc" : "ebpf"}};
 }
 
 json thread(const ThreadSample& t)
@@ -88,7 +133,35 @@ json thread(const ThreadSample& t)
             {"hardirqs", hardirqs},
             {"softirqs", softirqs},
             {"block_io", blockio},
-            {"histograms", histograms}};
+            {"histograms", histograms},
+            {"budget", budget(t.budget)}};
+}
+
+json per_cpu(const UpcallStats::PerCpu& calls)
+{
+    json j = json::object();
+    for (const auto& [cpu, n] : calls)
+        j[std::to_string(cpu)] = n;
+    return j;
+}
+
+json upcalls(const UpcallStats& u)
+{
+    json errors = json::array();
+    for (const auto& [err, calls] : u.failed) {
+        errors.push_back({{"errno", err},
+                          {"name", errno_name(err, "")},
+                          {"count", UpcallStats::sum(calls)},
+                          {"per_cpu", per_cpu(calls)}});
+    }
+    json j = {{"total", UpcallStats::sum(u.total)}, {"per_cpu", per_cpu(u.total)},
+              {"results_known", u.results_known}};
+    if (u.results_known) {
+        j["succeeded"] = UpcallStats::sum(u.succeeded);
+        j["succeeded_per_cpu"] = per_cpu(u.succeeded);
+        j["errors"] = errors;
+    }
+    return j;
 }
 
 }  // namespace
@@ -126,11 +199,19 @@ void JsonWriter::sample(const Sample& s)
                           {"nr", e.nr},
                           {"syscall", e.name},
                           {"frames", e.frames},
-                          {"stack_lost", e.stack_lost}});
-    line(json{{"type", "sample"}, {"poll_nr", s.poll_nr}, {"threads", threads}, {"syscall_events", events}});
+                          {"stack_lost", e.stack_lost},
+                          {"waker", e.waker.empty() ? json(nullptr) : json(e.waker)}});
+    json j{{"type", "sample"}, {"poll_nr", s.poll_nr}, {"threads", threads}, {"syscall_events", events}};
+    j["upcalls"] = s.upcalls ? upcalls(*s.upcalls) : json(nullptr);
+    line(j);
 }
 
-void JsonWriter::bio_header(bool) {}
+// Where text has its column header: tracing has begun.
+void JsonWriter::bio_header(bool)
+{
+    line(json{{"type", "marker"}, {"marker", "start"},
+              {"time_unix_ns", unix_ns(std::chrono::system_clock::now())}});
+}
 
 void JsonWriter::bio_event(const BioEvent& e, bool)
 {

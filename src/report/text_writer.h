@@ -20,6 +20,7 @@ public:
     void warning(const std::string& text) override;
 
 private:
+    void upcalls(const UpcallStats& upcalls);
     void events(const std::vector<SyscallEvent>& events);
     std::ostream& out_;
 };

@@ -9,8 +9,8 @@
 
 #include <vector>
 
-#include "block/bio_event.h"
-#include "delay/sample.h"
+#include "report/bio_event.h"
+#include "report/sample.h"
 
 namespace kdelay {
 

@@ -1,5 +1,6 @@
 #include "sys/process.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <filesystem>
@@ -29,7 +30,7 @@ void require_process(pid_t pid)
         throw Error(Exit::unavailable, "no such process: " + std::to_string(pid));
 }
 
-std::vector<pid_t> find_processes_by_name(const std::string& name)
+std::vector<pid_t> find_processes_with_name_containing(const std::string& name)
 {
     std::vector<pid_t> found;
     std::error_code ec;
@@ -39,10 +40,45 @@ std::vector<pid_t> find_processes_by_name(const std::string& name)
             continue;
         std::ifstream comm(entry.path() / "comm");
         std::string line;
-        if (std::getline(comm, line) && line == name)
+        if (std::getline(comm, line) && line.find(name) != std::string::npos)
             found.push_back(static_cast<pid_t>(std::stol(dir)));
     }
     return found;
+}
+
+std::vector<ThreadState> thread_states(pid_t pid)
+{
+    std::vector<ThreadState> threads;
+    std::error_code ec;
+    const fs::path task = fs::path("/proc") / std::to_string(pid) / "task";
+    for (fs::directory_iterator it(task, ec), end; !ec && it != end; it.increment(ec)) {
+        ThreadState t;
+        try {
+            t.tid = static_cast<pid_t>(std::stol(it->path().filename().string()));
+        } catch (const std::exception&) {
+            continue;
+        }
+        std::ifstream stat(it->path() / "stat");
+        std::string line;
+        if (!std::getline(stat, line))
+            continue;  // exited meanwhile
+        // "TID (COMM) S ...": COMM may hold spaces and parentheses.
+        const auto open = line.find('('), close = line.rfind(')');
+        if (open == std::string::npos || close == std::string::npos || close + 2 >= line.size())
+            continue;
+        t.comm = line.substr(open + 1, close - open - 1);
+        t.state = line[close + 2];
+        std::ifstream sys(it->path() / "syscall");
+        std::string first;
+        if (sys >> first && first != "running")  // running: not known
+            try {
+                t.syscall = std::stol(first);
+            } catch (const std::exception&) {
+            }
+        threads.push_back(std::move(t));
+    }
+    std::sort(threads.begin(), threads.end(), [](const ThreadState& a, const ThreadState& b) { return a.tid < b.tid; });
+    return threads;
 }
 
 size_t thread_count(pid_t pid)

@@ -14,10 +14,22 @@ bool process_exists(pid_t pid);
 void require_root();
 void require_process(pid_t pid);
 
-// PIDs whose comm (/proc/PID/comm) equals name.
-std::vector<pid_t> find_processes_by_name(const std::string& name);
+// PIDs whose comm (/proc/PID/comm) contains name, as upstream looks for
+// ovs-vswitchd.
+std::vector<pid_t> find_processes_with_name_containing(const std::string& name);
 
 // Number of threads of pid, 0 when it is gone.
 size_t thread_count(pid_t pid);
+
+// A thread as /proc/PID/task/TID shows it now.
+struct ThreadState {
+    pid_t tid = 0;
+    std::string comm;
+    char state = '?';      // stat's R, S, D, T, t, ...
+    long syscall = -2;     // the syscall it sleeps in; -1 outside any; -2 unknown (or running)
+};
+
+// The threads of pid, by tid; empty when it is gone.
+std::vector<ThreadState> thread_states(pid_t pid);
 
 }  // namespace kdelay

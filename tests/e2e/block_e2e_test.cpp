@@ -80,7 +80,7 @@ TEST(BlockE2E, BiosnoopShowsEachDirectIoOfTheProcessOnly)
     ASSERT_TRUE(target.wait_for_output("ready", 5s));
     Process biosnoop({kKdelay, "biosnoop", "-Q", "-p", std::to_string(target.pid()), "-d", file.disk,
                       "--duration", "4"});
-    ASSERT_TRUE(biosnoop.wait_for_output("LAT(ms)", 20s)) << biosnoop.err();
+    ASSERT_TRUE(biosnoop.wait_for_output("LAT(ms)", kStartTimeout)) << biosnoop.err();
     // Another process doing the same I/O must not show up.
     DioFile other_file("other");
     Result other = run({kWorkload, "dio", other_file.path, "4", "64", "--now"}, 20s);
@@ -121,7 +121,7 @@ TEST(BlockE2E, DelayReportAttributesBlockIoToTheIssuingThread)
     Process target({kWorkload, "dio", file.path, std::to_string(kIos), "64"});
     ASSERT_TRUE(target.wait_for_output("ready", 5s));
     Process kdelay({kKdelay, "-p", std::to_string(target.pid()), "--sample-time", "2"});
-    ASSERT_TRUE(kdelay.wait_for_output("# Start sampling", 20s)) << kdelay.err();
+    ASSERT_TRUE(kdelay.wait_for_output("# Start sampling", kStartTimeout)) << kdelay.err();
     target.signal(SIGUSR1);
     ASSERT_TRUE(target.wait_for_output("done", 10s));
     const uint32_t tid = workload_tid(target.out(), "kd-dio");
@@ -167,7 +167,7 @@ TEST(BlockE2E, BiosnoopCtrlCEndsWithTheSummary)
 {
     KD_REQUIRE_BPF();
     Process bio({kKdelay, "biosnoop"});
-    ASSERT_TRUE(bio.wait_for_output("LAT(ms)", 20s)) << bio.err();
+    ASSERT_TRUE(bio.wait_for_output("LAT(ms)", kStartTimeout)) << bio.err();
     std::this_thread::sleep_for(300ms);
     bio.signal(SIGINT);
     ASSERT_EQ(bio.wait(10s), 0) << bio.err();

@@ -1,6 +1,10 @@
 // The kernel-delay report, end to end: real binary, real eBPF, known workloads.
 #include <bpf/bpf.h>
 #include <chrono>
+#include <climits>
+#include <fstream>
+#include <map>
+#include <sys/sysmacros.h>
 #include <csignal>
 #include <ctime>
 #include <regex>
@@ -16,10 +20,20 @@ using namespace std::chrono_literals;
 
 namespace {
 
+// A thread's time on a CPU and waiting on a runqueue, in ns, from schedstat.
+std::pair<uint64_t, uint64_t> schedstat(pid_t pid, uint32_t tid)
+{
+    std::ifstream in("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/schedstat");
+    uint64_t run = 0, wait = 0;
+    in >> run >> wait;
+    return {run, wait};
+}
+
 const char* const kSyscalls = "[SYSCALL STATISTICS]";
 const char* const kRun = "[THREAD RUN STATISTICS]";
 const char* const kReady = "[THREAD READY STATISTICS]";
 const char* const kSoftIrq = "[SOFT IRQ STATISTICS]";
+const char* const kHardIrq = "[HARD IRQ STATISTICS]";
 const char* const kLongPoll = "[LONG POLL STATISTICS]";
 const char* const kStopped = "[THREAD STOPPED STATISTICS]";
 
@@ -84,7 +98,7 @@ protected:
         Process workload({kWorkload, "syscalls", "1000", "20"});
         ASSERT_TRUE(workload.wait_for_output("ready", 5s));
         Process kdelay({kKdelay, "-p", std::to_string(workload.pid()), "--sample-time", "2"});
-        ASSERT_TRUE(kdelay.wait_for_output("# Start sampling", 20s)) << kdelay.err();
+        ASSERT_TRUE(kdelay.wait_for_output("# Start sampling", kStartTimeout)) << kdelay.err();
         workload.signal(SIGUSR1);
         ASSERT_TRUE(workload.wait_for_output("done", 10s));
         counter_tid_ = workload_tid(workload.out(), "kd-counter");
@@ -137,6 +151,24 @@ TEST_F(SyscallWorkload, ThreadThatExitedKeepsItsName)
     EXPECT_EQ(samples[0].at(counter_tid_).name, "kd-counter");
 }
 
+namespace {
+
+// run_released() for one sample, and the block of the workload's thread
+// named thread in it.
+void released_thread(ReleasedRun& run, ThreadBlock& block, const std::vector<std::string>& workload,
+                     const std::vector<std::string>& kdelay_args, const std::string& thread)
+{
+    ASSERT_NO_FATAL_FAILURE(run_released(run, workload, kdelay_args, 10s));
+    ASSERT_EQ(run.status, 0) << run.err;
+    const uint32_t tid = workload_tid(run.workload_out, thread);
+    const auto samples = parse_samples(run.out);
+    ASSERT_EQ(samples.size(), 1u) << run.out;
+    ASSERT_TRUE(samples[0].count(tid)) << thread << " is not in the sample:\n" << run.out;
+    block = samples[0].at(tid);
+}
+
+}  // namespace
+
 // A run of one syscall is summed per CPU and moves into the map when the
 // syscall or the thread on that CPU changes: two threads taking turns on one
 // CPU, each mixing runs of getppid with getuid and sched_yield, still count
@@ -144,14 +176,10 @@ TEST_F(SyscallWorkload, ThreadThatExitedKeepsItsName)
 TEST(DelayE2E, SyscallRunsOfThreadsSharingACpuCountExactly)
 {
     KD_REQUIRE_BPF();
-    Process workload({kWorkload, "mixed", "20000"});
-    ASSERT_TRUE(workload.wait_for_output("ready", 5s));
-    Process kdelay({kKdelay, "-p", std::to_string(workload.pid()), "--sample-time", "1.5"});
-    ASSERT_TRUE(kdelay.wait_for_output("# Start sampling", 20s)) << kdelay.err();
-    workload.signal(SIGUSR1);
-    ASSERT_TRUE(workload.wait_for_output("done", 10s));
-    ASSERT_EQ(kdelay.wait(20s), 0) << kdelay.err();
-    const std::string out = kdelay.out();
+    ReleasedRun run;
+    ASSERT_NO_FATAL_FAILURE(run_released(run, {kWorkload, "mixed", "20000"}, {"--sample-time", "1.5"}, 10s));
+    ASSERT_EQ(run.status, 0) << run.err;
+    const std::string out = run.out;
     auto samples = parse_samples(out);
     ASSERT_EQ(samples.size(), 1u) << out;
     for (const char* name : {"kd-mix-a", "kd-mix-b"}) {
@@ -175,16 +203,13 @@ TEST(DelayE2E, SyscallRunsOfThreadsSharingACpuCountExactly)
 TEST(DelayE2E, ASyscallRunIsCountedInItsOwnSampleOnly)
 {
     KD_REQUIRE_BPF();
-    Process workload({kWorkload, "syscalls", "1000", "20"});
-    ASSERT_TRUE(workload.wait_for_output("ready", 5s));
-    Process kdelay({kKdelay, "-p", std::to_string(workload.pid()), "--sample-time", "1",
-                    "--sample-count", "2", "--sample-interval", "0.2"});
-    ASSERT_TRUE(kdelay.wait_for_output("# Start sampling", 20s)) << kdelay.err();
-    workload.signal(SIGUSR1);
-    ASSERT_TRUE(workload.wait_for_output("done", 10s));
-    const uint32_t tid = workload_tid(workload.out(), "kd-counter");
-    ASSERT_EQ(kdelay.wait(20s), 0) << kdelay.err();
-    const std::string out = kdelay.out();
+    ReleasedRun run;
+    ASSERT_NO_FATAL_FAILURE(run_released(run, {kWorkload, "syscalls", "1000", "20"},
+                                         {"--sample-time", "1", "--sample-count", "2", "--sample-interval", "0.2"},
+                                         10s));
+    const uint32_t tid = workload_tid(run.workload_out, "kd-counter");
+    ASSERT_EQ(run.status, 0) << run.err;
+    const std::string out = run.out;
     auto samples = parse_samples(out);
     ASSERT_EQ(samples.size(), 2u) << out;
     ASSERT_TRUE(samples[0].count(tid)) << out;
@@ -222,6 +247,7 @@ TEST(DelayE2E, BusyThreadsSharingOneCpuSplitTheWindowIntoRunAndReady)
     KD_REQUIRE_BPF();
     Process workload({kWorkload, "spin"});
     ASSERT_TRUE(workload.wait_for_output("ready", 5s));
+    ASSERT_TRUE(workload.wait_for_output("tid spin-a", 5s));  // the threads print in either order
     ASSERT_TRUE(workload.wait_for_output("tid spin-b", 5s));
 
     // Keep kdelay itself off CPU 0, where both spinners are pinned.
@@ -230,9 +256,18 @@ TEST(DelayE2E, BusyThreadsSharingOneCpuSplitTheWindowIntoRunAndReady)
     CPU_ZERO(&cpu1);
     CPU_SET(1, &cpu1);
     sched_setaffinity(0, sizeof(cpu1), &cpu1);
-    Result r = run({kKdelay, "-p", std::to_string(workload.pid()), "--sample-time", "1"}, 30s);
+    Process kdelay({kKdelay, "-p", std::to_string(workload.pid()), "--sample-time", "1"});
     sched_setaffinity(0, sizeof(old_cpus), &old_cpus);
-    ASSERT_EQ(r.status, 0) << r.err;
+    // The kernel's own accounting over a window around kdelay's sample.
+    const SchedStatsOn schedstats;
+    std::map<std::string, std::pair<uint64_t, uint64_t>> before, after;  // run, wait ns
+    ASSERT_TRUE(kdelay.wait_for_output("# Start sampling", kStartTimeout)) << kdelay.err();
+    for (const char* name : {"spin-a", "spin-b"})
+        before[name] = schedstat(workload.pid(), workload_tid(workload.out(), name));
+    ASSERT_EQ(kdelay.wait(30s), 0) << kdelay.err();
+    for (const char* name : {"spin-a", "spin-b"})
+        after[name] = schedstat(workload.pid(), workload_tid(workload.out(), name));
+    const Result r{0, kdelay.out(), kdelay.err()};
 
     const double window_ns =
         (marker_time(r.out, "Stop sampling") - marker_time(r.out, "Start sampling")) * 1e9;
@@ -248,49 +283,140 @@ TEST(DelayE2E, BusyThreadsSharingOneCpuSplitTheWindowIntoRunAndReady)
         EXPECT_GT(ready_ns, 0u) << name;
         EXPECT_NEAR(static_cast<double>(run_ns + ready_ns), window_ns, 0.15 * window_ns)
             << name << ": run " << run_ns << " + ready " << ready_ns << "\n" << r.out;
+        // The same split as the scheduler's own run and runqueue-wait times
+        // (/proc/PID/task/TID/schedstat), on every kernel, PREEMPT_RT included.
+        const double kernel_run = static_cast<double>(after[name].first - before[name].first);
+        const double kernel_wait = static_cast<double>(after[name].second - before[name].second);
+        ASSERT_GT(kernel_run + kernel_wait, 0)
+            << "schedstat of " << name << " (tid " << workload_tid(workload.out(), name) << "): "
+            << before[name].first << " " << before[name].second << " -> " << after[name].first << " "
+            << after[name].second;
+        EXPECT_NEAR(static_cast<double>(run_ns) / static_cast<double>(run_ns + ready_ns),
+                    kernel_run / (kernel_run + kernel_wait), 0.1)
+            << name << ": kdelay run " << run_ns << " ready " << ready_ns << "; schedstat run "
+            << kernel_run << " wait " << kernel_wait;
     }
 }
 
 TEST(DelayE2E, LoopbackUdpShowsNetRxSoftIrqsOnTheThread)
 {
     KD_REQUIRE_BPF();
-    Process workload({kWorkload, "udp", "2000"});
-    ASSERT_TRUE(workload.wait_for_output("ready", 5s));
-    Process kdelay({kKdelay, "-p", std::to_string(workload.pid()), "--sample-time", "2"});
-    ASSERT_TRUE(kdelay.wait_for_output("# Start sampling", 20s)) << kdelay.err();
+    ReleasedRun run;
+    ThreadBlock t;
+    ASSERT_NO_FATAL_FAILURE(released_thread(run, t, {kWorkload, "udp", "2000"}, {"--sample-time", "2"}, "kd-udp"));
+    const Row* net_rx = find_row(t, kSoftIrq, "net_rx");
+    ASSERT_TRUE(net_rx) << run.out;
+    EXPECT_EQ((*net_rx)[1], "3");  // VECT_NR
+    EXPECT_GT(number((*net_rx)[2]), 0u);
+    EXPECT_GE(number(find_row(t, kSyscalls, "sendto")->at(2)), 2000u);
+}
+
+namespace {
+
+// The virtio-blk disk that holds path: its interrupt name prefix
+// ("virtio1-req") and the CPU its first request queue interrupts. A queue
+// interrupts the CPUs it serves, so I/O issued there completes there.
+struct DiskIrq {
+    std::string prefix;
+    int cpu = -1;
+};
+
+DiskIrq virtio_disk_irq(const std::string& path)
+{
+    struct stat st {};
+    if (stat(path.c_str(), &st) != 0)
+        return {};
+    char resolved[PATH_MAX];
+    const std::string dev = "/sys/dev/block/" + std::to_string(major(st.st_dev)) + ":" +
+                            std::to_string(minor(st.st_dev));
+    std::smatch m;
+    const std::string real = realpath(dev.c_str(), resolved) ? resolved : "";
+    if (!std::regex_search(real, m, std::regex("/(virtio[0-9]+)/")))
+        return {};
+    DiskIrq irq{m[1].str() + "-req", -1};
+    std::ifstream interrupts("/proc/interrupts");
+    for (std::string line; std::getline(interrupts, line);) {
+        if (line.find(" " + irq.prefix) == std::string::npos)
+            continue;
+        std::ifstream cpus("/proc/irq/" + std::to_string(std::stoi(line)) + "/effective_affinity_list");
+        if (cpus >> irq.cpu)
+            break;
+    }
+    return irq;
+}
+
+}  // namespace
+
+TEST(DelayE2E, DiskInterruptsCountOnTheThreadTheyInterrupt)
+{
+    KD_REQUIRE_BPF();
+    const DiskIrq irq = virtio_disk_irq("/var/tmp");
+    if (irq.cpu < 0)
+        GTEST_SKIP() << "/var/tmp is not on a virtio-blk disk with a known interrupt CPU";
+    const std::string file = "/var/tmp/kdelay-irq-" + std::to_string(getpid()) + ".dio";
+    const int ios = 200;
+    Process workload({kWorkload, "irq", file, std::to_string(ios), std::to_string(irq.cpu)});
+    ASSERT_TRUE(workload.wait_for_output("tid kd-irq-spin", 20s)) << workload.err();
+    const uint32_t spinner = workload_tid(workload.out(), "kd-irq-spin");
+    Process kdelay({kKdelay, "-p", std::to_string(workload.pid()), "--sample-time", "4"});
+    ASSERT_TRUE(kdelay.wait_for_output("# Start sampling", kStartTimeout)) << kdelay.err();
     workload.signal(SIGUSR1);
-    ASSERT_TRUE(workload.wait_for_output("done", 10s));
-    const uint32_t tid = workload_tid(workload.out(), "kd-udp");
-    ASSERT_EQ(kdelay.wait(20s), 0) << kdelay.err();
+    ASSERT_TRUE(workload.wait_for_output("done", 30s));
+    ASSERT_EQ(kdelay.wait(30s), 0) << kdelay.err();
+    unlink(file.c_str());
 
     auto samples = parse_samples(kdelay.out());
     ASSERT_EQ(samples.size(), 1u);
-    ASSERT_TRUE(samples[0].count(tid)) << kdelay.out();
-    const Row* net_rx = find_row(samples[0].at(tid), kSoftIrq, "net_rx");
-    ASSERT_TRUE(net_rx) << kdelay.out();
-    EXPECT_EQ((*net_rx)[1], "3");  // VECT_NR
-    EXPECT_GT(number((*net_rx)[2]), 0u);
-    EXPECT_GE(number(find_row(samples[0].at(tid), kSyscalls, "sendto")->at(2)), 2000u);
+    ASSERT_TRUE(samples[0].count(spinner)) << kdelay.out();
+    const ThreadBlock& t = samples[0].at(spinner);
+    ASSERT_TRUE(t.sections.count(kHardIrq)) << "no hard IRQ on the spinner of CPU " << irq.cpu << "\n"
+                                            << kdelay.out();
+    uint64_t disk = 0;
+    for (const Row& row : t.sections.at(kHardIrq))
+        if (row.at(0).rfind(irq.prefix, 0) == 0)
+            disk += number(row.at(1));
+    // 2 x 200 completions, each an interrupt unless the device coalesced some.
+    EXPECT_GE(disk, ios / 2u) << kdelay.out();
+    EXPECT_LE(disk, 2u * ios + 20) << kdelay.out();
+    ASSERT_TRUE(find_row(t, kHardIrq, "TOTAL:")) << kdelay.out();
+    EXPECT_GE(number(find_row(t, kHardIrq, "TOTAL:")->at(1)), disk);
+}
+
+// Two threads on two CPUs hand a turn back and forth with raw futex calls,
+// so every call is known: waits that sleep, waits that return at once
+// (EAGAIN), and wakes. On PREEMPT_RT the futex hash locks are sleeping
+// locks, so a thread may also block inside the call.
+TEST(DelayE2E, FutexPingPongCountsEveryCall)
+{
+    KD_REQUIRE_BPF();
+    ReleasedRun run;
+    ASSERT_NO_FATAL_FAILURE(run_released(run, {kWorkload, "futex", "300"}, {"--sample-time", "4"}, 30s, 30s));
+    ASSERT_EQ(run.status, 0) << run.err;
+
+    auto samples = parse_samples(run.out);
+    ASSERT_EQ(samples.size(), 1u);
+    for (const std::string name : {"kd-futex-a", "kd-futex-b"}) {
+        const uint32_t tid = workload_tid(run.workload_out, name);
+        const std::string key = "calls " + name + " ";
+        const auto at = run.workload_out.find(key);
+        ASSERT_NE(at, std::string::npos) << run.workload_out;
+        const uint64_t calls = std::stoull(run.workload_out.substr(at + key.size()));
+        ASSERT_TRUE(samples[0].count(tid)) << name << "\n" << run.out;
+        const Row* futex = find_row(samples[0].at(tid), kSyscalls, "futex");
+        ASSERT_TRUE(futex) << run.out;
+        EXPECT_EQ(number(futex->at(2)), calls) << name;
+        EXPECT_GE(calls, 300u);
+    }
 }
 
 TEST(DelayE2E, LongPollIsTheWorkBetweenPolls)
 {
     KD_REQUIRE_BPF();
-    Process workload({kWorkload, "poll", "50"});
-    ASSERT_TRUE(workload.wait_for_output("ready", 5s));
-    Process kdelay({kKdelay, "-p", std::to_string(workload.pid()), "--sample-time", "3"});
-    ASSERT_TRUE(kdelay.wait_for_output("# Start sampling", 20s)) << kdelay.err();
-    workload.signal(SIGUSR1);
-    ASSERT_TRUE(workload.wait_for_output("done", 10s));
-    const uint32_t tid = workload_tid(workload.out(), "kd-poller");
-    ASSERT_EQ(kdelay.wait(20s), 0) << kdelay.err();
-
-    auto samples = parse_samples(kdelay.out());
-    ASSERT_EQ(samples.size(), 1u);
-    ASSERT_TRUE(samples[0].count(tid)) << kdelay.out();
-    const ThreadBlock& t = samples[0].at(tid);
+    ReleasedRun run;
+    ThreadBlock t;
+    ASSERT_NO_FATAL_FAILURE(released_thread(run, t, {kWorkload, "poll", "50"}, {"--sample-time", "3"}, "kd-poller"));
     EXPECT_EQ(number(find_row(t, kSyscalls, "poll")->at(2)), 50u);
-    ASSERT_TRUE(t.sections.count(kLongPoll)) << kdelay.out();
+    ASSERT_TRUE(t.sections.count(kLongPoll)) << run.out;
     const Row& lp = t.sections.at(kLongPoll).at(0);  // COUNT AVERAGE MIN MAX
     EXPECT_EQ(number(lp.at(0)), 49u) << "gaps between 50 polls";
     EXPECT_GE(number(lp.at(2)), 2'000'000u) << "each gap holds 2 ms of work";
@@ -304,7 +430,7 @@ TEST(DelayE2E, SigstopShowsAsStoppedTime)
     Process workload({kWorkload, "spin"});
     ASSERT_TRUE(workload.wait_for_output("ready", 5s));
     Process kdelay({kKdelay, "-p", std::to_string(workload.pid()), "--sample-time", "2"});
-    ASSERT_TRUE(kdelay.wait_for_output("# Start sampling", 20s)) << kdelay.err();
+    ASSERT_TRUE(kdelay.wait_for_output("# Start sampling", kStartTimeout)) << kdelay.err();
     std::this_thread::sleep_for(200ms);
     workload.signal(SIGSTOP);
     std::this_thread::sleep_for(500ms);
@@ -327,7 +453,7 @@ TEST(DelayE2E, CtrlCPrintsWhatWasCollectedAndExitsZero)
     Process workload({kWorkload, "spin"});
     ASSERT_TRUE(workload.wait_for_output("ready", 5s));
     Process kdelay({kKdelay, "-p", std::to_string(workload.pid()), "--sample-time", "60"});
-    ASSERT_TRUE(kdelay.wait_for_output("# Start sampling", 20s)) << kdelay.err();
+    ASSERT_TRUE(kdelay.wait_for_output("# Start sampling", kStartTimeout)) << kdelay.err();
     std::this_thread::sleep_for(500ms);
     kdelay.signal(SIGINT);
     ASSERT_EQ(kdelay.wait(10s), 0) << kdelay.err();
@@ -345,7 +471,7 @@ TEST(DelayE2E, TargetExitEndsTheSampleWithANote)
     ASSERT_TRUE(workload->wait_for_output("ready", 5s));
     Process kdelay({kKdelay, "-p", std::to_string(workload->pid()), "--sample-time", "60",
                     "--sample-count", "3"});
-    ASSERT_TRUE(kdelay.wait_for_output("# Start sampling", 20s)) << kdelay.err();
+    ASSERT_TRUE(kdelay.wait_for_output("# Start sampling", kStartTimeout)) << kdelay.err();
     std::this_thread::sleep_for(300ms);
     workload.reset();  // SIGKILL
     ASSERT_EQ(kdelay.wait(10s), 0) << kdelay.err();
@@ -381,14 +507,14 @@ TEST(DelayE2E, NothingStaysAttachedAfterExit)
     ASSERT_TRUE(workload.wait_for_output("ready", 5s));
     {
         Process kdelay({kKdelay, "-p", std::to_string(workload.pid()), "--sample-time", "1"});
-        ASSERT_TRUE(kdelay.wait_for_output("# Start sampling", 20s)) << kdelay.err();
+        ASSERT_TRUE(kdelay.wait_for_output("# Start sampling", kStartTimeout)) << kdelay.err();
         EXPECT_GE(loaded_raw_tracepoint_programs(), before + 2) << "kdelay's programs are visible";
         ASSERT_EQ(kdelay.wait(20s), 0);
     }
     EXPECT_EQ(settled_raw_tracepoint_programs(before), before);
     {
         Process kdelay({kKdelay, "-p", std::to_string(workload.pid()), "--sample-time", "30"});
-        ASSERT_TRUE(kdelay.wait_for_output("# Start sampling", 20s)) << kdelay.err();
+        ASSERT_TRUE(kdelay.wait_for_output("# Start sampling", kStartTimeout)) << kdelay.err();
         kdelay.signal(SIGTERM);
         ASSERT_EQ(kdelay.wait(20s), 0);
     }
@@ -434,17 +560,13 @@ TEST(DelayE2E, AFullMapIsReportedNotSilent)
     KD_REQUIRE_BPF();
     // Maps are sized from the thread count at start (here 1: the minimum,
     // 256 threads); 1000 threads created while sampling cannot all fit.
-    Process workload({kWorkload, "threads", "1000"});
-    ASSERT_TRUE(workload.wait_for_output("ready", 5s));
-    Process kdelay({kKdelay, "-p", std::to_string(workload.pid()), "--sample-time", "3"});
-    ASSERT_TRUE(kdelay.wait_for_output("# Start sampling", 20s)) << kdelay.err();
-    workload.signal(SIGUSR1);
-    ASSERT_TRUE(workload.wait_for_output("done", 20s));
-    ASSERT_EQ(kdelay.wait(20s), 0) << kdelay.err();
+    ReleasedRun run;
+    ASSERT_NO_FATAL_FAILURE(run_released(run, {kWorkload, "threads", "1000"}, {"--sample-time", "3"}, 20s));
+    ASSERT_EQ(run.status, 0) << run.err;
     const std::regex warning(R"(# WARNING: the thread map was full; ([0-9,]+) updates were lost)");
     std::smatch m;
-    ASSERT_TRUE(std::regex_search(kdelay.out(), m, warning)) << kdelay.out().substr(kdelay.out().size() - 2000);
+    ASSERT_TRUE(std::regex_search(run.out, m, warning)) << run.out.substr(run.out.size() - 2000);
     EXPECT_GT(number(m[1]), 0u);
     // The larger syscall map still holds every thread's getppid.
-    EXPECT_GE(parse_samples(kdelay.out()).at(0).size(), 1000u);
+    EXPECT_GE(parse_samples(run.out).at(0).size(), 1000u);
 }

@@ -1,6 +1,9 @@
 // Shared pieces of the end-to-end tests: paths, skip rule, helpers.
 #pragma once
 
+#include <chrono>
+#include <csignal>
+#include <fstream>
 #include <gtest/gtest.h>
 #include <string>
 #include <unistd.h>
@@ -12,6 +15,10 @@
 namespace kdtest {
 
 inline const std::string kKdelay = KDELAY_BIN;
+
+// How long kdelay may take to compile and attach before it samples: 0.4 s
+// here, 10-25 s in an emulated guest of tests/vm. Only a hang guard.
+inline constexpr std::chrono::seconds kStartTimeout{90};
 inline const std::string kWorkload = KD_WORKLOAD_BIN;
 
 // Why this machine cannot run real eBPF, or "" if it can.
@@ -37,6 +44,50 @@ inline uint32_t workload_tid(const std::string& out, const std::string& name)
     const std::string key = "tid " + name + " ";
     const auto at = out.find(key);
     return at == std::string::npos ? 0 : static_cast<uint32_t>(std::stoul(out.substr(at + key.size())));
+}
+
+// Turns the kernel's scheduler statistics on while it lives: without them
+// (the default on Debian's kernels) schedstat reads "0 0 0".
+class SchedStatsOn {
+public:
+    SchedStatsOn()
+    {
+        std::ifstream("/proc/sys/kernel/sched_schedstats") >> old_;
+        std::ofstream("/proc/sys/kernel/sched_schedstats") << 1;
+    }
+    ~SchedStatsOn() { std::ofstream("/proc/sys/kernel/sched_schedstats") << old_; }
+
+private:
+    int old_ = 0;
+};
+
+// One run of the common case: a kd_workload prints "ready" and waits for
+// SIGUSR1; kdelay -p starts sampling it; SIGUSR1 then releases the workload,
+// which does its part and prints "done"; kdelay ends on its own.
+struct ReleasedRun {
+    int status = -1;      // kdelay's exit status
+    std::string out, err;  // kdelay's
+    std::string workload_out;
+};
+
+// Fills run; a failed step is a fatal failure (call it inside
+// ASSERT_NO_FATAL_FAILURE).
+inline void run_released(ReleasedRun& run, const std::vector<std::string>& workload,
+                         const std::vector<std::string>& kdelay_args, std::chrono::seconds done_within,
+                         std::chrono::seconds kdelay_within = std::chrono::seconds(20))
+{
+    Process w(workload);
+    ASSERT_TRUE(w.wait_for_output("ready", std::chrono::seconds(5))) << w.err();
+    std::vector<std::string> argv = {kKdelay, "-p", std::to_string(w.pid())};
+    argv.insert(argv.end(), kdelay_args.begin(), kdelay_args.end());
+    Process kdelay(argv);
+    ASSERT_TRUE(kdelay.wait_for_output("# Start sampling", kStartTimeout)) << kdelay.err();
+    w.signal(SIGUSR1);
+    ASSERT_TRUE(w.wait_for_output("done", done_within)) << w.out();
+    run.workload_out = w.out();
+    run.status = kdelay.wait(kdelay_within);
+    run.out = kdelay.out();
+    run.err = kdelay.err();
 }
 
 // Waits until `kdelay record` says it is recording (its probes are attached).

@@ -145,13 +145,63 @@ TEST(ErrorsE2E, NoTracefsMountedIsNoNoise)
     for (const std::string& args :
          {"-p " + std::to_string(triggers.pid()) + " --sample-time 0.2 --start-trigger up:kd_work_section",
           "-p " + std::to_string(triggers.pid()) + " --sample-time 0.2 --start-trigger u:kdtest:work_start",
-          "record -p " + std::to_string(spdk.pid()) + " -o /dev/null & sleep 3; kill -INT $!; wait $!"}) {
+          // Ctrl-C once it records: a background job of sh starts with SIGINT ignored.
+          "record -p " + std::to_string(spdk.pid()) + " -o /dev/null 2>/tmp/kd-rec-$$ & "
+          "until grep -q recording /tmp/kd-rec-$$; do sleep 0.2; done; kill -INT $!; wait $!; "
+          "s=$?; cat /tmp/kd-rec-$$ >&2; rm -f /tmp/kd-rec-$$; exit $s"}) {
         Result r = run({"/usr/bin/unshare", "-m", "--propagation", "private", "sh", "-c",
                         hide + kKdelay + " " + args},
-                       30s);
+                       90s);
         EXPECT_EQ(r.status, 0) << args << "\n" << r.err;
         std::istringstream lines(r.err);
         for (std::string line; std::getline(lines, line);)
             EXPECT_EQ(line.rfind("kdelay: ", 0), 0u) << args << ": BCC's output leaked: " << line;
     }
+}
+
+namespace {
+
+// A directory holding a copy of kdelay alone: no kdelay-bpf beside it.
+class LoneFrontEnd : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        char tmpl[] = "/tmp/kd-lone-XXXXXX";
+        ASSERT_TRUE(mkdtemp(tmpl));
+        dir_ = tmpl;
+        kdelay_ = dir_ + "/kdelay";
+        ASSERT_EQ(run({"/bin/cp", kKdelay, kdelay_}, 10s).status, 0);
+        chmod(dir_.c_str(), 0755);
+    }
+    void TearDown() override { run({"/bin/rm", "-rf", dir_}, 10s); }
+    std::string dir_, kdelay_;
+};
+
+}  // namespace
+
+TEST_F(LoneFrontEnd, ModesThatLoadEbpfNeedKdelayBpfAndSaySo)
+{
+    for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+             {"-p", "1"}, {"biosnoop"}, {"record", "-p", "1"}}) {
+        std::vector<std::string> argv = {kdelay_};
+        argv.insert(argv.end(), args.begin(), args.end());
+        Result r = run(argv, 10s);
+        EXPECT_EQ(r.status, 72) << args[0];
+        expect_one_error_line(r);
+        EXPECT_NE(r.err.find("kdelay-bpf"), std::string::npos) << r.err;
+    }
+    // Option errors and --help never need it.
+    EXPECT_EQ(run({kdelay_, "--bogus"}, 10s).status, 64);
+    EXPECT_EQ(run({kdelay_, "--help"}, 10s).status, 0);
+}
+
+TEST_F(LoneFrontEnd, AnnotateRunsWithoutKdelayBpf)
+{
+    const std::string trace = dir_ + "/t.json", records = dir_ + "/r.txt";
+    ASSERT_EQ(run({KD_GEN_TRACE_BIN, "2000", "16", trace, records}, 30s).status, 0);
+    Result lone = run({kdelay_, "annotate", "-i", trace, "-b", records}, 30s);
+    Result full = run({kKdelay, "annotate", "-i", trace, "-b", records}, 30s);
+    ASSERT_EQ(lone.status, 0) << lone.err;
+    EXPECT_EQ(std::count(lone.out.begin(), lone.out.end(), '\n'), 2000);
+    EXPECT_EQ(lone.out, full.out);
 }

@@ -52,6 +52,32 @@ void expect_thread_schema(const json& t)
         EXPECT_TRUE(s["vector"].is_number_unsigned());
     for (const auto& b : t["block_io"])
         EXPECT_TRUE(b["disk"].is_string() && b["op"].is_string() && b["bytes"].is_number_unsigned());
+    const json& b = t["budget"];
+    ASSERT_TRUE(b.is_object()) << t.dump();
+    for (const char* k : {"window_ns", "running_ns", "irq_ns", "ready_ns", "blocked_ns", "stopped_ns", "not_alive_ns"})
+        EXPECT_TRUE(b[k].is_number_unsigned()) << k << " in " << b.dump();
+    EXPECT_TRUE(b["remainder_ns"].is_number_integer());
+    EXPECT_TRUE(b["source"] == "ebpf" || b["source"] == "proc") << b.dump();
+    uint64_t blocked = 0;
+    for (const auto& part : b["blocked"]) {
+        EXPECT_TRUE(part["ns"].is_number_unsigned() && part["outside_syscalls"].is_boolean()) << part.dump();
+        EXPECT_EQ(part["syscall"].is_null(), part["nr"].is_null()) << part.dump();
+        blocked += part["ns"].get<uint64_t>();
+    }
+    EXPECT_EQ(blocked, b["blocked_ns"].get<uint64_t>()) << b.dump();
+    for (const auto& h : b["ready_by"]) {
+        const bool task = h["kind"] == "task";
+        EXPECT_TRUE(task || h["kind"] == "irq" || h["kind"] == "others") << h.dump();
+        EXPECT_EQ(task, h["comm"].is_string() && h["tid"].is_number_unsigned()) << h.dump();
+        EXPECT_TRUE(h["ns"].is_number_unsigned()) << h.dump();
+    }
+    for (const auto& w : b["wakers"]) {
+        EXPECT_TRUE(w["count"].is_number_unsigned() && w["blocked_ns"].is_number_unsigned()) << w.dump();
+        const bool task = w["kind"] == "task";
+        EXPECT_TRUE(task || w["kind"] == "hardirq" || w["kind"] == "softirq" || w["kind"] == "timer") << w.dump();
+        EXPECT_EQ(task, w["comm"].is_string()) << w.dump();
+        EXPECT_EQ(task, w["tid"].is_number_unsigned() && w["pid"].is_number_unsigned()) << w.dump();
+    }
 }
 
 }  // namespace
@@ -62,7 +88,7 @@ TEST(JsonE2E, DelayReportAsJsonLines)
     Process workload({kWorkload, "syscalls", "1000", "20"});
     ASSERT_TRUE(workload.wait_for_output("ready", 5s));
     Process kdelay({kKdelay, "-p", std::to_string(workload.pid()), "--sample-time", "2", "--format", "json"});
-    ASSERT_TRUE(kdelay.wait_for_output("\"marker\":\"start\"", 20s)) << kdelay.err();
+    ASSERT_TRUE(kdelay.wait_for_output("\"marker\":\"start\"", kStartTimeout)) << kdelay.err();
     workload.signal(SIGUSR1);
     ASSERT_TRUE(workload.wait_for_output("done", 10s));
     const uint32_t tid = workload_tid(workload.out(), "kd-counter");
@@ -105,7 +131,7 @@ TEST(JsonE2E, BiosnoopAsJsonLines)
     Process target({kWorkload, "dio", file, "4", "64"});
     ASSERT_TRUE(target.wait_for_output("ready", 5s));
     Process bio({kKdelay, "biosnoop", "-p", std::to_string(target.pid()), "--duration", "3", "--format", "json"});
-    std::this_thread::sleep_for(1500ms);  // compiled and attached; no header line in JSON
+    ASSERT_TRUE(bio.wait_for_output("\"marker\":\"start\"", kStartTimeout)) << bio.err();  // attached
     target.signal(SIGUSR1);
     ASSERT_TRUE(target.wait_for_output("done", 10s));
     ASSERT_EQ(bio.wait(30s), 0) << bio.err();
@@ -134,7 +160,7 @@ TEST(JsonE2E, HistogramTotalsEqualTheCounts)
     ASSERT_TRUE(workload.wait_for_output("ready", 5s));
     Process kdelay({kKdelay, "-p", std::to_string(workload.pid()), "--sample-time", "2", "--histogram",
                     "--format", "json"});
-    ASSERT_TRUE(kdelay.wait_for_output("\"marker\":\"start\"", 20s)) << kdelay.err();
+    ASSERT_TRUE(kdelay.wait_for_output("\"marker\":\"start\"", kStartTimeout)) << kdelay.err();
     workload.signal(SIGUSR1);
     ASSERT_TRUE(workload.wait_for_output("done", 10s));
     const uint32_t tid = workload_tid(workload.out(), "kd-counter");

@@ -15,26 +15,20 @@
 #include <sys/sdt.h>
 #include <unistd.h>
 
+#include "pin_cpu.h"
+
 namespace {
 
 long g_rounds = 0;
-
-void pin(int cpu)
-{
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    sched_setaffinity(0, sizeof(set), &set);
-}
 
 void* hop(void*)
 {
     prctl(PR_SET_NAME, "kd-hop");
     const timespec gap{0, 40 * 1000 * 1000};
     for (long i = 0; g_rounds == 0 || i < g_rounds; ++i) {
-        pin(1);
+        pin_to_cpu(1);
         STAP_PROBE1(kdtest, hop_start, i);
-        pin(0);        // the syscall that moves the thread
+        pin_to_cpu(0);        // the syscall that moves the thread
         getsid(0);     // a test stops its sample here, inside this syscall
         nanosleep(&gap, nullptr);
     }

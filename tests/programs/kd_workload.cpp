@@ -7,6 +7,12 @@
 //   kd_workload poll N [--now]        thread "kd-poller": N times poll(1 ms), then 2 ms of busy work
 //   kd_workload dio FILE N KIB [--now]  thread "kd-dio": N O_DIRECT writes of KIB KiB to FILE
 //                                     (created and allocated before the go), then N reads
+//   kd_workload irq FILE N CPU [--now]  "kd-irq-spin" busy on CPU, and "kd-dio" on the same CPU
+//                                     doing N O_DIRECT writes of 4 KiB, then N reads: each
+//                                     completion interrupt lands on the spinner
+//   kd_workload futex N [--now]       "kd-futex-a" on CPU 0 and "kd-futex-b" on CPU 1 take N turns
+//                                     each, waiting and waking with raw futex(2) calls; each
+//                                     prints "calls NAME C", its exact number of futex calls
 //   kd_workload threads N [--now]     N short-lived threads, one after another, each one getppid()
 //   kd_workload mixed N [--now]       threads "kd-mix-a", "kd-mix-b" on CPU 0, each N times:
 //                                     getppid, getppid, getuid; a sched_yield every 100th time
@@ -15,6 +21,8 @@
 // Without --now the work waits for SIGUSR1, so a test can start it inside a
 // sampling window. Progress goes to stdout: "tid NAME TID", "ready", "done".
 #include <arpa/inet.h>
+#include <atomic>
+#include <linux/futex.h>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -32,6 +40,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "pin_cpu.h"
+
 namespace {
 
 long g_n = 0, g_m = 0;
@@ -46,15 +56,6 @@ void announce(const char* name)
     fflush(stdout);
 }
 
-// The calling thread only; silently not on a machine without that CPU.
-void pin_to_cpu(int cpu)
-{
-    cpu_set_t cpus;
-    CPU_ZERO(&cpus);
-    CPU_SET(cpu, &cpus);
-    sched_setaffinity(0, sizeof(cpus), &cpus);
-}
-
 void* counter(void*)
 {
     pin_to_cpu(1);  // away from the main thread, which has CPU 0
@@ -67,9 +68,11 @@ void* counter(void*)
     return nullptr;
 }
 
+int g_cpu = 0;  // where spinners and, in irq mode, the I/O thread run
+
 void* spinner(void* name)
 {
-    pin_to_cpu(0);
+    pin_to_cpu(g_cpu);
     announce(static_cast<const char*>(name));
     for (volatile unsigned long x = 0;; ++x) {
     }
@@ -132,6 +135,8 @@ void prepare_direct_io(const char* path)
 
 void* direct_io(void*)
 {
+    if (g_cpu != 0)
+        pin_to_cpu(g_cpu);
     announce("kd-dio");
     const size_t size = static_cast<size_t>(g_m) * 1024;
     void* buf = nullptr;
@@ -186,9 +191,37 @@ void wait_for_go(bool now)
     sigwait(&set, &sig);
 }
 
+std::atomic<int> g_turn{0};  // whose turn: 0 kd-futex-a, 1 kd-futex-b
+long g_futex_calls[2];
+long g_futex_tids[2];
+const char* const kFutexNames[2] = {"kd-futex-a", "kd-futex-b"};
+
+// No stdio here: two threads printing at once contend on stdout's lock,
+// which is a futex of its own. main() prints the tids after the join.
+void* futex_player(void* arg)
+{
+    const int me = static_cast<int>(reinterpret_cast<long>(arg));
+    pin_to_cpu(me);
+    prctl(PR_SET_NAME, kFutexNames[me]);
+    g_futex_tids[me] = syscall(SYS_gettid);
+    auto* word = reinterpret_cast<int*>(&g_turn);
+    long calls = 0;
+    for (long i = 0; i < g_n; ++i) {
+        while (g_turn.load() != me) {
+            syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, 1 - me, nullptr, nullptr, 0);
+            ++calls;
+        }
+        g_turn.store(1 - me);
+        syscall(SYS_futex, word, FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
+        ++calls;
+    }
+    g_futex_calls[me] = calls;
+    return nullptr;
+}
+
 int usage()
 {
-    fprintf(stderr, "usage: kd_workload syscalls N M [--now] | spin | udp N [--now] | poll N [--now] | dio FILE N KIB [--now] | threads N [--now] | mixed N [--now] | demo\n");
+    fprintf(stderr, "usage: kd_workload syscalls N M [--now] | spin | udp N [--now] | poll N [--now] | dio FILE N KIB [--now] | irq FILE N CPU [--now] | futex N [--now] | threads N [--now] | mixed N [--now] | demo\n");
     return 64;
 }
 
@@ -226,6 +259,26 @@ int main(int argc, char** argv)
         wait_for_go(now);
         pthread_create(&t, nullptr, direct_io, nullptr);
         pthread_join(t, nullptr);
+    } else if (mode == "irq" && argc >= 5) {
+        g_n = atol(argv[3]);
+        g_m = 4;
+        g_cpu = atoi(argv[4]);
+        prepare_direct_io(argv[2]);
+        pthread_create(&t2, nullptr, spinner, const_cast<char*>("kd-irq-spin"));
+        wait_for_go(now);
+        pin_to_cpu(g_cpu);  // inherited: kd-dio starts where the spinner is
+        pthread_create(&t, nullptr, direct_io, nullptr);
+        pthread_join(t, nullptr);
+    } else if (mode == "futex" && argc >= 3) {
+        g_n = atol(argv[2]);
+        wait_for_go(now);
+        pthread_create(&t, nullptr, futex_player, reinterpret_cast<void*>(0L));
+        pthread_create(&t2, nullptr, futex_player, reinterpret_cast<void*>(1L));
+        pthread_join(t, nullptr);
+        pthread_join(t2, nullptr);
+        for (int i = 0; i < 2; ++i)
+            printf("tid %s %ld\ncalls %s %ld\n", kFutexNames[i], g_futex_tids[i], kFutexNames[i],
+                   g_futex_calls[i]);
     } else if (mode == "threads" && argc >= 3) {
         g_n = atol(argv[2]);
         wait_for_go(now);

@@ -7,9 +7,11 @@
 #
 # Without --full, only the tests of the kernel-dependent paths run (the CI
 # stage): BTF offsets and thread names, exact syscall counts, run/ready of
-# two pinned spinners, soft IRQs, block I/O (the report section and
-# biosnoop), USDT, uprobe and kprobe triggers, and a syscall that changes
-# CPU after a sample stopped inside another one. --full runs every e2e
+# two pinned spinners, hard and soft IRQs, block I/O (the report section and
+# biosnoop), USDT, uprobe and kprobe triggers, a syscall that changes
+# CPU after a sample stopped inside another one, and the upcall statistics of
+# a real ovs-vswitchd (kretprobe and tracepoint), and the time budget
+# against schedstat, READY blame and wakers. --full runs every e2e
 # test. KDELAY_BUILD_DIR names the build tree (default: build).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -24,12 +26,16 @@ kernel_paths=(
     'SyscallWorkload\.'                                          # exact counts, BTF offsets, names
     'DelayE2E\.BusyThreadsSharingOneCpuSplitTheWindowIntoRunAndReady'
     'DelayE2E\.LoopbackUdpShowsNetRxSoftIrqsOnTheThread'
+    'DelayE2E\.DiskInterruptsCountOnTheThreadTheyInterrupt'        # hard IRQs
+    'DelayE2E\.FutexPingPongCountsEveryCall'                       # futex counts (RT: sleeping locks)
     'BlockE2E\.BiosnoopShowsEachDirectIoOfTheProcessOnly'
     'BlockE2E\.DelayReportAttributesBlockIoToTheIssuingThread'
     'TriggerE2E\.UsdtStartAndStopFrameExactlyTheSection'
     'TriggerE2E\.UprobeEntryAndReturnFrameExactlyTheSection'
     'TriggerE2E\.KprobeTriggers'
     'TriggerE2E\.ASyscallReturningWhereAnEarlierSampleStoppedIsCounted'  # per-CPU in-flight slot
+    'OvsE2E\.'                                                  # upcalls of a real ovs-vswitchd
+    'BudgetE2E\.'                                               # time budget, READY blame, wakers
 )
 select=()
 if [ "$full" -eq 0 ]; then

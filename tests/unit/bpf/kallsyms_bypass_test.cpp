@@ -96,7 +96,7 @@ int reads(struct bpf_raw_tracepoint_args *ctx)
 )";
     const unsigned long before = KallsymsBypass::answered();
     try {
-        BpfSession session(source, false);
+        BpfSession session(source);
     } catch (const std::exception& e) {
         GTEST_SKIP() << "cannot compile eBPF here: " << e.what();
     }

@@ -25,7 +25,7 @@ TEST(ProbeSet, MalformedSetsAreRejected)
 {
     const std::vector<std::string> bad = {
         "{",
-        R"j({"probes":[{"type":"kprobe","target":"a","function":"f"}]})j",
+        R"j({"probes":[{"type":"fentry","target":"a","function":"f"}]})j",
         R"j({"probes":[{"type":"tracepoint","target":"a:b"}]})j",
         R"j({"probes":[{"type":"tracepoint","target":"a:b","function":"f()"}]})j",
     };
@@ -58,4 +58,19 @@ TEST(ProbeSet, BlockSetAddsTheBioStartOnlyForKernelsThatNeedIt)
                                         "kd_block_bio_start@block_bio_queue",
                                         "kd_block_issue@block_rq_issue",
                                         "kd_block_complete@block_rq_complete"}));
+}
+
+TEST(ProbeSet, UpcallSetAttachesExactlyOneHook)
+{
+    EXPECT_TRUE(load_probe_set("upcall").empty()) << "nothing without a feature";
+    const auto kret = load_probe_set("upcall", {"kretprobe"});
+    ASSERT_EQ(kret.size(), 1u);
+    EXPECT_EQ(kret[0].type, ProbeSpec::Type::kretprobe);
+    EXPECT_EQ(kret[0].target, "ovs_dp_upcall");
+    EXPECT_EQ(kret[0].function, "kd_upcall_return");
+    const auto tp = load_probe_set("upcall", {"tracepoint"});
+    ASSERT_EQ(tp.size(), 1u);
+    EXPECT_EQ(tp[0].type, ProbeSpec::Type::tracepoint);
+    EXPECT_EQ(tp[0].target, "openvswitch:ovs_dp_upcall");
+    EXPECT_EQ(tp[0].function, "kd_upcall_seen");
 }

@@ -49,10 +49,57 @@ TEST(Options, ParsesEveryOption)
     EXPECT_TRUE(o->print_ebpf);
 }
 
-TEST(Options, BareDebugMeansAllBccFlags)
+TEST(Options, DebugTakesAnOptionalIntegerAsUpstream)
 {
     EXPECT_EQ(parse({"-D"})->debug, 63u);
+    EXPECT_EQ(parse({"--debug"})->debug, 63u);
+    EXPECT_EQ(parse({"-D", "5"})->debug, 5u);
+    EXPECT_EQ(parse({"-D5"})->debug, 5u);
+    EXPECT_EQ(parse({"--debug", "5"})->debug, 5u);
     EXPECT_EQ(parse({"--debug=4"})->debug, 4u);
+    EXPECT_EQ(parse({"-D", "-p", "3"})->debug, 63u);
+    EXPECT_EQ(parse({"-D", "biosnoop"})->debug, 63u);
+    EXPECT_EQ(parse({"biosnoop", "-D", "2"})->debug, 2u);
+    EXPECT_EQ(parse({"record", "-D"})->debug, 63u);
+    EXPECT_EQ(error_code({"-D", "-1"}), Exit::usage);
+    EXPECT_EQ(error_code({"-D", "x"}), Exit::usage);
+}
+
+TEST(Options, HelpShowsNoParserMarkup)
+{
+    testing::internal::CaptureStdout();
+    parse({"--help"});
+    const std::string help = testing::internal::GetCapturedStdout();
+    EXPECT_EQ(help.find("{63}"), std::string::npos) << help;
+    EXPECT_NE(help.find("-D,--debug [FLAGS]"), std::string::npos) << help;
+}
+
+TEST(Options, BareTriggerDeltaMeansZero)
+{
+    EXPECT_EQ(parse({"--trigger-delta"})->trigger_delta, 0u);
+    EXPECT_EQ(parse({"--trigger-delta", "--sample-time", "1"})->trigger_delta, 0u);
+    EXPECT_EQ(parse({"--trigger-delta", "9"})->trigger_delta, 9u);
+}
+
+TEST(Options, UnsignedValuesRejectSignsAndFractions)
+{
+    for (const auto& args : std::vector<std::vector<const char*>>{
+             {"-s", "-5"},
+             {"--syscall-events", "-5"},
+             {"--trigger-delta", "-5"},
+             {"--trigger-delta", "1.5"},
+             {"--stack-trace-size", "-1"},
+             {"--buffer-page-count", "-1"},
+             {"--sample-count", "-1"},
+             {"--sample-count", "+2"},
+         })
+        EXPECT_EQ(error_code(args), Exit::usage) << args[0] << " " << args[1];
+}
+
+TEST(Options, SkipUpcallStatsIsAccepted)
+{
+    EXPECT_FALSE(parse({})->skip_upcall_stats);
+    EXPECT_TRUE(parse({"--skip-upcall-stats"})->skip_upcall_stats);
 }
 
 TEST(Options, EverythingAfterDoubleDashIsTheCommand)

@@ -24,7 +24,7 @@ TEST(DelayConfig, RingBufferPagesRoundUpToAPowerOfTwo)
     for (auto [given, want] : std::vector<std::pair<uint32_t, uint32_t>>{{1, 1}, {3, 4}, {1024, 1024}, {1025, 2048}}) {
         Options o = ebpf_only();
         o.buffer_page_count = given;
-        EXPECT_EQ(make_delay_config(o).ringbuf_pages, want) << given;
+        EXPECT_EQ(make_delay_config(o).features.ringbuf_pages, want) << given;
     }
 }
 

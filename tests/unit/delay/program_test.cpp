@@ -2,26 +2,13 @@
 
 #include <gtest/gtest.h>
 
+#include "test_params.h"
+
 using namespace kdelay;
 
 namespace {
 
-DelayProgramParams params()
-{
-    KernelLayout l{};
-    l.task_pid = {1264, 4};
-    l.task_tgid = {1268, 4};
-    l.task_state = {24, 4};
-    l.task_comm = {1752, 16};
-    l.irqaction_name = {96, 8};
-    l.regs_syscall_nr = {120, 8};
-    DelayProgramParams p;
-    p.tgid = 4321;
-    p.poll_nr = 7;
-    p.sizes = size_delay_maps(10);
-    p.layout = l;
-    return p;
-}
+DelayProgramParams params() { return kdtest::program_params(); }
 
 }  // namespace
 
@@ -76,17 +63,17 @@ TEST(DelayProgram, TriggerFunctionsOnlyWhenAsked)
 TEST(DelayProgram, SyscallEventsRenderTheRingBufferThresholdAndStacks)
 {
     auto p = params();
-    p.syscall_events = 5000;
-    p.ringbuf_pages = 256;
-    p.stack_trace_size = 1024;
+    p.features.syscall_events = 5000;
+    p.features.ringbuf_pages = 256;
+    p.features.stack_trace_size = 1024;
     std::string src = render_delay_program(p);
     EXPECT_NE(src.find("BPF_RINGBUF_OUTPUT(events, 256);"), std::string::npos);
     EXPECT_NE(src.find("#define SYSCALL_EVENT_MIN_NS 5000"), std::string::npos);
     EXPECT_NE(src.find("BPF_STACK_TRACE(stack_traces, 1024);"), std::string::npos);
     EXPECT_EQ(src.find("key.nr != POLL_NR)"), std::string::npos);
 
-    p.skip_poll_events = true;
-    p.stack_trace_size = 0;
+    p.features.skip_syscall_poll_events = true;
+    p.features.stack_trace_size = 0;
     src = render_delay_program(p);
     EXPECT_NE(src.find("&& key.nr != POLL_NR"), std::string::npos);
     EXPECT_EQ(src.find("BPF_STACK_TRACE"), std::string::npos);
@@ -110,4 +97,20 @@ TEST(DelayProgram, BlockStartFromBiosOnlyOnKernelsWithoutBlockIoStart)
     // block_rq_insert keeps the earlier start taken at block_bio_queue.
     EXPECT_NE(legacy.find("return block_started(key, 1);"), std::string::npos);
     EXPECT_EQ(legacy.find("{{"), std::string::npos);
+}
+
+TEST(DelayProgram, UpcallCountersOnlyWhenAHookIsPlanned)
+{
+    DelayProgramParams p = params();
+    const std::string none = render_delay_program(p);
+    EXPECT_EQ(none.find("kd_upcall_return"), std::string::npos);
+    EXPECT_EQ(none.find("BPF_HASH(upcalls"), std::string::npos);
+    for (auto probe : {UpcallPlan::Probe::kretprobe, UpcallPlan::Probe::tracepoint}) {
+        p.upcalls = probe;
+        const std::string src = render_delay_program(p);
+        EXPECT_NE(src.find("#define PT_REGS_RC_OFF 80\n"), std::string::npos);
+        EXPECT_NE(src.find("int kd_upcall_return(void *ctx)"), std::string::npos);
+        EXPECT_NE(src.find("int kd_upcall_seen(void *ctx)"), std::string::npos);
+        EXPECT_EQ(src.find("{{"), std::string::npos);
+    }
 }

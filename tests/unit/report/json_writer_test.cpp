@@ -33,7 +33,7 @@ TEST(JsonWriter, SampleHasEverySectionWithRawNanoseconds)
     t.softirqs = {{"net_rx", 3, {2, 20, 8, 12}}};
     t.blockio = {{"vda", 'W', 65536, {1, 100000, 100000, 100000}}};
     s.threads = {t};
-    s.events = {{10, 30, 42, "worker", 35, "nanosleep", {"f+0x1 [kernel]"}, false}};
+    s.events = {{10, 30, 42, "worker", 35, "nanosleep", {"f+0x1 [kernel]"}, false, ""}};
     std::ostringstream out;
     JsonWriter(out).sample(s);
     auto j = lines(out.str());
@@ -51,6 +51,35 @@ TEST(JsonWriter, SampleHasEverySectionWithRawNanoseconds)
     EXPECT_EQ(th["block_io"][0]["bytes"], 65536);
     EXPECT_EQ(j[0]["syscall_events"][0]["delta_ns"], 20);
     EXPECT_EQ(j[0]["syscall_events"][0]["frames"][0], "f+0x1 [kernel]");
+    EXPECT_TRUE(j[0]["upcalls"].is_null()) << "not counted";
+}
+
+TEST(JsonWriter, UpcallsPerCpuAndByErrno)
+{
+    Sample s;
+    UpcallStats up;
+    up.total = {{0, 10}, {1, 5}};
+    up.succeeded = {{0, 9}, {1, 3}};
+    up.failed = {{11, {{0, 1}, {1, 2}}}};
+    s.upcalls = up;
+    std::ostringstream out;
+    JsonWriter(out).sample(s);
+    const json u = lines(out.str())[0]["upcalls"];
+    EXPECT_EQ(u["total"], 15);
+    EXPECT_EQ(u["per_cpu"]["1"], 5);
+    EXPECT_EQ(u["succeeded"], 12);
+    EXPECT_EQ(u["errors"][0]["errno"], 11);
+    EXPECT_EQ(u["errors"][0]["name"], "EAGAIN");
+    EXPECT_EQ(u["errors"][0]["count"], 3);
+
+    s.upcalls->results_known = false;  // the tracepoint: totals only
+    s.upcalls->succeeded.clear();
+    s.upcalls->failed.clear();
+    out.str("");
+    JsonWriter(out).sample(s);
+    const json t = lines(out.str())[0]["upcalls"];
+    EXPECT_EQ(t["total"], 15);
+    EXPECT_FALSE(t.contains("errors"));
 }
 
 TEST(JsonWriter, HostileNamesAreEscapedAndStayValid)
@@ -80,11 +109,13 @@ TEST(JsonWriter, MarkersAndBiosnoop)
     JsonWriter w(out);
     w.marker({Marker::Kind::dump, std::chrono::system_clock::time_point(std::chrono::seconds(5)),
               std::nullopt, 1234});
-    w.bio_header(true);  // nothing: JSON lines describe themselves
     w.bio_event({0.5, "dd", 7, "vda", 'R', 8, 4096, 10, 20}, true);
     w.bio_summary({{"vda", 'R', 1, 4096, 20, 20}});
+    w.bio_header(true);  // a start marker: tracing has begun
     auto j = lines(out.str());
-    ASSERT_EQ(j.size(), 3u);
+    ASSERT_EQ(j.size(), 4u);
+    EXPECT_EQ(j[3]["type"], "marker");
+    EXPECT_EQ(j[3]["marker"], "start");
     EXPECT_EQ(j[0]["marker"], "dump");
     EXPECT_EQ(j[0]["time_unix_ns"], 5000000000LL);
     EXPECT_EQ(j[0]["delta_ns"], 1234);

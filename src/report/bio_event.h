@@ -1,4 +1,4 @@
-// What the biosnoop mode reports.
+// What the biosnoop mode reports: a data shape the writers print.
 #pragma once
 
 #include <cstdint>

@@ -1,30 +1,23 @@
-#include "app.h"
+#include "delay/delay_mode.h"
 
 #include <iostream>
 #include <optional>
+#include <set>
+#include <unistd.h>
 
-#include "annotate/annotate.h"
-#include "block/biosnoop.h"
 #include "block/block_program.h"
-#include "record/recorder.h"
 #include "bpf/btf_offsets.h"
 #include "bpf/probe_set.h"
 #include "bpf/session.h"
-#include "cli/options.h"
-#include "core/error.h"
 #include "delay/collector.h"
-#include "delay/config.h"
 #include "delay/program.h"
 #include "delay/sampler.h"
-#include "report/json_writer.h"
-#include "report/text_writer.h"
-#include <memory>
+#include "delay/upcalls.h"
 #include "sys/event_wait.h"
 #include "sys/launcher.h"
 #include "sys/process.h"
 #include "sys/syscall_names.h"
 #include "trigger/resolve.h"
-#include <unistd.h>
 
 namespace kdelay {
 namespace {
@@ -78,12 +71,7 @@ void attach_trigger(BpfSession& session, const ResolvedTrigger& r, const char* f
     }
 }
 
-std::unique_ptr<ReportWriter> make_writer(Options::Format format)
-{
-    if (format == Options::Format::json)
-        return std::make_unique<JsonWriter>(std::cout);
-    return std::make_unique<TextWriter>(std::cout);
-}
+}  // namespace
 
 int run_delay(DelayConfig cfg, ReportWriter& writer)
 {
@@ -116,12 +104,10 @@ int run_delay(DelayConfig cfg, ReportWriter& writer)
     params.layout = read_kernel_layout(btf);
     params.start_trigger = cfg.start_trigger.has_value();
     params.stop_trigger = cfg.stop_trigger.has_value();
-    params.syscall_events = cfg.syscall_events;
-    params.skip_poll_events = cfg.skip_syscall_poll_events;
-    params.stack_trace_size = cfg.stack_trace_size;
-    params.ringbuf_pages = cfg.ringbuf_pages;
+    params.features = cfg.features;
     params.block = read_block_layout(btf);
-    params.histograms = cfg.histograms;
+    const UpcallPlan upcalls = plan_upcalls(!cfg.features.upcall_stats);
+    params.upcalls = upcalls.probe;
     const std::string source = render_delay_program(params);
     if (cfg.print_ebpf) {
         std::cout << source;
@@ -134,10 +120,15 @@ int run_delay(DelayConfig cfg, ReportWriter& writer)
     if (stop && stop->trigger.kind == Trigger::Kind::usdt)
         usdts.push_back({stop->binary, stop->trigger.provider, stop->trigger.probe, kStopTriggerFunction});
 
-    BpfSession session(source, cfg.debug != 0, cfg.debug, usdts);
-    session.attach(load_probe_set("delay"));
+    BpfSession session(source, cfg.debug, usdts);
+    std::set<std::string> delay_features;
+    if (cfg.features.budget)
+        delay_features.insert("budget");
+    session.attach(load_probe_set("delay", delay_features));
     if (params.block)
         session.attach(load_probe_set("block", block_features(params.block)));
+    if (upcalls.probe != UpcallPlan::Probe::none)
+        session.attach(load_probe_set("upcall", {upcalls.feature()}));
     session.attach_usdts(cfg.pid);
     if (start)
         attach_trigger(session, *start, kStartTriggerFunction, cfg.pid);
@@ -148,45 +139,15 @@ int run_delay(DelayConfig cfg, ReportWriter& writer)
     // even inside a compile or a blocking open, and nothing is left behind
     // (a command held at the door sees its pipe close and exits).
     EventWait wait;
-    DelayCollector collector(session, poll_nr, params.syscall_events.has_value(), params.stack_traces(),
-                             params.block.has_value(), params.histograms, cfg.pid);
+    DelayCollector collector(session, params, cfg.pid);
+    if (!upcalls.note.empty())
+        writer.note(upcalls.note);
     wait.watch_process(cfg.pid);
     run_samples(cfg, collector, wait, writer, [&] {
         if (launcher)
             launcher->release();
     });
     return 0;
-}
-
-}  // namespace
-
-int run_app(int argc, const char* const* argv)
-{
-    try {
-        const auto options = parse_options(argc, argv);
-        if (!options)
-            return 0;
-        if (options->mode == Options::Mode::annotate)
-            return run_annotate(make_annotate_config(*options));
-        if (options->mode == Options::Mode::record)
-            return run_record(make_record_config(*options));
-        const auto writer = make_writer(options->format);
-        const int status = options->mode == Options::Mode::biosnoop
-                               ? run_biosnoop(make_biosnoop_config(*options), *writer)
-                               : run_delay(make_delay_config(*options), *writer);
-        // A report that could not be written is not a success.
-        if (!std::cout.flush())
-            throw Error(Exit::ioerr, "cannot write the report to stdout");
-        return status;
-    } catch (const Error& e) {
-        std::cout.flush();
-        std::cerr << "kdelay: " << e.what() << std::endl;
-        return static_cast<int>(e.code());
-    } catch (const std::exception& e) {
-        std::cout.flush();
-        std::cerr << "kdelay: internal error: " << e.what() << std::endl;
-        return static_cast<int>(Exit::software);
-    }
 }
 
 }  // namespace kdelay

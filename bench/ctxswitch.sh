@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# kdelay's cost on the scheduler path (root). bench/ctx_storm makes two
+# threads of one process hand a turn back and forth: a pipe ping-pong on one
+# CPU (pipe1), across two CPUs (pipe2) or unpinned (pipe), a futex ping-pong
+# across two CPUs (futex); getppid is the syscall path alone. Each runs
+# untraced, under empty programs on every hook kdelay uses (the floor), and
+# traced by kdelay, kdelay --histogram and kdelay --budget. With
+# KERNEL_DELAY_PY set, also by that script (run by PYTHON, default
+# /usr/bin/python3), started alongside after UPSTREAM_WARMUP seconds (default
+# 15) that the storm does not count; "n/a" when it did not sample.
+# Runs alternate; medians of RUNS. MODES picks the variants (default: pipe1
+# pipe2 futex), KINDS the tracers (default: all but kernel_delay_py and
+# baseline; baseline is another kdelay build, KDELAY_BASELINE, for A/B runs).
+# docs/PERFORMANCE.md records the results.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+seconds=${STORM_SECONDS:-3}
+rate() { grep -o '_per_sec [0-9]*' | awk '{print $2}'; }
+
+upstream() {  # MODE: the storm under kernel_delay.py, which needs a running pid
+    local out report pid warmup=${UPSTREAM_WARMUP:-15}
+    out=$(mktemp)
+    report=$(mktemp)
+    $b/ctx_storm "$1" "$seconds" "$warmup" >"$out" &
+    pid=$!
+    "${PYTHON:-/usr/bin/python3}" "$KERNEL_DELAY_PY" --skip-upcall-stats -p "$pid" --sample-time $((seconds + warmup + 2)) >"$report" 2>&1 || true
+    wait "$pid"
+    if grep -q '^# Sample dump' "$report"; then rate <"$out"; else echo n/a; fi
+    rm -f "$out" "$report"
+}
+
+# One measurement of KIND on MODE: its rate, or "n/a".
+measure() {
+    local kind=$1 mode=$2
+    case $kind in
+    untraced) $b/ctx_storm "$mode" "$seconds" | rate ;;
+    floor) $b/hook_floor sched $b/ctx_storm "$mode" "$seconds" 2>/dev/null | rate ;;
+    kdelay) "$kdelay" --skip-upcall-stats --sample-time 60 -- $b/ctx_storm "$mode" "$seconds" | rate ;;
+    kdelay_histogram) "$kdelay" --skip-upcall-stats --histogram --sample-time 60 -- $b/ctx_storm "$mode" "$seconds" | rate ;;
+    kdelay_budget) "$kdelay" --skip-upcall-stats --budget --sample-time 60 -- $b/ctx_storm "$mode" "$seconds" | rate ;;
+    baseline) "$KDELAY_BASELINE" --sample-time 60 -- $b/ctx_storm "$mode" "$seconds" | rate ;;
+    kernel_delay_py) upstream "$mode" ;;
+    *) echo "ctxswitch.sh: unknown kind $kind" >&2; exit 64 ;;
+    esac
+}
+
+kinds=(${KINDS:-untraced floor kdelay kdelay_histogram kdelay_budget})
+[ -z "${KERNEL_DELAY_PY:-}" ] || [[ " ${kinds[*]} " == *" kernel_delay_py "* ]] || kinds+=(kernel_delay_py)
+for mode in ${MODES:-pipe1 pipe2 futex}; do
+    echo "== $mode: $([ "$mode" = getppid ] && echo calls || echo round trips)/s, $seconds s per run, median of $runs"
+    declare -A result=()
+    for _ in $(seq "$runs"); do
+        for k in "${kinds[@]}"; do
+            result[$k]+="$(measure "$k" "$mode") "
+        done
+    done
+    for k in "${kinds[@]}"; do
+        printf '%-17s median %8s   (runs: %s)\n' "$k" "$(tr ' ' '\n' <<<"${result[$k]}" | grep . | median)" "${result[$k]}"
+    done
+    unset result
+done

@@ -1,0 +1,32 @@
+#include "app/app.h"
+
+#include <iostream>
+
+#include "annotate/annotate.h"
+#include "app/modes.h"
+#include "cli/options.h"
+#include "core/error.h"
+
+namespace kdelay {
+
+int run_app(int argc, const char* const* argv)
+{
+    try {
+        const auto options = parse_options(argc, argv);
+        if (!options)
+            return 0;
+        if (options->mode == Options::Mode::annotate)
+            return run_annotate(make_annotate_config(*options));
+        return run_bpf_mode(*options, Invocation{argc, argv});
+    } catch (const Error& e) {
+        std::cout.flush();
+        std::cerr << "kdelay: " << e.what() << std::endl;
+        return static_cast<int>(e.code());
+    } catch (const std::exception& e) {
+        std::cout.flush();
+        std::cerr << "kdelay: internal error: " << e.what() << std::endl;
+        return static_cast<int>(Exit::software);
+    }
+}
+
+}  // namespace kdelay

@@ -1,0 +1,40 @@
+// kdelay-bpf's modes: run here, with libbcc linked in.
+#include <iostream>
+#include <memory>
+
+#include "app/modes.h"
+#include "block/biosnoop.h"
+#include "core/error.h"
+#include "delay/config.h"
+#include "delay/delay_mode.h"
+#include "record/recorder.h"
+#include "report/json_writer.h"
+#include "report/text_writer.h"
+
+namespace kdelay {
+namespace {
+
+std::unique_ptr<ReportWriter> make_writer(Options::Format format)
+{
+    if (format == Options::Format::json)
+        return std::make_unique<JsonWriter>(std::cout);
+    return std::make_unique<TextWriter>(std::cout);
+}
+
+}  // namespace
+
+int run_bpf_mode(const Options& options, const Invocation&)
+{
+    if (options.mode == Options::Mode::record)
+        return run_record(make_record_config(options));
+    const auto writer = make_writer(options.format);
+    const int status = options.mode == Options::Mode::biosnoop
+                           ? run_biosnoop(make_biosnoop_config(options), *writer)
+                           : run_delay(make_delay_config(options), *writer);
+    // A report that could not be written is not a success.
+    if (!std::cout.flush())
+        throw Error(Exit::ioerr, "cannot write the report to stdout");
+    return status;
+}
+
+}  // namespace kdelay

@@ -1,0 +1,57 @@
+// The pieces every mode's options are built from, declared once: the shared
+// options (-p, -D, --format), optional-value options, and the record of a
+// parsed subcommand.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "cli/options.h"
+
+namespace kdelay {
+
+// Digits only: CLI11 would wrap "-5" into a huge unsigned value.
+extern const CLI::Validator kUnsigned;
+
+// An option whose value may be left out, as argparse's nargs="?".
+template <typename T>
+CLI::Option* add_optional_value(CLI::App& app, const std::string& names, std::vector<T>& values,
+                                const std::string& help, const std::string& type)
+{
+    return app.add_option(names, values, help)->expected(0, 1)->check(kUnsigned)->type_name("[" + type + "]");
+}
+
+// The value of an optional-value option: nullopt when not given, bare when
+// given without a value (CLI11 then stores "" and converts it to 0).
+template <typename T>
+std::optional<T> optional_value(const CLI::Option* opt, const std::vector<T>& values, T bare)
+{
+    if (opt->count() == 0)
+        return std::nullopt;
+    const auto& raw = opt->results();
+    if (raw.empty() || raw.front().empty() || values.empty())
+        return bare;
+    return values.front();
+}
+
+// -D, -D FLAGS, --debug FLAGS: upstream's optional integer, bare meaning 0x3f.
+CLI::Option* add_debug_option(CLI::App& app, std::vector<unsigned>& flags);
+CLI::Option* add_pid_option(CLI::App& app, int64_t& pid, const std::string& help);
+void add_format_option(CLI::App& app, Options::Format& format, const std::string& help);
+
+// A subcommand's mode as CLI11 parsed it: its -p and -D, and what to say
+// when it is given a command after "--". The options bind to pid, so a
+// Subcommand stays where it was filled.
+struct Subcommand {
+    Options::Mode mode = Options::Mode::delay;
+    CLI::App* app = nullptr;
+    CLI::Option* pid_opt = nullptr;  // nullptr: no -p
+    CLI::Option* debug_opt = nullptr;
+    const char* no_command = "";
+    int64_t pid = 0;
+};
+
+}  // namespace kdelay

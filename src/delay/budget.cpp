@@ -1,0 +1,118 @@
+#include "delay/budget.h"
+
+#include <algorithm>
+
+#include "sys/syscall_names.h"
+
+namespace kdelay {
+namespace {
+
+// Blocked time, by syscall number or one of TimeBudget's two buckets.
+using BlockedBy = std::map<int64_t, uint64_t>;
+
+// Where /proc says a thread is now: its state's bucket in the budget.
+void add_proc_state(TimeBudget& t, BlockedBy& blocked, const ThreadState& now, uint64_t ns)
+{
+    switch (now.state) {
+    case 'R':
+        t.running_ns += ns;
+        break;
+    case 'T':
+    case 't':
+        t.stopped_ns += ns;
+        break;
+    default:  // S, D, I: asleep
+        blocked[now.syscall >= -1 ? now.syscall : TimeBudget::kUnknownSyscall] += ns;
+    }
+}
+
+void finish(TimeBudget& t, const BlockedBy& blocked, const BudgetWindow& w)
+{
+    for (const auto& [nr, ns] : blocked) {
+        if (!ns)
+            continue;
+        std::string name = nr == TimeBudget::kOutsideSyscalls ? "outside syscalls"
+                           : nr == TimeBudget::kUnknownSyscall ? "unknown syscall"
+                                                               : syscall_name(static_cast<uint32_t>(nr));
+        t.blocked.push_back({nr, std::move(name), ns});
+        t.blocked_ns += ns;
+    }
+    std::stable_sort(t.blocked.begin(), t.blocked.end(),
+                     [](const TimeBudget::Blocked& a, const TimeBudget::Blocked& b) { return a.ns > b.ns; });
+    t.window_ns = w.length();
+    const uint64_t covered = t.running_ns + t.ready_ns + t.blocked_ns + t.stopped_ns + t.not_alive_ns;
+    t.remainder_ns = static_cast<int64_t>(t.window_ns) - static_cast<int64_t>(covered);
+}
+
+uint64_t clipped(uint64_t from, uint64_t to) { return to > from ? to - from : 0; }
+
+}  // namespace
+
+TimeBudget make_budget(const kd_budget& b, const BudgetWindow& w, const std::map<uint32_t, uint64_t>& blocked_ns,
+                       uint64_t irq_ns, const ThreadState* now)
+{
+    TimeBudget t;
+    BlockedBy blocked;
+    t.running_ns = b.running_ns;
+    t.ready_ns = b.ready_ns;
+    t.stopped_ns = b.stopped_ns;
+    t.irq_ns = irq_ns;
+    for (const auto& [nr, ns] : blocked_ns)
+        blocked[nr] += ns;
+    blocked[TimeBudget::kOutsideSyscalls] += b.blocked_nosys_ns;
+
+    // The state the thread is still in at the end of the window.
+    const uint64_t open = clipped(b.since ? b.since : w.start_ns, w.end_ns);
+    switch (b.state) {
+    case KD_B_RUNNING:
+        t.running_ns += open;
+        break;
+    case KD_B_READY:
+        t.ready_ns += open;
+        break;
+    case KD_B_STOPPED:
+        t.stopped_ns += open;
+        break;
+    case KD_B_BLOCKED:
+        if (b.blocked_nr == KD_B_NO_SYSCALL)
+            blocked[TimeBudget::kOutsideSyscalls] += open;
+        else if (b.blocked_nr == KD_B_SYSCALL_UNKNOWN)
+            blocked[TimeBudget::kUnknownSyscall] += open;
+        else
+            blocked[b.blocked_nr] += open;
+        break;
+    case KD_B_UNKNOWN:  // it never changed state: where it is now, since the start
+        if (now)
+            add_proc_state(t, blocked, *now, open);
+        break;
+    default:  // KD_B_DEAD: counted below
+        break;
+    }
+    // Blocked in a syscall entered before the window that has not returned:
+    // /proc names it while the thread still sleeps in it.
+    if (b.pending_ns)
+        blocked[now && now->state != 'R' && now->syscall >= -1 ? now->syscall : TimeBudget::kUnknownSyscall] +=
+            b.pending_ns;
+    if (b.state == KD_B_BLOCKED && b.blocked_nr == KD_B_SYSCALL_UNKNOWN && now && now->syscall >= -1) {
+        blocked[now->syscall] += blocked[TimeBudget::kUnknownSyscall];
+        blocked.erase(TimeBudget::kUnknownSyscall);
+    }
+    if (b.born_ns)
+        t.not_alive_ns += clipped(w.start_ns, b.born_ns);
+    if (b.died_ns)
+        t.not_alive_ns += clipped(b.died_ns, w.end_ns);
+    finish(t, blocked, w);
+    return t;
+}
+
+TimeBudget budget_from_proc(const ThreadState& now, const BudgetWindow& w)
+{
+    TimeBudget t;
+    BlockedBy blocked;
+    add_proc_state(t, blocked, now, w.length());
+    t.from_proc = true;
+    finish(t, blocked, w);
+    return t;
+}
+
+}  // namespace kdelay

@@ -1,0 +1,34 @@
+// The per-thread time budget, from the delay program's per-thread state
+// (struct kd_budget) and the window's bounds, or from /proc for a thread
+// that showed no event in the window.
+#pragma once
+
+#include <cstdint>
+#include <map>
+
+#include <linux/types.h>
+
+#include "delay_abi.h"
+#include "report/sample.h"
+#include "sys/process.h"
+
+namespace kdelay {
+
+struct BudgetWindow {
+    uint64_t start_ns = 0;  // CLOCK_MONOTONIC
+    uint64_t end_ns = 0;
+    uint64_t length() const { return end_ns > start_ns ? end_ns - start_ns : 0; }
+};
+
+// blocked_ns: the thread's time blocked per syscall number (kd_syscall).
+// irq_ns: its hard and soft IRQ time, part of running. now: what /proc
+// shows of it at the end, when it is still there; it settles the state of
+// a thread the program never saw change, and pending blocked time.
+TimeBudget make_budget(const kd_budget& b, const BudgetWindow& w, const std::map<uint32_t, uint64_t>& blocked_ns,
+                       uint64_t irq_ns, const ThreadState* now);
+
+// A thread with no event in the window: the whole window in the state
+// /proc shows.
+TimeBudget budget_from_proc(const ThreadState& now, const BudgetWindow& w);
+
+}  // namespace kdelay

@@ -1,0 +1,30 @@
+// The delay mode's options: the top level of the command line (no
+// subcommand).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "cli/option_kit.h"
+
+namespace kdelay {
+
+// What parse_options() reads back after parsing.
+struct DelayParse {
+    CLI::Option* pid_opt;
+    CLI::Option* debug_opt;
+    CLI::Option* start_opt;
+    CLI::Option* stop_opt;
+    CLI::Option* trigger_delta_opt;
+    CLI::Option* events_opt;
+    int64_t pid = 0;
+    std::vector<uint64_t> trigger_delta;
+    std::vector<uint64_t> syscall_events;
+};
+
+void add_delay_options(CLI::App& app, Options& opt, DelayParse& d, std::vector<unsigned>& debug_flags);
+// After parsing, when no subcommand was given: the values CLI11 cannot set
+// directly, and the checks between them.
+void finish_delay_options(const DelayParse& d, Options& opt);
+
+}  // namespace kdelay

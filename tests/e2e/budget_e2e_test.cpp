@@ -1,0 +1,367 @@
+// The per-thread time budget, end to end, against kd_budget: windows framed
+// by USDT probes, with the kernel's own schedstat read at their edges.
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "e2e.h"
+
+using namespace kdtest;
+using namespace std::chrono_literals;
+using nlohmann::json;
+
+namespace {
+
+const std::string kBudget = KD_BUDGET_BIN;
+
+struct KernelView {
+    uint64_t run_ns = 0, wait_ns = 0;
+    uint32_t tid = 0;
+};
+
+// One window as kd_budget saw it.
+struct Window {
+    uint64_t start_ns = 0, end_ns = 0, born_at = 0, rival = 0;
+    std::map<std::string, KernelView> threads;
+};
+
+std::vector<Window> windows(const std::string& out)
+{
+    std::vector<Window> all;
+    uint64_t rival = 0;
+    std::istringstream in(out);
+    std::string word;
+    while (in >> word) {
+        if (word == "window") {
+            Window w;
+            long k;
+            in >> k >> w.start_ns >> w.end_ns;
+            all.push_back(w);
+        } else if (word == "thread" && !all.empty()) {
+            std::string name;
+            KernelView v;
+            in >> name >> v.tid >> v.run_ns >> v.wait_ns;
+            all.back().threads[name] = v;
+        } else if (word == "born_at" && !all.empty()) {
+            in >> all.back().born_at;
+        } else if (word == "rival") {
+            in >> rival;
+        }
+    }
+    for (Window& w : all)
+        w.rival = rival;
+    return all;
+}
+
+// kdelay on one window of pid, as JSON.
+Result run_kdelay_json(pid_t pid, const std::vector<std::string>& extra)
+{
+    std::vector<std::string> argv = {kKdelay, "-p", std::to_string(pid), "--format", "json", "--skip-upcall-stats",
+                                     "--start-trigger", "u:kdtest:window_start", "--stop-trigger",
+                                     "u:kdtest:window_end", "--sample-count", "1"};
+    argv.insert(argv.end(), extra.begin(), extra.end());
+    return run(argv, kStartTimeout + 30s);
+}
+
+struct Sampled {
+    Window window;   // the one kdelay sampled
+    json threads;    // the sample's threads, by name
+    json events;     // the sample's syscall events
+};
+
+// Samples one window of kd_budget MODE with kdelay --format json, and finds
+// it in the workload's output by the start trigger's timestamp.
+Sampled sample_one_window(const std::string& mode, const std::vector<std::string>& extra = {})
+{
+    Sampled run;
+    const SchedStatsOn schedstats;
+    Process workload({kBudget, mode});
+    EXPECT_TRUE(workload.wait_for_output("ready", 5s));
+    Result r = run_kdelay_json(workload.pid(), extra);
+    EXPECT_EQ(r.status, 0) << r.err;
+    uint64_t trigger_ns = 0;
+    std::istringstream in(r.out);
+    for (std::string l; std::getline(in, l);) {
+        const json j = json::parse(l);
+        if (j["type"] == "marker" && j["marker"] == "start" && j.contains("trigger_ns"))
+            trigger_ns = j["trigger_ns"];
+        if (j["type"] == "sample") {
+            for (const auto& t : j["threads"])
+                run.threads[t["name"].get<std::string>()] = t;
+            run.events = j["syscall_events"];
+        }
+    }
+    EXPECT_NE(trigger_ns, 0u) << r.out;
+    // The workload prints the window after its end; wait for that line.
+    for (int i = 0; i < 50; ++i) {
+        for (const Window& w : windows(workload.out()))
+            // The probe fires just after the workload reads its clock: 5.5 ms
+            // later in an emulated guest. Windows are over 1 s apart.
+            if (w.start_ns <= trigger_ns && trigger_ns - w.start_ns < 100'000'000)
+                run.window = w;
+        if (run.window.end_ns)
+            break;
+        workload.wait_for_output("never", 100ms);
+    }
+    EXPECT_NE(run.window.end_ns, 0u) << "no window starts at " << trigger_ns << "\n" << workload.out();
+    return run;
+}
+
+uint64_t u64(const json& j, const char* key) { return j.at(key).get<uint64_t>(); }
+
+// The parts cover the window: what they miss is shown, and under 1%.
+void expect_adds_up(const json& b, const std::string& name)
+{
+    const uint64_t parts = u64(b, "running_ns") + u64(b, "ready_ns") + u64(b, "blocked_ns") +
+                           u64(b, "stopped_ns") + u64(b, "not_alive_ns");
+    EXPECT_EQ(static_cast<int64_t>(u64(b, "window_ns")) - static_cast<int64_t>(parts),
+              b.at("remainder_ns").get<int64_t>())
+        << name;
+    EXPECT_LE(std::abs(b.at("remainder_ns").get<int64_t>()), static_cast<int64_t>(u64(b, "window_ns") / 100))
+        << name << ": " << b.dump();
+}
+
+// The budget of one thread of the sample, checked to add up to its window;
+// an empty object, after a failure, when the thread is not in the sample.
+json budget_of(const Sampled& r, const std::string& name)
+{
+    if (!r.threads.contains(name) || !r.threads.at(name).contains("budget")) {
+        ADD_FAILURE() << name << " has no budget in the sample: " << r.threads.dump();
+        return json::object();
+    }
+    const json& b = r.threads.at(name).at("budget");
+    expect_adds_up(b, name);
+    return b;
+}
+
+// In the emulated guests of tests/vm (their kernel command line has
+// kdelay.init=), waking an idle CPU takes a millisecond, and schedstat and
+// kdelay start that wait at different points of the wakeup (the 6.12 guest
+// showed 1.0 ms READY against schedstat's 0); there the floor is 5 ms.
+bool in_emulated_guest()
+{
+    std::ifstream in("/proc/cmdline");
+    const std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    return cmdline.find("kdelay.init=") != std::string::npos;
+}
+
+double absolute_tolerance() { return in_emulated_guest() ? 5e6 : 1e6; }
+
+// kdelay's window runs from the start probe to the end probe, so it lies
+// inside the workload's, which reads its clock before the one and after the
+// other. The gap is two probe hits: microseconds here, but each costs about
+// 5 ms in an emulated guest, plus any wait for the CPU around them (the 6.1
+// guest once showed 9.6 ms in all).
+void expect_window_inside(uint64_t kdelay_ns, uint64_t workload_ns, const std::string& name)
+{
+    const uint64_t slack = in_emulated_guest() ? 30'000'000 : 2'000'000;
+    EXPECT_LE(kdelay_ns, workload_ns) << name;
+    EXPECT_GE(kdelay_ns + slack, workload_ns) << name;
+}
+
+// kdelay against the kernel's accounting: within 5% or 1 ms.
+void expect_matches_kernel(uint64_t kdelay_ns, uint64_t kernel_ns, const std::string& what)
+{
+    static const double floor_ns = absolute_tolerance();
+    const double tolerance = std::max(0.05 * static_cast<double>(kernel_ns), floor_ns);
+    EXPECT_NEAR(static_cast<double>(kdelay_ns), static_cast<double>(kernel_ns), tolerance) << what;
+}
+
+// Every worker's RUNNING and READY against the kernel's run and run-queue
+// wait over the same window.
+void expect_agrees_with_schedstat(const Sampled& r)
+{
+    for (const auto& [name, k] : r.window.threads) {
+        if (k.run_ns + k.wait_ns == 0)
+            continue;  // not read (kd-born), or schedstat off
+        ASSERT_TRUE(r.threads.contains(name)) << name << " is not in the sample";
+        const json& b = r.threads.at(name).at("budget");
+        expect_matches_kernel(u64(b, "running_ns"), k.run_ns, name + " running: " + b.dump());
+        expect_matches_kernel(u64(b, "ready_ns"), k.wait_ns, name + " ready: " + b.dump());
+    }
+}
+
+// The "ns" of the first entry of list that matches, or 0.
+template <class Match>
+uint64_t ns_of_first(const json& list, Match&& match)
+{
+    for (const auto& entry : list)
+        if (match(entry))
+            return u64(entry, "ns");
+    return 0;
+}
+
+uint64_t blocked_in(const json& b, const std::string& syscall)
+{
+    return ns_of_first(b["blocked"], [&](const json& part) { return part["syscall"] == syscall; });
+}
+
+}  // namespace
+
+TEST(BudgetE2E, SpinnersOnOneCpuSplitTheWindowIntoRunningAndReadyAsTheKernelDoes)
+{
+    KD_REQUIRE_BPF();
+    const Sampled r = sample_one_window("spinners");
+    const uint64_t window = r.window.end_ns - r.window.start_ns;
+    for (const char* name : {"spin-a", "spin-b"}) {
+        const json b = budget_of(r, name);
+        expect_window_inside(u64(b, "window_ns"), window, name);
+        EXPECT_EQ(u64(b, "blocked_ns"), 0u) << b.dump();
+        const KernelView& k = r.window.threads.at(name);
+        ASSERT_GT(k.run_ns + k.wait_ns, 0u) << "schedstat is off";
+        expect_matches_kernel(u64(b, "running_ns"), k.run_ns, std::string(name) + " running: " + b.dump());
+        expect_matches_kernel(u64(b, "ready_ns"), k.wait_ns, std::string(name) + " ready: " + b.dump());
+    }
+}
+
+TEST(BudgetE2E, SleeperIsBlockedInClockNanosleepAndRunsItsSpins)
+{
+    KD_REQUIRE_BPF();
+    const Sampled r = sample_one_window("sleeper");
+    const json b = budget_of(r, "kd-sleeper");
+    // 5 x 100 ms asleep (a sleep may overrun by a few ms, more in an
+    // emulated guest), 5 x 20 ms spinning.
+    EXPECT_GE(blocked_in(b, "clock_nanosleep"), 495'000'000u) << b.dump();
+    EXPECT_LE(blocked_in(b, "clock_nanosleep"), 575'000'000u) << b.dump();
+    const KernelView& k = r.window.threads.at("kd-sleeper");
+    expect_matches_kernel(u64(b, "running_ns"), k.run_ns, "running: " + b.dump());
+    expect_matches_kernel(u64(b, "ready_ns"), k.wait_ns, "ready: " + b.dump());
+    EXPECT_GE(u64(b, "running_ns"), 95'000'000u) << b.dump();
+}
+
+TEST(BudgetE2E, ThreadBornMidWindowShowsItsTimeNotAlive)
+{
+    KD_REQUIRE_BPF();
+    const Sampled r = sample_one_window("born");
+    expect_agrees_with_schedstat(r);
+    const json b = budget_of(r, "kd-born");
+    ASSERT_NE(r.window.born_at, 0u);
+    const uint64_t before_birth = r.window.born_at - r.window.start_ns;
+    // Born when the clone wakes it up, a little after born_at.
+    EXPECT_GE(u64(b, "not_alive_ns"), before_birth) << b.dump();
+    EXPECT_LE(u64(b, "not_alive_ns"), before_birth + 5'000'000) << b.dump();
+    // It lived the rest of the window asleep on its pipe.
+    EXPECT_GT(blocked_in(b, "read"), 150'000'000u) << b.dump();
+}
+
+TEST(BudgetE2E, ThreadAsleepAllWindowIsBlockedInItsSyscallForAllOfIt)
+{
+    KD_REQUIRE_BPF();
+    const Sampled r = sample_one_window("asleep");
+    expect_agrees_with_schedstat(r);
+    const json b = budget_of(r, "kd-asleep");
+    EXPECT_EQ(blocked_in(b, "read"), u64(b, "window_ns")) << b.dump();
+    EXPECT_EQ(b["source"], "proc") << b.dump();
+}
+
+TEST(BudgetE2E, TheThreadThatReleasesAFutexIsNamedAsTheWaker)
+{
+    KD_REQUIRE_BPF();
+    const Sampled r = sample_one_window("wake");
+    expect_agrees_with_schedstat(r);
+    const json b = budget_of(r, "kd-waiter");
+    ASSERT_FALSE(b["wakers"].empty()) << b.dump();
+    const json& top = b["wakers"][0];
+    EXPECT_EQ(top["kind"], "task") << b.dump();
+    EXPECT_EQ(top["comm"], "kd-waker") << b.dump();
+    EXPECT_EQ(top["tid"].get<uint32_t>(), r.window.threads.at("kd-waker").tid) << b.dump();
+    // A wake every 50 ms of a 300 ms window; each ends the wait before it.
+    EXPECT_GE(top["count"].get<uint64_t>(), 4u) << b.dump();
+    EXPECT_NEAR(static_cast<double>(u64(top, "blocked_ns")), static_cast<double>(blocked_in(b, "futex")), 60e6)
+        << b.dump();
+}
+
+TEST(BudgetE2E, ASleepEndsByTheTimerInterruptNotByATask)
+{
+    KD_REQUIRE_BPF();
+    const Sampled r = sample_one_window("sleeper");
+    const json b = budget_of(r, "kd-sleeper");
+    ASSERT_FALSE(b["wakers"].empty()) << b.dump();
+    EXPECT_EQ(b["wakers"][0]["kind"], "timer") << b.dump();
+    EXPECT_TRUE(b["wakers"][0]["comm"].is_null()) << b.dump();
+    EXPECT_GE(b["wakers"][0]["count"].get<uint64_t>(), 5u) << b.dump();
+}
+
+namespace {
+
+// The ns of READY time the thread blamed on the task tid.
+uint64_t blamed_on(const json& b, uint32_t tid)
+{
+    return ns_of_first(b["ready_by"], [&](const json& h) { return h["kind"] == "task" && h["tid"] == tid; });
+}
+
+}  // namespace
+
+TEST(BudgetE2E, EachOfTwoSpinnersOnOneCpuWaitsForTheOther)
+{
+    KD_REQUIRE_BPF();
+    const Sampled r = sample_one_window("spinners");
+    for (const auto& [name, other] : {std::pair{"spin-a", "spin-b"}, std::pair{"spin-b", "spin-a"}}) {
+        const json b = budget_of(r, name);
+        ASSERT_GT(u64(b, "ready_ns"), 50'000'000u) << b.dump();
+        EXPECT_GE(static_cast<double>(blamed_on(b, r.window.threads.at(other).tid)),
+                  0.9 * static_cast<double>(u64(b, "ready_ns")))
+            << name << " waits for " << other << ": " << b.dump();
+    }
+}
+
+TEST(BudgetE2E, ASpinnerOfAnotherProcessIsNamedWithItsPid)
+{
+    KD_REQUIRE_BPF();
+    const Sampled r = sample_one_window("rival");
+    expect_agrees_with_schedstat(r);
+    ASSERT_NE(r.window.rival, 0u);
+    const json b = budget_of(r, "kd-victim");
+    ASSERT_FALSE(b["ready_by"].empty()) << b.dump();
+    const json& top = b["ready_by"][0];
+    EXPECT_EQ(top["kind"], "task") << b.dump();
+    EXPECT_EQ(top["comm"], "kd-rival") << b.dump();
+    EXPECT_EQ(top["pid"].get<uint64_t>(), r.window.rival) << b.dump();
+    EXPECT_GE(static_cast<double>(u64(top, "ns")), 0.9 * static_cast<double>(u64(b, "ready_ns"))) << b.dump();
+}
+
+TEST(BudgetE2E, WithThreeOnOneCpuTheWaitSplitsByTheOthersRunShares)
+{
+    KD_REQUIRE_BPF();
+    const Sampled r = sample_one_window("three");
+    expect_agrees_with_schedstat(r);
+    for (const char* name : {"spin-a", "spin-b", "spin-c"}) {
+        const json b = budget_of(r, name);
+        std::vector<std::pair<uint64_t, uint64_t>> others;  // blamed ns, kernel run ns
+        for (const char* other : {"spin-a", "spin-b", "spin-c"})
+            if (std::string(other) != name) {
+                const KernelView& k = r.window.threads.at(other);
+                others.push_back({blamed_on(b, k.tid), k.run_ns});
+            }
+        const double blamed = static_cast<double>(others[0].first + others[1].first);
+        const double ran = static_cast<double>(others[0].second + others[1].second);
+        ASSERT_GT(blamed, 0) << b.dump();
+        ASSERT_GT(ran, 0) << "schedstat is off";
+        EXPECT_NEAR(others[0].first / blamed, others[0].second / ran, 0.2) << name << ": " << b.dump();
+        EXPECT_GE(blamed, 0.8 * static_cast<double>(u64(b, "ready_ns"))) << name << ": " << b.dump();
+    }
+}
+
+TEST(BudgetE2E, EachSlowFutexEventNamesItsWaker)
+{
+    KD_REQUIRE_BPF();
+    const Sampled r = sample_one_window("wake", {"--syscall-events", "10000000", "--stack-trace-size", "0"});
+    const uint32_t waiter = r.window.threads.at("kd-waiter").tid;
+    const std::string waker = "kd-waker (";
+    size_t futexes = 0;
+    for (const auto& e : r.events) {
+        if (e["tid"] != waiter || e["syscall"] != "futex")
+            continue;
+        ++futexes;
+        ASSERT_TRUE(e["waker"].is_string()) << e.dump();
+        EXPECT_EQ(e["waker"].get<std::string>().rfind(waker, 0), 0u) << e.dump();
+        EXPECT_NE(e["waker"].get<std::string>().find("/" + std::to_string(r.window.threads.at("kd-waker").tid) + ")"),
+                  std::string::npos)
+            << e.dump();
+    }
+    // A wake every 50 ms of a 300 ms window: each ends a wait over 10 ms.
+    EXPECT_GE(futexes, 4u) << r.events.dump();
+}

@@ -1,0 +1,271 @@
+// Windows of known thread states, framed by USDT probes, for kdelay's time
+// budget tests. The main thread (on CPU 1) repeats, forever:
+//   read the workers' schedstat, fire kdtest:window_start, run the window,
+//   fire kdtest:window_end, read schedstat again, print what it saw,
+//   pause 200 ms.
+//
+//   kd_budget spinners  "spin-a", "spin-b" busy on CPU 0; 1 s windows (schedstat
+//                       lags by up to a time slice at each edge)
+//   kd_budget sleeper   "kd-sleeper" on CPU 0, per window: 5 x (100 ms
+//                       clock_nanosleep, 20 ms of spinning); between windows
+//                       it waits on a futex, so it is asleep at both edges
+//   kd_budget born      per window: "kd-born" is created 100 ms in, sleeps
+//                       on a pipe and is joined after the window (300 ms)
+//   kd_budget asleep    "kd-asleep" blocks in read() all along; 200 ms windows
+//   kd_budget wake      "kd-waiter" waits on a futex that "kd-waker" bumps and
+//                       wakes every 50 ms; 300 ms windows
+//   kd_budget three     "spin-a", "spin-b", "spin-c" busy on CPU 0; 1 s windows
+//   kd_budget rival     "kd-victim" busy on CPU 0, and a child process "kd-rival"
+//                       busy on CPU 0 too; 1 s windows. Prints "rival PID".
+//
+// Output, per window:
+//   window K START_NS END_NS           CLOCK_MONOTONIC at the two probes
+//   thread NAME TID RUN_NS WAIT_NS     schedstat deltas over the window
+//   born_at NS                         (born) just before pthread_create
+// schedstat is all zeros unless /proc/sys/kernel/sched_schedstats is 1.
+#include <algorithm>
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <string>
+#include <sys/prctl.h>
+#include <sys/sdt.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <vector>
+
+#include "pin_cpu.h"
+
+namespace {
+
+uint64_t now_ns()
+{
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+void sleep_ms(long ms)
+{
+    timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, nullptr);
+}
+
+void spin_ms(long ms)
+{
+    const uint64_t end = now_ns() + static_cast<uint64_t>(ms) * 1000000ull;
+    while (now_ns() < end) {
+    }
+}
+
+struct Worker {
+    std::string name;
+    std::atomic<pid_t> tid{0};
+};
+
+void schedstat(pid_t tid, uint64_t& run, uint64_t& wait)
+{
+    run = wait = 0;
+    const std::string path = "/proc/self/task/" + std::to_string(tid) + "/schedstat";
+    if (FILE* f = fopen(path.c_str(), "r")) {
+        if (fscanf(f, "%lu %lu", &run, &wait) != 2)
+            run = wait = 0;
+        fclose(f);
+    }
+}
+
+void name_self(Worker* w)
+{
+    prctl(PR_SET_NAME, w->name.c_str());
+    w->tid = static_cast<pid_t>(syscall(SYS_gettid));
+}
+
+void* spinner(void* arg)
+{
+    pin_to_cpu(0);
+    name_self(static_cast<Worker*>(arg));
+    for (;;) {
+    }
+    return nullptr;
+}
+
+// The sleeper's rounds: one per window, started by the main thread.
+std::atomic<int> g_round{0}, g_done{0};
+
+void futex_wait(std::atomic<int>& word, int value)
+{
+    while (word.load() == value)
+        syscall(SYS_futex, &word, FUTEX_WAIT_PRIVATE, value, nullptr, nullptr, 0);
+}
+
+void futex_set(std::atomic<int>& word, int value)
+{
+    word = value;
+    syscall(SYS_futex, &word, FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
+}
+
+void* sleeper(void* arg)
+{
+    pin_to_cpu(0);
+    name_self(static_cast<Worker*>(arg));
+    for (int seen = 0;; ++seen) {
+        futex_wait(g_round, seen);
+        for (int i = 0; i < 5; ++i) {
+            sleep_ms(100);
+            spin_ms(20);
+        }
+        futex_set(g_done, seen + 1);
+    }
+    return nullptr;
+}
+
+int g_pipe[2];
+std::atomic<int> g_word{0};
+
+void* waiter(void* arg)
+{
+    name_self(static_cast<Worker*>(arg));
+    for (;;) {
+        const int v = g_word.load();
+        while (g_word.load() == v)
+            syscall(SYS_futex, &g_word, FUTEX_WAIT_PRIVATE, v, nullptr, nullptr, 0);
+    }
+    return nullptr;
+}
+
+void* waker(void* arg)
+{
+    name_self(static_cast<Worker*>(arg));
+    for (;;) {
+        sleep_ms(50);
+        ++g_word;
+        syscall(SYS_futex, &g_word, FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
+    }
+    return nullptr;
+}
+
+void* reader(void* arg)
+{
+    name_self(static_cast<Worker*>(arg));
+    char c;
+    while (read(g_pipe[0], &c, 1) < 0) {
+    }
+    return nullptr;
+}
+
+void wait_named(const Worker& w)
+{
+    while (!w.tid.load())
+        sleep_ms(1);
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: kd_budget spinners | sleeper | born | asleep | wake | three | rival\n");
+        return 64;
+    }
+    const std::string mode = argv[1];
+    const std::vector<std::string> modes = {"spinners", "sleeper", "born", "asleep", "wake", "three", "rival"};
+    if (std::find(modes.begin(), modes.end(), mode) == modes.end()) {
+        fprintf(stderr, "kd_budget: unknown mode %s\n", mode.c_str());
+        return 64;
+    }
+    pin_to_cpu(1);
+    if (pipe(g_pipe) != 0)
+        return 71;
+    std::vector<Worker*> workers;
+    pthread_t t;
+    auto start_worker = [&](const char* name, void* (*fn)(void*)) {
+        auto* w = new Worker{name};
+        pthread_create(&t, nullptr, fn, w);
+        pthread_detach(t);
+        wait_named(*w);
+        workers.push_back(w);
+    };
+    if (mode == "spinners") {
+        start_worker("spin-a", spinner);
+        start_worker("spin-b", spinner);
+    } else if (mode == "sleeper") {
+        start_worker("kd-sleeper", sleeper);
+    } else if (mode == "asleep") {
+        start_worker("kd-asleep", reader);
+    } else if (mode == "wake") {
+        start_worker("kd-waiter", waiter);
+        start_worker("kd-waker", waker);
+    } else if (mode == "three") {
+        start_worker("spin-a", spinner);
+        start_worker("spin-b", spinner);
+        start_worker("spin-c", spinner);
+    } else if (mode == "rival") {
+        const pid_t child = fork();
+        if (child == 0) {
+            prctl(PR_SET_PDEATHSIG, SIGKILL);
+            prctl(PR_SET_NAME, "kd-rival");
+            pin_to_cpu(0);
+            for (;;) {
+            }
+        }
+        printf("rival %d\n", child);
+        start_worker("kd-victim", spinner);
+    }
+    printf("ready\n");
+    fflush(stdout);
+
+    for (long k = 0;; ++k) {
+        std::vector<std::pair<uint64_t, uint64_t>> before(workers.size());
+        for (size_t i = 0; i < workers.size(); ++i)
+            schedstat(workers[i]->tid, before[i].first, before[i].second);
+        const uint64_t start = now_ns();
+        STAP_PROBE1(kdtest, window_start, k);
+
+        Worker* born = nullptr;
+        pthread_t born_thread;
+        uint64_t born_at = 0;
+        if (mode == "spinners" || mode == "three" || mode == "rival") {
+            sleep_ms(1000);
+        } else if (mode == "wake") {
+            sleep_ms(300);
+        } else if (mode == "sleeper") {
+            futex_set(g_round, static_cast<int>(k + 1));
+            for (int done; (done = g_done.load()) != k + 1;)
+                futex_wait(g_done, done);
+        } else if (mode == "born") {
+            sleep_ms(100);
+            born = new Worker{"kd-born"};
+            born_at = now_ns();
+            pthread_create(&born_thread, nullptr, reader, born);
+            sleep_ms(200);
+        } else {
+            sleep_ms(200);
+        }
+
+        STAP_PROBE1(kdtest, window_end, k);
+        const uint64_t end = now_ns();
+        printf("window %ld %lu %lu\n", k, start, end);
+        for (size_t i = 0; i < workers.size(); ++i) {
+            uint64_t run, wait;
+            schedstat(workers[i]->tid, run, wait);
+            printf("thread %s %d %lu %lu\n", workers[i]->name.c_str(), workers[i]->tid.load(),
+                   run - before[i].first, wait - before[i].second);
+        }
+        if (born) {
+            printf("born_at %lu\n", born_at);
+            printf("thread kd-born %d 0 0\n", born->tid.load());
+            char c = 'x';
+            if (write(g_pipe[1], &c, 1) != 1)
+                return 74;
+            pthread_join(born_thread, nullptr);
+            delete born;
+        }
+        fflush(stdout);
+        sleep_ms(200);
+    }
+}

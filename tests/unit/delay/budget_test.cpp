@@ -1,0 +1,143 @@
+// make_budget(): from the program's per-thread state and the window to the
+// report's budget, without root.
+#include <gtest/gtest.h>
+
+#include "delay/budget.h"
+#include "sys/syscall_names.h"
+
+using namespace kdelay;
+
+namespace {
+
+const BudgetWindow kWindow{1'000'000'000, 1'100'000'000};  // 100 ms
+
+uint64_t blocked_in(const TimeBudget& b, int64_t nr)
+{
+    for (const auto& part : b.blocked)
+        if (part.nr == nr)
+            return part.ns;
+    return 0;
+}
+
+kd_budget state(uint32_t s, uint64_t since)
+{
+    kd_budget b{};
+    b.state = s;
+    b.since = since;
+    return b;
+}
+
+}  // namespace
+
+TEST(Budget, TheStateAtTheEndRunsToTheEndOfTheWindow)
+{
+    kd_budget b = state(KD_B_RUNNING, 1'060'000'000);
+    b.ready_ns = 10'000'000;
+    b.blocked_nosys_ns = 0;
+    const std::map<uint32_t, uint64_t> blocked = {{202, 50'000'000}};  // futex
+    const TimeBudget t = make_budget(b, kWindow, blocked, 1'000, nullptr);
+    EXPECT_EQ(t.window_ns, 100'000'000u);
+    EXPECT_EQ(t.running_ns, 40'000'000u);  // from 60 ms to the end
+    EXPECT_EQ(t.ready_ns, 10'000'000u);
+    EXPECT_EQ(t.blocked_ns, 50'000'000u);
+    EXPECT_EQ(t.irq_ns, 1'000u);
+    ASSERT_EQ(t.blocked.size(), 1u);
+    EXPECT_EQ(t.blocked[0].name, syscall_name(202));
+    EXPECT_EQ(t.remainder_ns, 0);
+}
+
+TEST(Budget, SinceZeroMeansSinceTheWindowBegan)
+{
+    const TimeBudget t = make_budget(state(KD_B_READY, 0), kWindow, {}, 0, nullptr);
+    EXPECT_EQ(t.ready_ns, 100'000'000u);
+    EXPECT_EQ(t.remainder_ns, 0);
+}
+
+TEST(Budget, BlockedAtTheEndGoesToItsSyscallOrOutsideAny)
+{
+    kd_budget b = state(KD_B_BLOCKED, 1'090'000'000);
+    b.blocked_nr = 7;  // poll
+    b.running_ns = 90'000'000;
+    TimeBudget t = make_budget(b, kWindow, {}, 0, nullptr);
+    EXPECT_EQ(blocked_in(t, 7), 10'000'000u);
+
+    b.blocked_nr = KD_B_NO_SYSCALL;
+    t = make_budget(b, kWindow, {}, 0, nullptr);
+    EXPECT_EQ(blocked_in(t, TimeBudget::kOutsideSyscalls), 10'000'000u);
+    EXPECT_EQ(t.blocked[0].name, "outside syscalls");
+}
+
+TEST(Budget, ASyscallEnteredBeforeTheWindowIsNamedByProc)
+{
+    kd_budget b = state(KD_B_BLOCKED, 1'050'000'000);
+    b.blocked_nr = KD_B_SYSCALL_UNKNOWN;
+    b.pending_ns = 30'000'000;  // woken once, then blocked again in the same call
+    b.running_ns = 20'000'000;
+    ThreadState now;
+    now.state = 'S';
+    now.syscall = 0;  // read
+    const TimeBudget t = make_budget(b, kWindow, {}, 0, &now);
+    EXPECT_EQ(blocked_in(t, 0), 80'000'000u);
+    EXPECT_EQ(blocked_in(t, TimeBudget::kUnknownSyscall), 0u);
+    EXPECT_EQ(t.remainder_ns, 0);
+
+    // Gone, or running now: it stays unknown, and is still counted.
+    const TimeBudget gone = make_budget(b, kWindow, {}, 0, nullptr);
+    EXPECT_EQ(blocked_in(gone, TimeBudget::kUnknownSyscall), 80'000'000u);
+    EXPECT_EQ(gone.blocked[0].name, "unknown syscall");
+}
+
+TEST(Budget, BornAndDiedInTheWindowIsNotAliveOutsideItsLife)
+{
+    kd_budget b = state(KD_B_DEAD, 1'070'000'000);
+    b.born_ns = 1'020'000'000;
+    b.died_ns = 1'070'000'000;
+    b.running_ns = 50'000'000;
+    const TimeBudget t = make_budget(b, kWindow, {}, 0, nullptr);
+    EXPECT_EQ(t.not_alive_ns, 50'000'000u);  // 20 ms before, 30 ms after
+    EXPECT_EQ(t.running_ns, 50'000'000u);
+    EXPECT_EQ(t.remainder_ns, 0);
+}
+
+TEST(Budget, WhatThePartsMissIsShownAsRemainder)
+{
+    kd_budget b = state(KD_B_RUNNING, 1'100'000'000);  // switched in at the very end
+    b.ready_ns = 60'000'000;                          // a missed event: 40 ms unaccounted
+    const TimeBudget t = make_budget(b, kWindow, {}, 0, nullptr);
+    EXPECT_EQ(t.remainder_ns, 40'000'000);
+
+    b.ready_ns = 130'000'000;  // and more than the window: negative
+    EXPECT_EQ(make_budget(b, kWindow, {}, 0, nullptr).remainder_ns, -30'000'000);
+}
+
+TEST(Budget, AThreadWithNoEventTakesItsStateFromProc)
+{
+    ThreadState now;
+    now.state = 'S';
+    now.syscall = 202;
+    TimeBudget t = budget_from_proc(now, kWindow);
+    EXPECT_TRUE(t.from_proc);
+    EXPECT_EQ(blocked_in(t, 202), 100'000'000u);
+
+    now.state = 'R';
+    t = budget_from_proc(now, kWindow);
+    EXPECT_EQ(t.running_ns, 100'000'000u);
+
+    now.state = 'T';
+    t = budget_from_proc(now, kWindow);
+    EXPECT_EQ(t.stopped_ns, 100'000'000u);
+    EXPECT_EQ(t.remainder_ns, 0);
+}
+
+TEST(Budget, BlockedPartsAreSortedByTime)
+{
+    kd_budget b = state(KD_B_RUNNING, 1'100'000'000);
+    b.blocked_nosys_ns = 5'000'000;
+    const std::map<uint32_t, uint64_t> blocked = {{0, 20'000'000}, {202, 75'000'000}};
+    const TimeBudget t = make_budget(b, kWindow, blocked, 0, nullptr);
+    ASSERT_EQ(t.blocked.size(), 3u);
+    EXPECT_EQ(t.blocked[0].nr, 202);
+    EXPECT_EQ(t.blocked[1].nr, 0);
+    EXPECT_EQ(t.blocked[2].nr, TimeBudget::kOutsideSyscalls);
+    EXPECT_EQ(t.blocked_ns, 100'000'000u);
+}

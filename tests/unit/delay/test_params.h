@@ -1,0 +1,27 @@
+// A DelayProgramParams with this machine's 6.18 task_struct layout, for
+// rendering the delay program without BTF.
+#pragma once
+
+#include "delay/program.h"
+
+namespace kdtest {
+
+inline kdelay::DelayProgramParams program_params()
+{
+    kdelay::KernelLayout l{};
+    l.task_pid = {1264, 4};
+    l.task_tgid = {1268, 4};
+    l.task_state = {24, 4};
+    l.task_comm = {1752, 16};
+    l.irqaction_name = {96, 8};
+    l.regs_syscall_nr = {120, 8};
+    l.regs_return = {80, 8};
+    kdelay::DelayProgramParams p;
+    p.tgid = 4321;
+    p.poll_nr = 7;
+    p.sizes = kdelay::size_delay_maps(10);
+    p.layout = l;
+    return p;
+}
+
+}  // namespace kdtest
