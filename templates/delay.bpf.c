@@ -13,6 +13,7 @@
 #define TASK_IDS_ADJACENT {{task_ids_adjacent}}
 #define TASK_STATE_OFF {{task_state_off}}
 #define TASK_COMM_OFF {{task_comm_off}}
+#define TASK_RUNTIME_OFF {{task_runtime_off}}
 #define IRQACTION_NAME_OFF {{irqaction_name_off}}
 #define PT_REGS_NR_OFF {{pt_regs_nr_off}}
 typedef {{task_state_type}} kd_task_state_t;
@@ -657,6 +658,8 @@ static __always_inline void woken(void *task, struct kd_capture *cap, int is_new
         return;
 
     __u64 now = bpf_ktime_get_ns();
+    if (!t->runtime)
+        bpf_probe_read_kernel(&t->runtime, sizeof(t->runtime), (char *)task + TASK_RUNTIME_OFF);
     if (t->stop_start) {
         stat_add(&t->stopped, now - t->stop_start);
         t->stop_start = 0;
@@ -716,6 +719,33 @@ RAW_TRACEPOINT_PROBE(sched_process_exit)
 }
 {{/budget}}
 
+{{#budget}}
+/* A thread of the target gets a CPU at `at`: the wait it ends is blamed on
+ * who held this CPU meanwhile. */
+static __always_inline void budget_switched_in(struct kd_thread *t, __u32 tid, struct kd_capture *cap, __u64 at)
+{
+    __u32 was = t->budget.state;
+    if (was == KD_B_READY || was == KD_B_UNKNOWN) {
+        __u64 w0 = was == KD_B_READY && t->budget.since ? t->budget.since : window_start(cap);
+        __u64 lo = was == KD_B_READY && t->budget.migrated_ns > w0 ? t->budget.migrated_ns : w0;
+        blame_wait(tid, w0, lo, at);
+    }
+    budget_leave(t, tid, cap, at, KD_B_READY);
+    budget_enter(t, KD_B_RUNNING, 0, at);
+}
+{{/budget}}
+
+/* prev leaves its CPU, so it had been switched in, but that switch was not
+ * seen: a tracepoint can be skipped (BPF's recursion guard; some kernels
+ * hide a task from tracing, and its own switches never fire). Its CPU time
+ * since it last left a CPU says when it got this one, at the latest. */
+static __always_inline __u64 missed_switch_in(struct kd_thread *t, __u64 runtime, __u64 waiting_since, __u64 now)
+{
+    __u64 ran = runtime > t->runtime ? runtime - t->runtime : 0;
+    __u64 waited = now > waiting_since ? now - waiting_since : 0;
+    return ran < waited ? now - ran : waiting_since;
+}
+
 RAW_TRACEPOINT_PROBE(sched_switch)
 {
     struct kd_capture *cap = capturing();
@@ -745,7 +775,18 @@ RAW_TRACEPOINT_PROBE(sched_switch)
         struct kd_thread *t = thread_entry(prev_tid, 0);
         kd_task_state_t state = 0;
         bpf_probe_read_kernel(&state, sizeof(state), (char *)prev + TASK_STATE_OFF);
+        __u64 runtime = 0;
+        bpf_probe_read_kernel(&runtime, sizeof(runtime), (char *)prev + TASK_RUNTIME_OFF);
+        if (t && t->ready_start && !t->run_start) {
+            __u64 in = missed_switch_in(t, runtime, t->ready_start, now);
+            stat_add(&t->ready, in - t->ready_start);
+            hist_add(prev_tid, KD_HIST_READY, 0, in - t->ready_start);
+            t->ready_start = 0;
+            t->run_start = in;
+        }
 {{#budget}}
+        if (t && t->budget.state == KD_B_READY)
+            budget_switched_in(t, prev_tid, cap, missed_switch_in(t, runtime, t->budget.since, now));
         /* Before the in-flight slot is spilled, which forgets the syscall. */
         if (t && t->budget.state != KD_B_DEAD) {
             __u32 nr = budget_blocked_nr(t, prev_tid);
@@ -764,6 +805,7 @@ RAW_TRACEPOINT_PROBE(sched_switch)
         if (t) {
             /* prev is current here: refresh the name it may have changed. */
             bpf_get_current_comm(&t->comm, sizeof(t->comm));
+            t->runtime = runtime;
             if (t->run_start) {
                 stat_add(&t->run, now - t->run_start);
                 hist_add(prev_tid, KD_HIST_RUN, 0, now - t->run_start);
@@ -796,14 +838,7 @@ RAW_TRACEPOINT_PROBE(sched_switch)
     }
     t->run_start = now;
 {{#budget}}
-    __u32 was = t->budget.state;
-    if (was == KD_B_READY || was == KD_B_UNKNOWN) {
-        __u64 w0 = was == KD_B_READY && t->budget.since ? t->budget.since : window_start(cap);
-        __u64 lo = was == KD_B_READY && t->budget.migrated_ns > w0 ? t->budget.migrated_ns : w0;
-        blame_wait(next_tid, w0, lo, now);
-    }
-    budget_leave(t, next_tid, cap, now, KD_B_READY);
-    budget_enter(t, KD_B_RUNNING, 0, now);
+    budget_switched_in(t, next_tid, cap, now);
 {{/budget}}
     return 0;
 }

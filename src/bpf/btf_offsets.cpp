@@ -81,6 +81,9 @@ KernelLayout read_kernel_layout(const KernelBtf& btf)
     auto state = btf.member("task_struct", "__state");
     layout.task_state = state ? *state : btf.require("task_struct", "state");
     layout.task_comm = btf.require("task_struct", "comm");
+    const MemberLayout se = btf.require("task_struct", "se");
+    const MemberLayout runtime = btf.require("sched_entity", "sum_exec_runtime");
+    layout.task_runtime = {se.offset + runtime.offset, runtime.size};
     layout.irqaction_name = btf.require("irqaction", "name");
     auto nr = btf.member("pt_regs", "orig_ax");
     layout.regs_syscall_nr = nr ? *nr : btf.require("pt_regs", "syscallno");

@@ -61,6 +61,7 @@ std::string render_delay_program(const DelayProgramParams& p)
     v.number("task_state_off", p.layout.task_state.offset);
     v.identifier("task_state_type", uint_type("task_struct state", p.layout.task_state.size));
     v.number("task_comm_off", p.layout.task_comm.offset);
+    v.number("task_runtime_off", p.layout.task_runtime.offset);
     v.number("irqaction_name_off", p.layout.irqaction_name.offset);
     v.number("pt_regs_nr_off", p.layout.regs_syscall_nr.offset);
     v.identifier("pt_regs_nr_type", uint_type("pt_regs syscall number", p.layout.regs_syscall_nr.size));
