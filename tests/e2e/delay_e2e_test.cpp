@@ -89,7 +89,8 @@ int settled_raw_tracepoint_programs(int expected)
 }
 
 // One kdelay run against "kd_workload syscalls 1000 20", whose work starts
-// inside the sampling window; shared by the tests that read it.
+// inside the sampling window (its counts are checked by
+// cases/syscall_counts.case).
 class SyscallWorkload : public ::testing::Test {
 protected:
     static void SetUpTestSuite()
@@ -118,27 +119,6 @@ protected:
 };
 
 }  // namespace
-
-TEST_F(SyscallWorkload, CountsExactlyTheSyscallsMadeInTheWindow)
-{
-    KD_REQUIRE_BPF();
-    ASSERT_EQ(status_, 0) << err_;
-    auto samples = parse_samples(out_);
-    ASSERT_EQ(samples.size(), 1u) << out_;
-    ASSERT_TRUE(samples[0].count(counter_tid_)) << out_;
-    const ThreadBlock& t = samples[0].at(counter_tid_);
-
-    const Row* getppid = find_row(t, kSyscalls, "getppid");
-    const Row* nanosleep = find_row(t, kSyscalls, "nanosleep");
-    ASSERT_TRUE(getppid && nanosleep) << out_;
-    EXPECT_EQ((*getppid)[1], "110");  // NUMBER
-    EXPECT_EQ(number((*getppid)[2]), 1000u);
-    EXPECT_EQ(number((*nanosleep)[2]), 20u);
-    // 20 sleeps of 1 ms: at least 20 ms in total, each at least 1 ms.
-    EXPECT_GE(number((*nanosleep)[3]), 20'000'000u);
-    EXPECT_GE(number((*nanosleep)[4]), 1'000'000u);
-    EXPECT_EQ(err_.find("sha1"), std::string::npos) << "BCC noise leaked: " << err_;
-}
 
 TEST_F(SyscallWorkload, ThreadThatExitedKeepsItsName)
 {
@@ -379,13 +359,14 @@ TEST(DelayE2E, DiskInterruptsCountOnTheThreadTheyInterrupt)
     Process workload({kWorkload, "irq", file, std::to_string(ios), std::to_string(irq.cpu)});
     ASSERT_TRUE(workload.wait_for_output("tid kd-irq-spin", 20s)) << workload.err();
     const uint32_t spinner = workload_tid(workload.out(), "kd-irq-spin");
+    // The kernel's count spans kdelay's whole run, so it spans the window.
+    const uint64_t before = interrupts_on(irq);
     Process kdelay({kKdelay, "-p", std::to_string(workload.pid()), "--sample-time", "4"});
     ASSERT_TRUE(kdelay.wait_for_output("# Start sampling", kStartTimeout)) << kdelay.err();
-    const uint64_t before = interrupts_on(irq);
     workload.signal(SIGUSR1);
     ASSERT_TRUE(workload.wait_for_output("done", 30s));
-    const uint64_t kernel = interrupts_on(irq) - before;
     ASSERT_EQ(kdelay.wait(30s), 0) << kdelay.err();
+    const uint64_t kernel = interrupts_on(irq) - before;
     unlink(file.c_str());
 
     auto samples = parse_samples(kdelay.out());
@@ -410,78 +391,14 @@ TEST(DelayE2E, DiskInterruptsCountOnTheThreadTheyInterrupt)
     // some, on the spinner's CPU, which the spinner or kd-dio holds all along:
     // each lands on the one running when it comes (kd-dio, too, when its
     // I/O completes before it leaves the CPU; this machine shows anything
-    // from a few to most). Another process's disk I/O adds a few.
+    // from a few to most). Another process's disk I/O adds a few, some of
+    // them outside the window.
     ASSERT_GE(kernel, ios / 2u);
     EXPECT_GT(on_spinner, 0u) << kdelay.out();
-    EXPECT_LE(on_spinner + on_dio, kernel + 5) << kdelay.out();
+    EXPECT_LE(on_spinner + on_dio, kernel) << kdelay.out();
     EXPECT_GE(on_spinner + on_dio, kernel * 9 / 10) << "kernel: " << kernel << "\n" << kdelay.out();
     ASSERT_TRUE(find_row(t, kHardIrq, "TOTAL:")) << kdelay.out();
     EXPECT_GE(number(find_row(t, kHardIrq, "TOTAL:")->at(1)), on_spinner);
-}
-
-// Two threads on two CPUs hand a turn back and forth with raw futex calls,
-// so every call is known: waits that sleep, waits that return at once
-// (EAGAIN), and wakes. On PREEMPT_RT the futex hash locks are sleeping
-// locks, so a thread may also block inside the call.
-TEST(DelayE2E, FutexPingPongCountsEveryCall)
-{
-    KD_REQUIRE_BPF();
-    ReleasedRun run;
-    ASSERT_NO_FATAL_FAILURE(run_released(run, {kWorkload, "futex", "300"}, {"--sample-time", "4"}, 30s, 30s));
-    ASSERT_EQ(run.status, 0) << run.err;
-
-    auto samples = parse_samples(run.out);
-    ASSERT_EQ(samples.size(), 1u);
-    for (const std::string name : {"kd-futex-a", "kd-futex-b"}) {
-        const uint32_t tid = workload_tid(run.workload_out, name);
-        const std::string key = "calls " + name + " ";
-        const auto at = run.workload_out.find(key);
-        ASSERT_NE(at, std::string::npos) << run.workload_out;
-        const uint64_t calls = std::stoull(run.workload_out.substr(at + key.size()));
-        ASSERT_TRUE(samples[0].count(tid)) << name << "\n" << run.out;
-        const Row* futex = find_row(samples[0].at(tid), kSyscalls, "futex");
-        ASSERT_TRUE(futex) << run.out;
-        EXPECT_EQ(number(futex->at(2)), calls) << name;
-        EXPECT_GE(calls, 300u);
-    }
-}
-
-TEST(DelayE2E, LongPollIsTheWorkBetweenPolls)
-{
-    KD_REQUIRE_BPF();
-    ReleasedRun run;
-    ThreadBlock t;
-    ASSERT_NO_FATAL_FAILURE(released_thread(run, t, {kWorkload, "poll", "50"}, {"--sample-time", "3"}, "kd-poller"));
-    EXPECT_EQ(number(find_row(t, kSyscalls, "poll")->at(2)), 50u);
-    ASSERT_TRUE(t.sections.count(kLongPoll)) << run.out;
-    const Row& lp = t.sections.at(kLongPoll).at(0);  // COUNT AVERAGE MIN MAX
-    EXPECT_EQ(number(lp.at(0)), 49u) << "gaps between 50 polls";
-    EXPECT_GE(number(lp.at(2)), 2'000'000u) << "each gap holds 2 ms of work";
-    EXPECT_GE(number(lp.at(1)), number(lp.at(2)));
-    EXPECT_LE(number(lp.at(1)), number(lp.at(3)));
-}
-
-TEST(DelayE2E, SigstopShowsAsStoppedTime)
-{
-    KD_REQUIRE_BPF();
-    Process workload({kWorkload, "spin"});
-    ASSERT_TRUE(workload.wait_for_output("ready", 5s));
-    Process kdelay({kKdelay, "-p", std::to_string(workload.pid()), "--sample-time", "2"});
-    ASSERT_TRUE(kdelay.wait_for_output("# Start sampling", kStartTimeout)) << kdelay.err();
-    std::this_thread::sleep_for(200ms);
-    workload.signal(SIGSTOP);
-    std::this_thread::sleep_for(500ms);
-    workload.signal(SIGCONT);
-    ASSERT_EQ(kdelay.wait(20s), 0) << kdelay.err();
-
-    auto samples = parse_samples(kdelay.out());
-    ASSERT_EQ(samples.size(), 1u);
-    const ThreadBlock* t = thread_named(samples[0], "spin-a");
-    ASSERT_TRUE(t && t->sections.count(kStopped)) << kdelay.out();
-    const Row& st = t->sections.at(kStopped).at(0);  // STOP_CNT TOTAL MAX
-    EXPECT_GE(number(st.at(0)), 1u);
-    EXPECT_GE(number(st.at(1)), 400'000'000u) << kdelay.out();
-    EXPECT_LE(number(st.at(1)), 1'000'000'000u) << kdelay.out();
 }
 
 TEST(DelayE2E, CtrlCPrintsWhatWasCollectedAndExitsZero)
@@ -514,25 +431,6 @@ TEST(DelayE2E, TargetExitEndsTheSampleWithANote)
     ASSERT_EQ(kdelay.wait(10s), 0) << kdelay.err();
     EXPECT_NE(kdelay.out().find("exited; the sample ends here"), std::string::npos) << kdelay.out();
     EXPECT_EQ(parse_samples(kdelay.out()).size(), 1u) << "no further samples after the exit";
-}
-
-TEST(DelayE2E, SeveralSamplesEachStartFromZero)
-{
-    KD_REQUIRE_BPF();
-    Process workload({kWorkload, "spin"});
-    ASSERT_TRUE(workload.wait_for_output("ready", 5s));
-    Result r = run({kKdelay, "-p", std::to_string(workload.pid()), "--sample-time", "0.3",
-                    "--sample-count", "3", "--sample-interval", "0.2"},
-                   30s);
-    ASSERT_EQ(r.status, 0) << r.err;
-    auto samples = parse_samples(r.out);
-    ASSERT_EQ(samples.size(), 3u) << r.out;
-    for (const auto& s : samples) {
-        const ThreadBlock* t = thread_named(s, "spin-a");
-        ASSERT_TRUE(t && t->sections.count(kRun)) << r.out;
-        // Per-sample state is reset: no sample holds more run time than its window.
-        EXPECT_LT(number(t->sections.at(kRun).at(0).at(1)), 400'000'000u) << r.out;
-    }
 }
 
 TEST(DelayE2E, NothingStaysAttachedAfterExit)

@@ -23,11 +23,12 @@ build=${KDELAY_BUILD_DIR:-build}
 [ -x "$build/kdelay" ] || { echo "matrix.sh: no kdelay in $build; build first" >&2; exit 1; }
 
 kernel_paths=(
-    'SyscallWorkload\.'                                          # exact counts, BTF offsets, names
+    'SyscallWorkload\.'                                          # BTF offsets, names
+    'Case\.CountsExactlyTheSyscallsMadeInTheWindow'               # exact counts
     'DelayE2E\.BusyThreadsSharingOneCpuSplitTheWindowIntoRunAndReady'
     'DelayE2E\.LoopbackUdpShowsNetRxSoftIrqsOnTheThread'
     'DelayE2E\.DiskInterruptsCountOnTheThreadTheyInterrupt'        # hard IRQs
-    'DelayE2E\.FutexPingPongCountsEveryCall'                       # futex counts (RT: sleeping locks)
+    'Case\.FutexPingPongCountsEveryCall'                           # futex counts (RT: sleeping locks)
     'BlockE2E\.BiosnoopShowsEachDirectIoOfTheProcessOnly'
     'BlockE2E\.DelayReportAttributesBlockIoToTheIssuingThread'
     'TriggerE2E\.UsdtStartAndStopFrameExactlyTheSection'

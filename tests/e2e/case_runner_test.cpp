@@ -1,0 +1,142 @@
+// Registers every tests/e2e/cases/*.case as a gtest (suite "Case"), which
+// gtest_discover_tests hands to ctest, and runs it: the workload, kdelay
+// with --format json, the steps, then each EXPECT against the output.
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "case_file.h"
+#include "e2e.h"
+
+using namespace kdtest;
+
+namespace {
+
+const std::string kCasesDir = KD_CASES_DIR;
+const std::string kProgramsDir = KD_PROGRAMS_DIR;
+
+// Why this machine cannot run the case, or "".
+std::string unmet(const E2eCase& c)
+{
+    for (const std::string& r : c.requires_) {
+        if (r == "bpf" && !why_no_bpf().empty())
+            return why_no_bpf();
+        if (r == "kprobes" && access("/sys/kernel/tracing/kprobe_events", F_OK) != 0)
+            return "this kernel has no kprobes";
+        if (r == "schedstats" && access("/proc/sys/kernel/sched_schedstats", W_OK) != 0)
+            return "no writable /proc/sys/kernel/sched_schedstats";
+    }
+    return "";
+}
+
+std::vector<std::string> with_pid(std::vector<std::string> args, pid_t pid)
+{
+    for (std::string& a : args)
+        for (size_t at; (at = a.find("{pid}")) != std::string::npos;)
+            a.replace(at, 5, std::to_string(pid));
+    return args;
+}
+
+class CaseTest : public ::testing::Test {
+public:
+    explicit CaseTest(E2eCase c) : c_(std::move(c)) {}
+
+    void TestBody() override
+    {
+        if (const std::string why = unmet(c_); !why.empty())
+            GTEST_SKIP() << why;
+        std::unique_ptr<SchedStatsOn> schedstats;
+        if (std::count(c_.requires_.begin(), c_.requires_.end(), "schedstats"))
+            schedstats = std::make_unique<SchedStatsOn>();
+
+        std::vector<std::string> workload_argv = c_.workload;
+        workload_argv[0] = kProgramsDir + "/" + workload_argv[0];
+        Process workload(workload_argv);
+        ASSERT_TRUE(workload.wait_for_output(c_.ready, std::chrono::seconds(10)))
+            << c_.file << ": the workload never printed " << c_.ready << "\n" << workload.err();
+
+        std::vector<std::string> argv = {kKdelay};
+        const auto args = with_pid(c_.kdelay, workload.pid());
+        argv.insert(argv.end(), args.begin(), args.end());
+        argv.insert(argv.end(), {"--format", "json"});
+        Process kdelay(argv);
+        ASSERT_TRUE(kdelay.wait_for_output("\"marker\":\"start\"", kStartTimeout))
+            << c_.file << ": kdelay never started sampling\n" << kdelay.err();
+
+        for (const CaseStep& s : c_.steps) {
+            switch (s.kind) {
+            case CaseStep::Kind::signal:
+                (s.to_kdelay ? kdelay : workload).signal(s.signal);
+                break;
+            case CaseStep::Kind::wait:
+                ASSERT_TRUE(workload.wait_for_output(s.text, s.time))
+                    << c_.file << ": the workload never printed " << s.text << "\n" << workload.out();
+                break;
+            case CaseStep::Kind::sleep:
+                std::this_thread::sleep_for(s.time);
+                break;
+            }
+        }
+        CaseRun run;
+        run.status = kdelay.wait(c_.timeout);
+        run.out = kdelay.out();
+        run.err = kdelay.err();
+        run.workload_out = workload.out();
+        for (const Expectation& e : c_.expects) {
+            std::string failure;
+            try {
+                failure = check_expectation(e.text, run);
+            } catch (const std::exception& ex) {
+                failure = std::string("malformed: ") + ex.what();
+            }
+            if (!failure.empty())
+                ADD_FAILURE_AT(c_.file.c_str(), e.line) << "EXPECT " << e.text << "\n  " << failure;
+        }
+        if (HasFailure())
+            std::cerr << "kdelay's stderr:\n" << run.err << "\nworkload's output:\n" << run.workload_out;
+    }
+
+private:
+    E2eCase c_;
+};
+
+// A case file that does not parse still shows up, as a failing test.
+class BrokenCase : public ::testing::Test {
+public:
+    explicit BrokenCase(std::string why) : why_(std::move(why)) {}
+    void TestBody() override { FAIL() << why_; }
+
+private:
+    std::string why_;
+};
+
+const bool registered = [] {
+    std::vector<std::filesystem::path> files;
+    std::error_code ec;
+    for (const auto& e : std::filesystem::directory_iterator(kCasesDir, ec))
+        if (e.path().extension() == ".case")
+            files.push_back(e.path());
+    std::sort(files.begin(), files.end());
+    for (const auto& path : files) {
+        std::ifstream in(path);
+        std::stringstream text;
+        text << in.rdbuf();
+        const std::string file = path.string();
+        try {
+            E2eCase c = parse_case(text.str(), file);
+            const std::string name = c.name;
+            const int line = c.line;
+            ::testing::RegisterTest("Case", name.c_str(), nullptr, nullptr, file.c_str(), line,
+                                    [c = std::move(c)]() -> ::testing::Test* { return new CaseTest(c); });
+        } catch (const std::exception& ex) {
+            const std::string why = ex.what();
+            ::testing::RegisterTest("Case", path.stem().c_str(), nullptr, nullptr, file.c_str(), 1,
+                                    [why]() -> ::testing::Test* { return new BrokenCase(why); });
+        }
+    }
+    return true;
+}();
+
+}  // namespace

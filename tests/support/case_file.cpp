@@ -1,0 +1,478 @@
+#include "case_file.h"
+
+#include <cctype>
+#include <csignal>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <stdexcept>
+
+namespace kdtest {
+namespace {
+
+using nlohmann::json;
+
+std::vector<std::string> words(const std::string& s)
+{
+    std::istringstream in(s);
+    std::vector<std::string> out;
+    for (std::string w; in >> w;)
+        out.push_back(w);
+    return out;
+}
+
+int signal_named(const std::string& name)
+{
+    static const std::pair<const char*, int> kSignals[] = {
+        {"USR1", SIGUSR1}, {"USR2", SIGUSR2}, {"STOP", SIGSTOP}, {"CONT", SIGCONT},
+        {"INT", SIGINT},   {"TERM", SIGTERM}, {"KILL", SIGKILL}, {"HUP", SIGHUP}};
+    for (const auto& [n, sig] : kSignals)
+        if (name == n || name == std::string("SIG") + n)
+            return sig;
+    return 0;
+}
+
+std::chrono::milliseconds duration_of(const std::string& s)
+{
+    size_t used = 0;
+    const double v = std::stod(s, &used);
+    const std::string unit = s.substr(used);
+    if (unit == "ms")
+        return std::chrono::milliseconds(static_cast<long>(v));
+    if (unit == "s" || unit.empty())
+        return std::chrono::milliseconds(static_cast<long>(v * 1000));
+    throw std::invalid_argument("unit");
+}
+
+// A value an expectation compares: a number, a string, or nothing there.
+struct Value {
+    enum class Kind { number, string, null, missing } kind = Kind::missing;
+    double number = 0;
+    std::string string;
+};
+
+std::string show(const Value& v)
+{
+    switch (v.kind) {
+    case Value::Kind::number: {
+        std::ostringstream o;
+        o.precision(15);
+        o << v.number;
+        return o.str();
+    }
+    case Value::Kind::string: return json(v.string).dump();
+    case Value::Kind::null: return "null";
+    default: return "(missing)";
+    }
+}
+
+Value from_json(const json* j)
+{
+    Value v;
+    if (!j)
+        return v;
+    if (j->is_number()) {
+        v.kind = Value::Kind::number;
+        v.number = j->get<double>();
+    } else if (j->is_string()) {
+        v.kind = Value::Kind::string;
+        v.string = j->get<std::string>();
+    } else if (j->is_boolean()) {
+        v.kind = Value::Kind::number;
+        v.number = j->get<bool>() ? 1 : 0;
+    } else if (j->is_null()) {
+        v.kind = Value::Kind::null;
+    } else if (j->is_array() || j->is_object()) {
+        v.kind = Value::Kind::number;  // a container compares by its size
+        v.number = static_cast<double>(j->size());
+    }
+    return v;
+}
+
+// kdelay's JSON Lines, split by type.
+struct Report {
+    std::vector<json> samples, markers;
+    explicit Report(const std::string& out)
+    {
+        std::istringstream in(out);
+        for (std::string l; std::getline(in, l);) {
+            if (l.empty() || l[0] != '{')
+                continue;
+            json j = json::parse(l, nullptr, false);
+            if (j.is_discarded() || !j.contains("type"))
+                continue;
+            if (j["type"] == "sample")
+                samples.push_back(std::move(j));
+            else if (j["type"] == "marker")
+                markers.push_back(std::move(j));
+        }
+    }
+};
+
+// Recursive descent over one expectation:
+//   expect := sum OP sum | sum 'in' sum '..' sum | ('stdout'|'stderr') ('contains'|'lacks') STRING
+//   sum    := term (('+'|'-') term)*
+//   term   := atom (('*'|'/') NUMBER)*
+//   atom   := NUMBER | STRING | 'null' | 'exit' | 'samples' | workload(WORD NAME) | path
+//   path   := ('sample' ['[' N ']'] | 'thread(' NAME ')' | 'marker(' NAME ')') ('.' KEY ['[' SEL ']'])*
+//   SEL    := N | NAME (the element whose "name" is NAME) | FIELD=VALUE
+class Evaluator {
+public:
+    Evaluator(const std::string& text, const CaseRun& run) : s_(text), run_(run), report_(run.out) {}
+
+    std::string check()
+    {
+        skip_ws();
+        if (word_ahead("stdout") || word_ahead("stderr")) {
+            const bool out = take_word() == "stdout";
+            const std::string op = take_word();
+            if (op != "contains" && op != "lacks")
+                fail("expected 'contains' or 'lacks'");
+            const std::string needle = string_literal();
+            end();
+            const std::string& hay = out ? run_.out : run_.err;
+            if ((hay.find(needle) != std::string::npos) == (op == "contains"))
+                return "";
+            return std::string(out ? "stdout" : "stderr") + (op == "contains" ? " does not contain " : " contains ") +
+                   json(needle).dump();
+        }
+        const Value left = sum();
+        skip_ws();
+        if (word_ahead("in")) {
+            take_word();
+            const Value lo = sum();
+            skip_ws();
+            if (s_.compare(i_, 2, "..") != 0)
+                fail("expected '..'");
+            i_ += 2;
+            const Value hi = sum();
+            end();
+            if (left.kind == Value::Kind::number && lo.kind == Value::Kind::number &&
+                hi.kind == Value::Kind::number && left.number >= lo.number && left.number <= hi.number)
+                return "";
+            return show(left) + " is not in " + show(lo) + ".." + show(hi);
+        }
+        const std::string op = comparison();
+        const Value right = sum();
+        end();
+        return compare(left, op, right) ? "" : show(left) + " " + op + " " + show(right) + " is false";
+    }
+
+private:
+    [[noreturn]] void fail(const std::string& why) const
+    {
+        throw std::runtime_error(why + " at column " + std::to_string(i_ + 1) + " of: " + s_);
+    }
+    void skip_ws()
+    {
+        while (i_ < s_.size() && std::isspace(static_cast<unsigned char>(s_[i_])))
+            ++i_;
+    }
+    void end()
+    {
+        skip_ws();
+        if (i_ != s_.size())
+            fail("unexpected text");
+    }
+    bool word_ahead(const char* w) const
+    {
+        const std::string word(w);
+        if (s_.compare(i_, word.size(), word) != 0)
+            return false;
+        const size_t after = i_ + word.size();
+        return after == s_.size() || !(std::isalnum(static_cast<unsigned char>(s_[after])) || s_[after] == '_');
+    }
+    std::string take_word()
+    {
+        skip_ws();
+        const size_t start = i_;
+        while (i_ < s_.size() && (std::isalnum(static_cast<unsigned char>(s_[i_])) || s_[i_] == '_'))
+            ++i_;
+        if (start == i_)
+            fail("expected a name");
+        return s_.substr(start, i_ - start);
+    }
+    void expect_char(char c)
+    {
+        skip_ws();
+        if (i_ >= s_.size() || s_[i_] != c)
+            fail(std::string("expected '") + c + "'");
+        ++i_;
+    }
+    // Raw text up to the closing character, trimmed.
+    std::string until(char close)
+    {
+        const size_t at = s_.find(close, i_);
+        if (at == std::string::npos)
+            fail(std::string("no closing '") + close + "'");
+        std::string t = s_.substr(i_, at - i_);
+        i_ = at + 1;
+        const auto a = t.find_first_not_of(' '), b = t.find_last_not_of(' ');
+        return a == std::string::npos ? "" : t.substr(a, b - a + 1);
+    }
+    std::string string_literal()
+    {
+        skip_ws();
+        if (i_ >= s_.size() || s_[i_] != '"')
+            fail("expected a string");
+        ++i_;
+        return until('"');
+    }
+    double number_literal()
+    {
+        skip_ws();
+        std::string digits;
+        while (i_ < s_.size() && (std::isdigit(static_cast<unsigned char>(s_[i_])) || s_[i_] == '_' ||
+                                  s_[i_] == '\'' || s_[i_] == '.')) {
+            if (s_[i_] != '_' && s_[i_] != '\'')
+                digits += s_[i_];
+            ++i_;
+        }
+        if (digits.empty())
+            fail("expected a number");
+        return std::stod(digits);
+    }
+    std::string comparison()
+    {
+        skip_ws();
+        for (const char* op : {"==", "!=", "<=", ">=", "<", ">"}) {
+            const std::string o(op);
+            if (s_.compare(i_, o.size(), o) == 0) {
+                i_ += o.size();
+                return o;
+            }
+        }
+        fail("expected a comparison (== != < <= > >= in)");
+    }
+    static bool compare(const Value& a, const std::string& op, const Value& b)
+    {
+        if (a.kind == Value::Kind::missing || b.kind == Value::Kind::missing)
+            return false;
+        if (a.kind != b.kind)
+            return op == "!=";
+        const int c = a.kind == Value::Kind::number ? (a.number < b.number ? -1 : a.number > b.number)
+                      : a.kind == Value::Kind::string ? a.string.compare(b.string)
+                                                      : 0;
+        if (op == "==") return c == 0;
+        if (op == "!=") return c != 0;
+        if (op == "<") return c < 0;
+        if (op == "<=") return c <= 0;
+        if (op == ">") return c > 0;
+        return c >= 0;
+    }
+
+    Value sum()
+    {
+        Value v = term();
+        for (;;) {
+            skip_ws();
+            if (i_ >= s_.size() || (s_[i_] != '+' && s_[i_] != '-') || s_.compare(i_, 2, "..") == 0)
+                return v;
+            const char op = s_[i_++];
+            const Value r = term();
+            if (v.kind != Value::Kind::number || r.kind != Value::Kind::number)
+                return Value{};
+            v.number = op == '+' ? v.number + r.number : v.number - r.number;
+        }
+    }
+    Value term()
+    {
+        Value v = atom();
+        for (;;) {
+            skip_ws();
+            if (i_ >= s_.size() || (s_[i_] != '*' && s_[i_] != '/'))
+                return v;
+            const char op = s_[i_++];
+            const double k = number_literal();
+            if (v.kind == Value::Kind::number)
+                v.number = op == '*' ? v.number * k : v.number / k;
+        }
+    }
+    Value atom()
+    {
+        skip_ws();
+        if (i_ >= s_.size())
+            fail("expected a value");
+        const char c = s_[i_];
+        if (std::isdigit(static_cast<unsigned char>(c)))
+            return Value{Value::Kind::number, number_literal(), {}};
+        if (c == '"')
+            return Value{Value::Kind::string, 0, string_literal()};
+        const std::string w = take_word();
+        if (w == "null")
+            return Value{Value::Kind::null, 0, {}};
+        if (w == "exit")
+            return Value{Value::Kind::number, static_cast<double>(run_.status), {}};
+        if (w == "samples")
+            return Value{Value::Kind::number, static_cast<double>(report_.samples.size()), {}};
+        if (w == "workload") {
+            expect_char('(');
+            return workload_number(until(')'));
+        }
+        const json* at = nullptr;
+        if (w == "sample") {
+            size_t k = 0;
+            skip_ws();
+            if (i_ < s_.size() && s_[i_] == '[') {
+                ++i_;
+                k = static_cast<size_t>(number_literal());
+                expect_char(']');
+            }
+            at = k < report_.samples.size() ? &report_.samples[k] : nullptr;
+        } else if (w == "thread") {
+            expect_char('(');
+            const std::string name = until(')');
+            if (!report_.samples.empty())
+                at = select(&report_.samples[0]["threads"], "name=" + name);
+        } else if (w == "marker") {
+            expect_char('(');
+            const std::string kind = until(')');
+            for (const json& m : report_.markers)
+                if (!at && m["marker"] == kind)
+                    at = &m;
+        } else {
+            fail("unknown value '" + w + "'");
+        }
+        return from_json(path(at));
+    }
+    // The rest of a path, from at (null: nothing there).
+    const json* path(const json* at)
+    {
+        for (;;) {
+            if (i_ >= s_.size() || s_[i_] != '.' || s_.compare(i_, 2, "..") == 0)
+                return at;
+            ++i_;
+            const std::string key = take_word();
+            at = at && at->is_object() && at->contains(key) ? &(*at)[key] : nullptr;
+            while (i_ < s_.size() && s_[i_] == '[') {
+                ++i_;
+                at = select(at, until(']'));
+            }
+        }
+    }
+    // An array's element: by index, by "name", or by FIELD=VALUE.
+    static const json* select(const json* array, const std::string& sel)
+    {
+        if (!array || !array->is_array() || sel.empty())
+            return nullptr;
+        if (sel.find_first_not_of("0123456789") == std::string::npos) {
+            const size_t k = std::stoul(sel);
+            return k < array->size() ? &(*array)[k] : nullptr;
+        }
+        const auto eq = sel.find('=');
+        const std::string field = eq == std::string::npos ? "name" : sel.substr(0, eq);
+        const std::string want = eq == std::string::npos ? sel : sel.substr(eq + 1);
+        for (const json& e : *array) {
+            if (!e.is_object() || !e.contains(field))
+                continue;
+            const json& f = e[field];
+            if ((f.is_string() && f.get<std::string>() == want) || (!f.is_string() && f.dump() == want))
+                return &e;
+        }
+        return nullptr;
+    }
+    // workload(WORD NAME): the number after "WORD NAME " in the workload's output.
+    Value workload_number(const std::string& key) const
+    {
+        const std::string needle = key + " ";
+        std::istringstream in(run_.workload_out);
+        for (std::string l; std::getline(in, l);)
+            if (l.compare(0, needle.size(), needle) == 0)
+                return Value{Value::Kind::number, std::stod(l.substr(needle.size())), {}};
+        return Value{};
+    }
+
+    const std::string& s_;
+    size_t i_ = 0;
+    const CaseRun& run_;
+    Report report_;
+};
+
+}  // namespace
+
+E2eCase parse_case(const std::string& text, const std::string& file)
+{
+    E2eCase c;
+    c.file = file;
+    std::istringstream in(text);
+    int n = 0;
+    auto fail = [&](const std::string& why) { throw std::runtime_error(file + ":" + std::to_string(n) + ": " + why); };
+    for (std::string l; std::getline(in, l);) {
+        ++n;
+        const auto a = l.find_first_not_of(" \t");
+        if (a == std::string::npos || l[a] == '#')
+            continue;
+        const auto sp = l.find_first_of(" \t", a);
+        const std::string key = l.substr(a, sp == std::string::npos ? std::string::npos : sp - a);
+        const std::string rest = sp == std::string::npos ? "" : l.substr(l.find_first_not_of(" \t", sp));
+        const std::vector<std::string> args = words(rest);
+        if (key == "NAME") {
+            if (args.size() != 1)
+                fail("NAME takes one word, the test's name");
+            c.name = args[0];
+            c.line = n;
+        } else if (key == "REQUIRES") {
+            for (const std::string& r : args) {
+                if (r != "bpf" && r != "kprobes" && r != "schedstats")
+                    fail("unknown requirement '" + r + "' (bpf, kprobes, schedstats)");
+                c.requires_.push_back(r);
+            }
+        } else if (key == "WORKLOAD") {
+            if (args.empty())
+                fail("WORKLOAD needs a program");
+            c.workload = args;
+        } else if (key == "READY") {
+            c.ready = rest;
+        } else if (key == "KDELAY") {
+            c.kdelay = args;
+        } else if (key == "TIMEOUT") {
+            try {
+                c.timeout = std::chrono::duration_cast<std::chrono::seconds>(duration_of(rest));
+            } catch (const std::exception&) {
+                fail("TIMEOUT takes a duration: 30, 30s or 500ms");
+            }
+        } else if (key == "STEP") {
+            CaseStep s;
+            try {
+                if (args.size() == 3 && args[0] == "signal" && (args[1] == "workload" || args[1] == "kdelay")) {
+                    s.kind = CaseStep::Kind::signal;
+                    s.to_kdelay = args[1] == "kdelay";
+                    s.signal = signal_named(args[2]);
+                    if (!s.signal)
+                        fail("unknown signal '" + args[2] + "'");
+                } else if (args.size() >= 3 && args[0] == "wait") {
+                    s.kind = CaseStep::Kind::wait;
+                    s.time = duration_of(args[1]);
+                    s.text = rest.substr(rest.find(args[2], rest.find(args[1]) + args[1].size()));
+                } else if (args.size() == 2 && args[0] == "sleep") {
+                    s.kind = CaseStep::Kind::sleep;
+                    s.time = duration_of(args[1]);
+                } else {
+                    fail("STEP is 'signal workload|kdelay SIG', 'wait DURATION TEXT' or 'sleep DURATION'");
+                }
+            } catch (const std::invalid_argument&) {
+                fail("a STEP duration is a number with s or ms");
+            }
+            c.steps.push_back(s);
+        } else if (key == "EXPECT") {
+            if (rest.empty())
+                fail("EXPECT needs an expectation");
+            c.expects.push_back({rest, n});
+        } else {
+            fail("unknown key '" + key + "' (NAME REQUIRES WORKLOAD READY KDELAY STEP TIMEOUT EXPECT)");
+        }
+    }
+    if (c.name.empty())
+        throw std::runtime_error(file + ": no NAME");
+    if (c.workload.empty())
+        throw std::runtime_error(file + ": no WORKLOAD");
+    if (c.expects.empty())
+        throw std::runtime_error(file + ": no EXPECT");
+    return c;
+}
+
+std::string check_expectation(const std::string& expr, const CaseRun& run)
+{
+    return Evaluator(expr, run).check();
+}
+
+}  // namespace kdtest

@@ -1,0 +1,54 @@
+// End-to-end cases as data: one small text file per case under
+// tests/e2e/cases/, read here and run by tests/e2e/case_runner_test.cpp.
+// The format is in tests/e2e/cases/README.md.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace kdtest {
+
+// Something done after kdelay starts sampling, in file order.
+struct CaseStep {
+    enum class Kind { signal, wait, sleep };
+    Kind kind = Kind::sleep;
+    bool to_kdelay = false;  // signal: kdelay rather than the workload
+    int signal = 0;
+    std::string text;        // wait: a line of the workload's output containing it
+    std::chrono::milliseconds time{0};  // sleep, or wait's limit
+};
+
+struct Expectation {
+    std::string text;
+    int line = 0;
+};
+
+struct E2eCase {
+    std::string name;
+    std::string file;
+    int line = 1;
+    std::vector<std::string> requires_;  // bpf, kprobes, schedstats
+    std::vector<std::string> workload;   // a program of tests/programs and its arguments
+    std::string ready = "ready";         // the workload's line before kdelay starts
+    std::vector<std::string> kdelay;     // arguments; {pid} is the workload's pid
+    std::vector<CaseStep> steps;
+    std::chrono::seconds timeout{30};    // for kdelay to end after the steps
+    std::vector<Expectation> expects;
+};
+
+// Throws std::runtime_error("FILE:LINE: why") on a malformed case.
+E2eCase parse_case(const std::string& text, const std::string& file);
+
+// What one run left to check.
+struct CaseRun {
+    int status = -1;
+    std::string out, err;  // kdelay's: JSON Lines on stdout
+    std::string workload_out;
+};
+
+// "" when the expectation holds; else why not, with the values compared.
+// Throws std::runtime_error on a malformed expectation.
+std::string check_expectation(const std::string& expr, const CaseRun& run);
+
+}  // namespace kdtest

@@ -1,0 +1,127 @@
+// The e2e case format (tests/support/case_file): parsing, and expectations
+// checked against a made-up run, without root.
+#include <gtest/gtest.h>
+
+#include "case_file.h"
+
+using namespace kdtest;
+
+namespace {
+
+const char* const kCase = R"(# a comment
+NAME SomeCase
+REQUIRES bpf schedstats
+WORKLOAD kd_workload futex 300
+KDELAY -p {pid} --sample-time 4
+STEP signal workload USR1
+STEP wait 30s tid kd-futex-a
+STEP sleep 200ms
+STEP signal kdelay INT
+TIMEOUT 45
+EXPECT exit == 0
+)";
+
+CaseRun made_up_run()
+{
+    CaseRun r;
+    r.status = 0;
+    r.out = R"({"type":"marker","marker":"start","time_unix_ns":1}
+{"type":"sample","threads":[{"name":"a","tid":10,"run":{"count":3,"total_ns":3000},"syscalls":[{"name":"futex","nr":202,"count":7}]},{"name":"b","tid":11,"run":null,"syscalls":[]}]}
+{"type":"sample","threads":[{"name":"a","tid":10,"run":{"count":1,"total_ns":500},"syscalls":[]}]}
+{"type":"marker","marker":"stop","trigger_ns":42}
+)";
+    r.err = "kdelay: note\n";
+    r.workload_out = "ready\ncalls a 7\ndone\n";
+    return r;
+}
+
+std::string check(const std::string& expr) { return check_expectation(expr, made_up_run()); }
+
+}  // namespace
+
+TEST(CaseFile, ParsesEveryKey)
+{
+    const E2eCase c = parse_case(kCase, "x.case");
+    EXPECT_EQ(c.name, "SomeCase");
+    EXPECT_EQ(c.line, 2);
+    EXPECT_EQ(c.requires_, (std::vector<std::string>{"bpf", "schedstats"}));
+    EXPECT_EQ(c.workload, (std::vector<std::string>{"kd_workload", "futex", "300"}));
+    EXPECT_EQ(c.kdelay, (std::vector<std::string>{"-p", "{pid}", "--sample-time", "4"}));
+    ASSERT_EQ(c.steps.size(), 4u);
+    EXPECT_EQ(c.steps[0].kind, CaseStep::Kind::signal);
+    EXPECT_FALSE(c.steps[0].to_kdelay);
+    EXPECT_EQ(c.steps[1].kind, CaseStep::Kind::wait);
+    EXPECT_EQ(c.steps[1].text, "tid kd-futex-a");
+    EXPECT_EQ(c.steps[1].time, std::chrono::seconds(30));
+    EXPECT_EQ(c.steps[2].time, std::chrono::milliseconds(200));
+    EXPECT_TRUE(c.steps[3].to_kdelay);
+    EXPECT_EQ(c.timeout, std::chrono::seconds(45));
+    ASSERT_EQ(c.expects.size(), 1u);
+    EXPECT_EQ(c.expects[0].line, 11);
+}
+
+TEST(CaseFile, AMalformedLineIsNamedByFileAndLine)
+{
+    auto message = [](const std::string& text) {
+        try {
+            parse_case(text, "bad.case");
+        } catch (const std::runtime_error& e) {
+            return std::string(e.what());
+        }
+        return std::string("parsed");
+    };
+    EXPECT_EQ(message("NAME x\nWORKLOAD w\nFROB 1\n"),
+              "bad.case:3: unknown key 'FROB' (NAME REQUIRES WORKLOAD READY KDELAY STEP TIMEOUT EXPECT)");
+    EXPECT_EQ(message("NAME x\nREQUIRES gpu\n"), "bad.case:2: unknown requirement 'gpu' (bpf, kprobes, schedstats)");
+    EXPECT_EQ(message("NAME x\nSTEP signal workload FOO\n"), "bad.case:2: unknown signal 'FOO'");
+    EXPECT_EQ(message("NAME x\nSTEP sleep soon\n"), "bad.case:2: a STEP duration is a number with s or ms");
+    EXPECT_EQ(message("NAME x\nWORKLOAD w\n"), "bad.case: no EXPECT");
+    EXPECT_EQ(message("WORKLOAD w\nEXPECT exit == 0\n"), "bad.case: no NAME");
+}
+
+TEST(CaseFile, PathsSelectByIndexNameAndField)
+{
+    EXPECT_EQ(check("exit == 0"), "");
+    EXPECT_EQ(check("samples == 2"), "");
+    EXPECT_EQ(check("thread(a).syscalls[futex].count == 7"), "");
+    EXPECT_EQ(check("sample[1].threads[a].run.total_ns == 500"), "");
+    EXPECT_EQ(check("sample.threads[tid=11].name == \"b\""), "");
+    EXPECT_EQ(check("sample[0].threads[1].run == null"), "");
+    EXPECT_EQ(check("marker(stop).trigger_ns == 42"), "");
+    EXPECT_EQ(check("thread(a).syscalls == 1"), "") << "a container compares by its size";
+}
+
+TEST(CaseFile, ComparisonsRangesAndArithmetic)
+{
+    EXPECT_EQ(check("thread(a).run.total_ns in 2_999 .. 3'001"), "");
+    EXPECT_EQ(check("thread(a).run.total_ns in 1 .. 2"), "3000 is not in 1..2");
+    EXPECT_EQ(check("thread(a).run.total_ns / 3 == 1000"), "");
+    EXPECT_EQ(check("thread(a).run.count * 1000 == thread(a).run.total_ns"), "");
+    EXPECT_EQ(check("thread(a).run.total_ns - sample[1].threads[a].run.total_ns == 2500"), "");
+    EXPECT_EQ(check("thread(a).run.count + 1 > 3"), "");
+    EXPECT_EQ(check("thread(a).run.count >= 4"), "3 >= 4 is false");
+    EXPECT_EQ(check("thread(a).syscalls[futex].count == workload(calls a)"), "");
+}
+
+TEST(CaseFile, WhatIsNotThereNeverHolds)
+{
+    EXPECT_EQ(check("thread(zz).run.count >= 0"), "(missing) >= 0 is false");
+    EXPECT_EQ(check("workload(calls zz) != 1"), "(missing) != 1 is false");
+    EXPECT_EQ(check("sample[5].threads == 0"), "(missing) == 0 is false");
+}
+
+TEST(CaseFile, OutputTextChecks)
+{
+    EXPECT_EQ(check("stderr contains \"note\""), "");
+    EXPECT_EQ(check("stderr lacks \"sha1\""), "");
+    EXPECT_EQ(check("stderr lacks \"note\""), "stderr contains \"note\"");
+}
+
+TEST(CaseFile, AMalformedExpectationThrows)
+{
+    EXPECT_THROW(check("exit"), std::runtime_error);
+    EXPECT_THROW(check("exit == "), std::runtime_error);
+    EXPECT_THROW(check("bogus == 1"), std::runtime_error);
+    EXPECT_THROW(check("exit == 0 junk"), std::runtime_error);
+    EXPECT_THROW(check("thread(a.run == 1"), std::runtime_error);
+}
