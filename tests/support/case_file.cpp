@@ -48,6 +48,7 @@ struct Value {
     enum class Kind { number, string, null, missing } kind = Kind::missing;
     double number = 0;
     std::string string;
+    bool literal = false;  // the word `missing`: == and != then test presence
 };
 
 std::string show(const Value& v)
@@ -112,8 +113,11 @@ struct Report {
 //   expect := sum OP sum | sum 'in' sum '..' sum | ('stdout'|'stderr') ('contains'|'lacks') STRING
 //   sum    := term (('+'|'-') term)*
 //   term   := atom (('*'|'/') NUMBER)*
-//   atom   := NUMBER | STRING | 'null' | 'exit' | 'samples' | workload(WORD NAME) | path
-//   path   := ('sample' ['[' N ']'] | 'thread(' NAME ')' | 'marker(' NAME ')') ('.' KEY ['[' SEL ']'])*
+//   atom   := NUMBER | STRING | 'null' | 'missing' | 'exit' | 'samples' | workload(WORD NAME) | path
+// An index written [*] stands for each sample's: the expectation is checked
+// once per sample, with [*] replaced by 0, 1, ...
+//   path   := ('sample' ['[' N ']'] | 'thread(' NAME ')' | 'marker(' KIND ')' ['[' N ']'])
+//             ('.' KEY ['[' SEL ']'])*
 //   SEL    := N | NAME (the element whose "name" is NAME) | FIELD=VALUE
 class Evaluator {
 public:
@@ -245,6 +249,8 @@ private:
     }
     static bool compare(const Value& a, const std::string& op, const Value& b)
     {
+        if ((a.literal || b.literal) && (op == "==" || op == "!="))
+            return (a.kind == b.kind) == (op == "==");
         if (a.kind == Value::Kind::missing || b.kind == Value::Kind::missing)
             return false;
         if (a.kind != b.kind)
@@ -300,6 +306,8 @@ private:
         const std::string w = take_word();
         if (w == "null")
             return Value{Value::Kind::null, 0, {}};
+        if (w == "missing")
+            return Value{Value::Kind::missing, 0, {}, true};
         if (w == "exit")
             return Value{Value::Kind::number, static_cast<double>(run_.status), {}};
         if (w == "samples")
@@ -326,8 +334,14 @@ private:
         } else if (w == "marker") {
             expect_char('(');
             const std::string kind = until(')');
+            size_t k = 0;
+            if (i_ < s_.size() && s_[i_] == '[') {
+                ++i_;
+                k = static_cast<size_t>(number_literal());
+                expect_char(']');
+            }
             for (const json& m : report_.markers)
-                if (!at && m["marker"] == kind)
+                if (!at && m["marker"] == kind && k-- == 0)
                     at = &m;
         } else {
             fail("unknown value '" + w + "'");
@@ -472,7 +486,20 @@ E2eCase parse_case(const std::string& text, const std::string& file)
 
 std::string check_expectation(const std::string& expr, const CaseRun& run)
 {
-    return Evaluator(expr, run).check();
+    const std::string each = "[*]";
+    if (expr.find(each) == std::string::npos)
+        return Evaluator(expr, run).check();
+    const size_t samples = Report(run.out).samples.size();
+    if (samples == 0)
+        return "no sample to check [*] against";
+    for (size_t k = 0; k < samples; ++k) {
+        std::string one = expr;
+        for (size_t at; (at = one.find(each)) != std::string::npos;)
+            one.replace(at, each.size(), "[" + std::to_string(k) + "]");
+        if (std::string failure = Evaluator(one, run).check(); !failure.empty())
+            return "with [*] = [" + std::to_string(k) + "]: " + failure;
+    }
+    return "";
 }
 
 }  // namespace kdtest

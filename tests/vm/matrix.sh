@@ -31,8 +31,8 @@ kernel_paths=(
     'Case\.FutexPingPongCountsEveryCall'                           # futex counts (RT: sleeping locks)
     'BlockE2E\.BiosnoopShowsEachDirectIoOfTheProcessOnly'
     'BlockE2E\.DelayReportAttributesBlockIoToTheIssuingThread'
-    'TriggerE2E\.UsdtStartAndStopFrameExactlyTheSection'
-    'TriggerE2E\.UprobeEntryAndReturnFrameExactlyTheSection'
+    'Case\.UsdtStartAndStopFrameExactlyTheSection'
+    'Case\.UprobeEntryAndReturnFrameExactlyTheSection'
     'TriggerE2E\.KprobeTriggers'
     'TriggerE2E\.ASyscallReturningWhereAnEarlierSampleStoppedIsCounted'  # per-CPU in-flight slot
     'OvsE2E\.'                                                  # upcalls of a real ovs-vswitchd

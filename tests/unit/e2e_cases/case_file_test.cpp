@@ -29,6 +29,8 @@ CaseRun made_up_run()
 {"type":"sample","threads":[{"name":"a","tid":10,"run":{"count":3,"total_ns":3000},"syscalls":[{"name":"futex","nr":202,"count":7}]},{"name":"b","tid":11,"run":null,"syscalls":[]}]}
 {"type":"sample","threads":[{"name":"a","tid":10,"run":{"count":1,"total_ns":500},"syscalls":[]}]}
 {"type":"marker","marker":"stop","trigger_ns":42}
+{"type":"marker","marker":"dump","delta_ns":4000}
+{"type":"marker","marker":"dump","delta_ns":600}
 )";
     r.err = "kdelay: note\n";
     r.workload_out = "ready\ncalls a 7\ndone\n";
@@ -101,6 +103,21 @@ TEST(CaseFile, ComparisonsRangesAndArithmetic)
     EXPECT_EQ(check("thread(a).run.count + 1 > 3"), "");
     EXPECT_EQ(check("thread(a).run.count >= 4"), "3 >= 4 is false");
     EXPECT_EQ(check("thread(a).syscalls[futex].count == workload(calls a)"), "");
+}
+
+TEST(CaseFile, EachSampleAndMarkerByIndex)
+{
+    EXPECT_EQ(check("marker(dump)[1].delta_ns == 600"), "");
+    EXPECT_EQ(check("marker(dump)[*].delta_ns >= sample[*].threads[a].run.total_ns"), "");
+    EXPECT_EQ(check("sample[*].threads[a].run.count == 3"), "with [*] = [1]: 1 == 3 is false");
+}
+
+TEST(CaseFile, MissingIsWrittenOut)
+{
+    EXPECT_EQ(check("thread(a).syscalls[getpid] == missing"), "");
+    EXPECT_EQ(check("thread(a).syscalls[futex] != missing"), "");
+    EXPECT_EQ(check("thread(a).syscalls[futex] == missing"), "3 == (missing) is false") << "an object shows its size";
+    EXPECT_EQ(check("thread(b).run == missing"), "null == (missing) is false") << "null is there";
 }
 
 TEST(CaseFile, WhatIsNotThereNeverHolds)
