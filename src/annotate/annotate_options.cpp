@@ -4,13 +4,12 @@ namespace kdelay {
 
 void add_annotate_command(CLI::App& app, Options& opt, Subcommand& c)
 {
-    c = Subcommand{Options::Mode::annotate};
-    c.no_command = "annotate does not start a command";
-    c.app = app.add_subcommand(
-        "annotate", "Print an SPDK trace (the JSON of spdk_trace -j) exactly as SPDK's trace.py\n"
-                    "prints it, with each qpair argument inside a recorded qpair lifetime shown as\n"
-                    "qpair(ptr=..., thread=N, qid=N, subnqn=..., hostnqn=...). Streams: any input\n"
-                    "size in flat memory. Needs no root.");
+    begin_subcommand(app, c, Options::Mode::annotate, "annotate",
+                     "Print an SPDK trace (the JSON of spdk_trace -j) exactly as SPDK's trace.py\n"
+                     "prints it, with each qpair argument inside a recorded qpair lifetime shown as\n"
+                     "qpair(ptr=..., thread=N, qid=N, subnqn=..., hostnqn=...). Streams: any input\n"
+                     "size in flat memory. Needs no root.",
+                     "annotate does not start a command");
     c.app->add_option("-i,--input", opt.annotate_input, "spdk_trace -j output (default or '-': stdin)")
         ->type_name("FILE");
     c.app->add_option("-b,--records,--bpftrace", opt.annotate_records,

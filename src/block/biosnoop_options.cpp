@@ -4,11 +4,10 @@ namespace kdelay {
 
 void add_biosnoop_command(CLI::App& app, Options& opt, Subcommand& c, std::vector<unsigned>& debug_flags)
 {
-    c = Subcommand{Options::Mode::biosnoop};
-    c.no_command = "biosnoop does not start a command; use -p PID";
-    c.app = app.add_subcommand(
-        "biosnoop", "Trace block I/O: one line per request with its latency, like BCC's biosnoop.\n"
-                    "Ends on Ctrl-C or after --duration with a summary per disk and operation.");
+    begin_subcommand(app, c, Options::Mode::biosnoop, "biosnoop",
+                     "Trace block I/O: one line per request with its latency, like BCC's biosnoop.\n"
+                     "Ends on Ctrl-C or after --duration with a summary per disk and operation.",
+                     "biosnoop does not start a command; use -p PID");
     c.app->add_flag("-Q,--queue", opt.bio_queue, "Also show the OS queue time, QUE(ms)");
     c.pid_opt = add_pid_option(*c.app, c.pid, "Only I/O issued by this process");
     c.app->add_option("-d,--disk", opt.bio_disk, "Only this disk (vda, nvme0n1)")->type_name("DISK");

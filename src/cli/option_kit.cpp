@@ -25,6 +25,15 @@ CLI::Option* add_pid_option(CLI::App& app, int64_t& pid, const std::string& help
         ->type_name("PID");
 }
 
+CLI::App& begin_subcommand(CLI::App& app, Subcommand& c, Options::Mode mode, const std::string& name,
+                           const std::string& description, const char* no_command)
+{
+    c = Subcommand{mode};
+    c.no_command = no_command;
+    c.app = app.add_subcommand(name, description);
+    return *c.app;
+}
+
 void add_format_option(CLI::App& app, Options::Format& format, const std::string& help)
 {
     static const std::map<std::string, Options::Format> formats = {{"text", Options::Format::text},

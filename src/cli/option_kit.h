@@ -42,6 +42,13 @@ CLI::Option* add_debug_option(CLI::App& app, std::vector<unsigned>& flags);
 CLI::Option* add_pid_option(CLI::App& app, int64_t& pid, const std::string& help);
 void add_format_option(CLI::App& app, Options::Format& format, const std::string& help);
 
+struct Subcommand;
+
+// Starts c as the subcommand NAME of app, in mode, saying no_command to a
+// command given after "--".
+CLI::App& begin_subcommand(CLI::App& app, Subcommand& c, Options::Mode mode, const std::string& name,
+                           const std::string& description, const char* no_command);
+
 // A subcommand's mode as CLI11 parsed it: its -p and -D, and what to say
 // when it is given a command after "--". The options bind to pid, so a
 // Subcommand stays where it was filled.

@@ -4,12 +4,11 @@ namespace kdelay {
 
 void add_record_command(CLI::App& app, Options& opt, Subcommand& c, std::vector<unsigned>& debug_flags)
 {
-    c = Subcommand{Options::Mode::record};
-    c.no_command = "record does not start a command; use -p PID";
-    c.app = app.add_subcommand(
-        "record", "Record USDT probe hits of a process, one line each in the format SPDK's\n"
-                  "trace.py reads (NAME: arg=0x1f, other='text'). By default the SPDK NVMe-oF\n"
-                  "qpair probes (probes/spdk_nvmf.json). Ctrl-C ends the recording.");
+    begin_subcommand(app, c, Options::Mode::record, "record",
+                     "Record USDT probe hits of a process, one line each in the format SPDK's\n"
+                     "trace.py reads (NAME: arg=0x1f, other='text'). By default the SPDK NVMe-oF\n"
+                     "qpair probes (probes/spdk_nvmf.json). Ctrl-C ends the recording.",
+                     "record does not start a command; use -p PID");
     c.pid_opt = add_pid_option(*c.app, c.pid, "Process to record");
     c.app->add_option("--probes", opt.record_probe_files, "A probe-set file; may repeat")->type_name("FILE");
     c.app->add_option("-o,--output", opt.record_output, "Write here instead of stdout")->type_name("FILE");
