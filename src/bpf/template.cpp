@@ -31,16 +31,21 @@ void TemplateValues::section(const std::string& name, bool on) { sections_[name]
 
 void TemplateValues::partial(const std::string& name, const std::string& text)
 {
-    partials_[name] = text;
+    // The tag's own line ends with a newline: the text's last one would
+    // double it.
+    partials_[name] = !text.empty() && text.back() == '\n' ? text.substr(0, text.size() - 1) : text;
 }
 
 std::string render_template(const std::string& template_name, const std::string& text,
                             const TemplateValues& values)
 {
     // Mustache renders a missing name as nothing; here that is a bug, so
-    // every tag is checked first.
+    // every tag is checked first, in the template and in its partials.
     static const std::regex tag(R"(\{\{\{?\s*([#^/>&!]?)\s*([^}\s]*)\s*\}?\}\})");
-    for (std::sregex_iterator it(text.begin(), text.end(), tag), end; it != end; ++it) {
+    std::string all = text;
+    for (const auto& [name, body] : values.partials_)
+        all += body;
+    for (std::sregex_iterator it(all.begin(), all.end(), tag), end; it != end; ++it) {
         const std::string kind = (*it)[1];
         const std::string name = (*it)[2];
         bool known = kind == "!" ? true

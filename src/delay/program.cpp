@@ -52,6 +52,9 @@ std::string render_delay_program(const DelayProgramParams& p)
 {
     TemplateValues v;
     v.partial("delay_abi", embedded_file("delay_abi.h"));
+    // The program's parts, one per concern, in the order the C needs.
+    for (const char* part : {"syscall_state", "budget", "syscalls", "sched", "irq", "triggers", "block", "upcalls"})
+        v.partial(std::string("delay_") + part, embedded_file(std::string("delay_") + part + ".bpf.c"));
     v.number("target_tgid", static_cast<uint64_t>(p.tgid));
     v.number("poll_nr", p.poll_nr);
     v.number("task_pid_off", p.layout.task_pid.offset);

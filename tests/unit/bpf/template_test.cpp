@@ -35,6 +35,20 @@ TEST(Template, UnknownPlaceholderIsAnError)
     }
 }
 
+// A program split into parts: the parts' sections are filled from the same
+// values, a part's own unknown placeholder is an error, and a part included
+// on a line of its own adds no blank line.
+TEST(Template, PartsShareValuesAndAreCheckedToo)
+{
+    TemplateValues v;
+    v.section("on", true);
+    v.number("n", 7);
+    v.partial("part", "{{#on}}\nint a = {{n}};\n{{/on}}\n");
+    EXPECT_EQ(render_template("t", "head\n{{> part}}\ntail\n", v), "head\nint a = 7;\ntail\n");
+    v.partial("bad", "int b = {{missing}};\n");
+    EXPECT_THROW(render_template("t", "{{> part}}\n", v), Error);
+}
+
 TEST(Template, OnlyCIdentifiersPass)
 {
     for (const char* ok : {"a", "_x", "task_struct", "__state", "A9"})

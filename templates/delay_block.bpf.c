@@ -1,0 +1,38 @@
+/* ---- block I/O issued by the target's threads ---- */
+{{#block_io}}
+{{> block_abi}}
+
+static __always_inline int bio_wanted(__u64 pid_tgid, __u32 dev)
+{
+    return target_capturing(pid_tgid) != 0;
+}
+
+{{> block_io}}
+
+BPF_HASH(blockio, struct kd_blockio_key, struct kd_blockio, {{max_blockio}});
+
+int kd_block_complete(struct bpf_raw_tracepoint_args *ctx)
+{
+    void *rq = (void *)ctx->args[0];
+    struct kd_bio_key key;
+    struct kd_bio_start *s = bio_started(rq, &key);
+    if (!s)
+        return 0;
+    struct kd_blockio_key bkey = { .tid = s->tid, .dev = key.dev, .op = rq_op(rq) };
+    __u64 delta = bpf_ktime_get_ns() - s->start_ns;
+    bio_start.delete(&key);
+    if (!capturing())
+        return 0;
+
+    struct kd_blockio zero = {};
+    struct kd_blockio *b = blockio.lookup_or_try_init(&bkey, &zero);
+    if (!b) {
+        note_full(KD_MAP_BLOCKIO);
+        return 0;
+    }
+    stat_add(&b->stat, delta);
+    b->bytes += (__u32)ctx->args[2];
+    return 0;
+}
+{{/block_io}}
+

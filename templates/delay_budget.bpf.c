@@ -1,0 +1,280 @@
+/* ---- the time budget (--budget, JSON): each thread's state, clipped to
+ * the window; see struct kd_budget ---- */
+
+static __always_inline __u64 window_start(struct kd_capture *cap)
+{
+    return cap->start_trigger_ns ? cap->start_trigger_ns : cap->start_ns;
+}
+
+{{#budget}}
+BPF_HASH(wakers, struct kd_waker_key, struct kd_waker, {{max_wakers}});
+BPF_PERCPU_ARRAY(irq_context, struct kd_irq_context, 1);
+
+/* Who ends blocked time now: the current task, or the interrupt it is in. */
+static __always_inline void note_waker(struct kd_thread *t, __u32 tid, __u64 blocked_ns, __u64 now)
+{
+    struct kd_waker_key key = { .tid = tid, .kind = KD_WAKER_TASK };
+    int zero = 0;
+    struct kd_irq_context *c = irq_context.lookup(&zero);
+    __u64 id = bpf_get_current_pid_tgid();
+    if (c && c->timer)
+        key.kind = KD_WAKER_TIMER;
+    else if (c && c->hard)
+        key.kind = KD_WAKER_HARDIRQ;
+    else if (c && c->soft)
+        key.kind = KD_WAKER_SOFTIRQ;
+    else
+        key.pid = (__u32)id;
+    struct kd_waker fresh = {};
+    struct kd_waker *w = wakers.lookup_or_try_init(&key, &fresh);
+    if (!w) {
+        note_full(KD_MAP_WAKERS);
+        return;
+    }
+    if (!w->count && key.kind == KD_WAKER_TASK) {
+        w->tgid = id >> 32;
+        bpf_get_current_comm(&w->comm, sizeof(w->comm));
+    }
+    w->count++;
+    w->blocked_ns += blocked_ns;
+    /* For the syscall event of the syscall this wakeup ends, if any. */
+    t->budget.woken_ns = now;
+    t->budget.waker_kind = key.kind;
+    t->budget.waker_tid = key.pid;
+    t->budget.waker_pid = key.kind == KD_WAKER_TASK ? w->tgid : 0;
+    __builtin_memcpy(t->budget.waker_comm, w->comm, sizeof(w->comm));
+}
+
+BPF_HASH(blame, struct kd_blame_key, struct kd_blame, {{max_blame}});
+BPF_PERCPU_ARRAY(holders, struct kd_cpu_holders, 1);
+BPF_ARRAY(waiting, __s64, 1);  /* threads of the target waiting for a CPU */
+
+static __always_inline int someone_waits(void)
+{
+    int zero = 0;
+    __s64 *n = waiting.lookup(&zero);
+    return n && *n > 0;
+}
+
+static __always_inline void waiting_add(__s64 d)
+{
+    int zero = 0;
+    __s64 *n = waiting.lookup(&zero);
+    if (n)
+        __sync_fetch_and_add(n, d);
+}
+
+/* The current task leaves this CPU at now: one more holder in the ring. */
+static __always_inline void holder_leaves(__u64 now)
+{
+    int zero = 0;
+    struct kd_cpu_holders *h = holders.lookup(&zero);
+    if (!h)
+        return;
+    struct kd_holder *e = &h->ring[h->head & (KD_HOLDERS - 1)];
+    __u64 id = bpf_get_current_pid_tgid();
+    e->start = h->since;
+    e->end = now;
+    e->irq_ns = h->irq_ns;
+    e->tid = (__u32)id;
+    e->tgid = id >> 32;
+    bpf_get_current_comm(&e->comm, sizeof(e->comm));
+    h->head++;
+    h->since = now;
+    h->irq_ns = 0;
+}
+
+/* No thread of the target waits: what the holder did is of no interest. */
+static __always_inline void holder_forget(void)
+{
+    int zero = 0;
+    struct kd_cpu_holders *h = holders.lookup(&zero);
+    if (h && (h->since || h->irq_ns)) {
+        h->since = 0;
+        h->irq_ns = 0;
+    }
+}
+
+static __always_inline void blame_add(__u32 tid, __u32 kind, struct kd_holder *e, __u64 ns)
+{
+    if (!ns)
+        return;
+    struct kd_blame_key key = { .tid = tid, .kind = kind, .holder = e ? e->tid : 0 };
+    struct kd_blame fresh = {};
+    struct kd_blame *b = blame.lookup_or_try_init(&key, &fresh);
+    if (!b) {
+        note_full(KD_MAP_BLAME);
+        return;
+    }
+    if (!b->ns && e) {
+        b->tgid = e->tgid;
+        __builtin_memcpy(b->comm, e->comm, sizeof(b->comm));
+    }
+    b->ns += ns;
+}
+
+/* tid gets this CPU at now after waiting since w0 (since lo on this CPU):
+ * split the wait over the holders of this CPU it overlaps. */
+static __always_inline void blame_wait(__u32 tid, __u64 w0, __u64 lo, __u64 now)
+{
+    __u64 covered = 0, irq = 0;
+    int zero = 0;
+    struct kd_cpu_holders *h = holders.lookup(&zero);
+    if (h) {
+        for (int i = 1; i <= KD_HOLDERS; i++) {
+            struct kd_holder *e = &h->ring[(h->head - i) & (KD_HOLDERS - 1)];
+            if (e->end <= lo)
+                break;
+            __u64 from = e->start > lo ? e->start : lo;
+            __u64 to = e->end < now ? e->end : now;
+            if (to <= from)
+                continue;
+            __u64 d = to - from;
+            __u64 e_irq = e->irq_ns;
+            /* Only part of the holder's turn overlapped: its share of the IRQs. */
+            if (e->start && e->end - e->start > d && e_irq)
+                e_irq = e_irq * d / (e->end - e->start);
+            if (e_irq > d)
+                e_irq = d;
+            blame_add(tid, KD_BLAME_TASK, e, d - e_irq);
+            irq += e_irq;
+            covered += d;
+        }
+    }
+    blame_add(tid, KD_BLAME_IRQ, 0, irq);
+    __u64 total = now > w0 ? now - w0 : 0;
+    if (total > covered)
+        blame_add(tid, KD_BLAME_OTHERS, 0, total - covered);
+}
+
+/* Interrupt time on this CPU while some thread of the target waits. */
+static __always_inline void irq_time_begin(int hard)
+{
+    if (!someone_waits())
+        return;
+    int zero = 0;
+    struct kd_cpu_holders *h = holders.lookup(&zero);
+    if (!h)
+        return;
+    if (hard)
+        h->hard_start = bpf_ktime_get_ns();
+    else
+        h->soft_start = bpf_ktime_get_ns();
+}
+
+static __always_inline void irq_time_end(int hard)
+{
+    int zero = 0;
+    struct kd_cpu_holders *h = holders.lookup(&zero);
+    if (!h)
+        return;
+    __u64 start = hard ? h->hard_start : h->soft_start;
+    if (!start)
+        return;
+    h->irq_ns += bpf_ktime_get_ns() - start;
+    if (hard)
+        h->hard_start = 0;
+    else
+        h->soft_start = 0;
+}
+
+/* Interrupt context, per CPU, for note_waker(). */
+static __always_inline void set_irq_context(int which, __u32 on)
+{
+    int zero = 0;
+    struct kd_irq_context *c = irq_context.lookup(&zero);
+    if (!c)
+        return;
+    if (which == KD_WAKER_HARDIRQ)
+        c->hard = on;
+    else if (which == KD_WAKER_SOFTIRQ)
+        c->soft = on;
+    else
+        c->timer = on;
+}
+
+/* Ends the thread's current state at now and adds the time to it. A thread
+ * first seen now has been in `assumed` since the window began. */
+static __always_inline __u64 budget_leave(struct kd_thread *t, __u32 tid, struct kd_capture *cap,
+                                          __u64 now, __u32 assumed)
+{
+    struct kd_budget *b = &t->budget;
+    __u64 since = b->since ? b->since : window_start(cap);
+    __u64 d = now > since ? now - since : 0;
+    __u32 state = b->state ? b->state : assumed;
+    __u32 nr = b->state ? b->blocked_nr : KD_B_SYSCALL_UNKNOWN;
+    if (b->state == KD_B_READY)
+        waiting_add(-1);
+
+    if (state == KD_B_RUNNING) {
+        b->running_ns += d;
+    } else if (state == KD_B_READY) {
+        b->ready_ns += d;
+    } else if (state == KD_B_STOPPED) {
+        b->stopped_ns += d;
+    } else if (state == KD_B_BLOCKED) {
+        if (nr == KD_B_NO_SYSCALL) {
+            b->blocked_nosys_ns += d;
+        } else if (nr == KD_B_SYSCALL_UNKNOWN) {
+            b->pending_ns += d;
+        } else {
+            struct kd_syscall_key key = { .tid = tid, .nr = nr };
+            struct kd_syscall *s = syscall_entry(&key);
+            if (s)
+                s->blocked_ns += d;
+            hist_add(tid, KD_HIST_BLOCKED, nr, d);
+        }
+        return d;
+    }
+    return 0;
+}
+
+static __always_inline void budget_enter(struct kd_thread *t, __u32 state, __u32 nr, __u64 now)
+{
+    if (state == KD_B_READY) {
+        waiting_add(1);
+        t->budget.migrated_ns = 0;
+    }
+    t->budget.state = state;
+    t->budget.blocked_nr = nr;
+    t->budget.since = now;
+}
+
+/* The syscall a thread that leaves its CPU is blocked in: the one in this
+ * CPU's in-flight slot (entered in the window or before), one that blocked
+ * before and has not returned, or none; unknown when the thread was first
+ * seen now, as it may be in a syscall entered before the window. */
+static __always_inline __u32 budget_blocked_nr(struct kd_thread *t, __u32 tid)
+{
+    int zero = 0;
+    struct kd_inflight *f = inflight.lookup(&zero);
+    if (f && f->start && f->tid == tid)
+        return f->nr;
+    if (t->budget.in_syscall)
+        return t->budget.in_syscall - 1;
+    return t->budget.state ? KD_B_NO_SYSCALL : KD_B_SYSCALL_UNKNOWN;
+}
+
+/* A syscall that blocked returns. Blocked time still pending belongs to it
+ * when it was entered before the window; otherwise its number was known
+ * whenever it blocked, so the pending time was spent outside syscalls. */
+static __always_inline void budget_syscall_returned(__u32 tid, __u32 nr, int entered_in_window)
+{
+    struct kd_thread *t = threads.lookup(&tid);
+    if (!t)
+        return;
+    t->budget.in_syscall = 0;
+    if (!t->budget.pending_ns)
+        return;
+    if (entered_in_window) {
+        t->budget.blocked_nosys_ns += t->budget.pending_ns;
+    } else {
+        struct kd_syscall_key key = { .tid = tid, .nr = nr };
+        struct kd_syscall *s = syscall_entry(&key);
+        if (s)
+            s->blocked_ns += t->budget.pending_ns;
+    }
+    t->budget.pending_ns = 0;
+}
+{{/budget}}
+

@@ -1,0 +1,100 @@
+/* ---- syscalls and long poll intervals ---- */
+
+static __always_inline struct kd_syscall *syscall_entry(struct kd_syscall_key *key)
+{
+    struct kd_syscall zero = {};
+    struct kd_syscall *s = syscalls.lookup_or_try_init(key, &zero);
+    if (!s)
+        note_full(KD_MAP_SYSCALLS);
+    return s;
+}
+
+/* For the current thread's syscall, the first time in this sample: also
+ * record the thread's name, in case it never gets switched out. */
+static __always_inline struct kd_syscall *new_syscall(struct kd_syscall_key *key)
+{
+    thread_entry(key->tid, 0);
+    return syscall_entry(key);
+}
+
+static __always_inline void stat_merge(struct kd_stat *to, struct kd_stat *from)
+{
+    if (!to->count || from->min_ns < to->min_ns)
+        to->min_ns = from->min_ns;
+    if (from->max_ns > to->max_ns)
+        to->max_ns = from->max_ns;
+    to->count += from->count;
+    to->total_ns += from->total_ns;
+}
+
+/* A run of one syscall on one CPU (a getppid storm, a busy read loop) is
+ * summed in a per-CPU slot and costs no hash lookup per call; the next
+ * different syscall on that CPU moves the run into the syscalls hash, and
+ * the collector adds what the slots hold at the end of the sample (the
+ * collector also zeroes them between samples). */
+BPF_PERCPU_ARRAY(recent, struct kd_recent, 1);
+
+static __always_inline void recent_add(struct kd_syscall_key *key, __u64 delta)
+{
+    int zero = 0;
+    struct kd_recent *r = recent.lookup(&zero);
+    if (!r)
+        return;
+    if (r->tid == key->tid && r->nr == key->nr) {
+        stat_add(&r->stat, delta);
+        return;
+    }
+    if (r->stat.count) {
+        /* Runs on another thread's behalf: no thread_entry() here, it would
+         * take the current thread's name. */
+        struct kd_syscall_key done = { .tid = r->tid, .nr = r->nr };
+        struct kd_syscall *s = syscall_entry(&done);
+        if (s)
+            stat_merge(&s->stat, &r->stat);
+    }
+    if (r->tid != key->tid)
+        thread_entry(key->tid, 0);
+    r->tid = key->tid;
+    r->nr = key->nr;
+    r->stat.count = 1;
+    r->stat.total_ns = delta;
+    r->stat.min_ns = delta;
+    r->stat.max_ns = delta;
+}
+
+/* The target's syscall in flight on this CPU. A thread leaves the CPU only
+ * through sched_switch, which moves its in-flight syscall into the syscalls
+ * hash (spill_inflight); so a syscall that does not block costs no hash
+ * lookup on entry, and its exit needs no pt_regs read. A stale slot (from
+ * before this sample) is older than capture.start_ns and ignored. */
+struct kd_inflight {
+    __u32 tid;
+    __u32 nr;
+    __u64 start;
+};
+BPF_PERCPU_ARRAY(inflight, struct kd_inflight, 1);
+
+/* Whether the slot holds tid's syscall entered in this sample. A slot left
+ * by a syscall whose exit fell after the end of an earlier sample (the
+ * uretprobe syscall of a ur: stop trigger, always) still names the thread,
+ * and must not shadow its real syscall, spilled on another CPU. */
+static __always_inline int inflight_is(struct kd_inflight *f, __u32 tid, struct kd_capture *cap)
+{
+    return f && f->start && f->tid == tid && f->start >= cap->start_ns;
+}
+
+static __always_inline void spill_inflight(__u32 tid, struct kd_capture *cap)
+{
+    int zero = 0;
+    struct kd_inflight *f = inflight.lookup(&zero);
+    if (!inflight_is(f, tid, cap))
+        return;
+    struct kd_syscall_key key = { .tid = tid, .nr = f->nr };
+    struct kd_syscall *s = syscalls.lookup(&key);
+    if (!s)
+        s = new_syscall(&key);
+    if (s)
+        s->start = f->start;
+    f->start = 0;
+}
+

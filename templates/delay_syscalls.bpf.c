@@ -1,0 +1,111 @@
+RAW_TRACEPOINT_PROBE(sys_enter)
+{
+    __u64 id = bpf_get_current_pid_tgid();
+    struct kd_capture *cap = target_capturing(id);
+    if (!cap)
+        return 0;
+
+    __u64 now = bpf_ktime_get_ns();
+    struct kd_syscall_key key = { .tid = (__u32)id, .nr = (__u32)ctx->args[1] };
+    int zero = 0;
+    struct kd_inflight *f = inflight.lookup(&zero);
+    if (f) {
+        f->tid = key.tid;
+        f->nr = key.nr;
+        f->start = now;
+    }
+
+    if (key.nr == POLL_NR) {
+        struct kd_thread *t = threads.lookup(&key.tid);
+        if (t && t->poll_exit >= cap->start_ns && t->poll_exit) {
+            stat_add(&t->long_poll, now - t->poll_exit);
+            t->poll_exit = 0;
+        }
+    }
+    return 0;
+}
+
+RAW_TRACEPOINT_PROBE(sys_exit)
+{
+    __u64 id = bpf_get_current_pid_tgid();
+    struct kd_capture *cap = target_capturing(id);
+    if (!cap)
+        return 0;
+
+    struct kd_syscall_key key = { .tid = (__u32)id };
+    struct kd_syscall *s = 0;  /* 0: the syscall never left the CPU */
+    __u64 entry;
+    int zero = 0;
+    struct kd_inflight *f = inflight.lookup(&zero);
+    if (inflight_is(f, key.tid, cap)) {
+        /* Never left the CPU: the entry is still in the per-CPU slot. */
+        key.nr = f->nr;
+        entry = f->start;
+        f->start = 0;
+    } else {
+        /* The raw tracepoint has no syscall number; read it from pt_regs as
+         * the classic tracepoint does. */
+        kd_regs_nr_t nr = 0;
+        bpf_probe_read_kernel(&nr, sizeof(nr), (char *)ctx->args[0] + PT_REGS_NR_OFF);
+        key.nr = (__u32)nr;
+        s = syscalls.lookup(&key);
+{{#budget}}
+        budget_syscall_returned(key.tid, key.nr, s && s->start && s->start >= cap->start_ns);
+{{/budget}}
+        if (!s)
+            return 0;
+        entry = s->start;
+        s->start = 0;
+    }
+    if (!entry || entry < cap->start_ns)
+        return 0;
+
+    __u64 now = bpf_ktime_get_ns();
+    if (s)
+        stat_add(&s->stat, now - entry);
+    else
+        recent_add(&key, now - entry);
+    hist_add(key.tid, KD_HIST_SYSCALL, key.nr, now - entry);
+{{#syscall_events}}
+    if ((SYSCALL_EVENT_MIN_NS == 0 || now - entry > SYSCALL_EVENT_MIN_NS){{#skip_poll}} && key.nr != POLL_NR{{/skip_poll}}) {
+        struct kd_event *e = events.ringbuf_reserve(sizeof(struct kd_event));
+        if (!e) {
+            count(KD_STAT_EVENTS_DROPPED);
+        } else {
+            e->entry_ns = entry;
+            e->exit_ns = now;
+            e->tid = key.tid;
+            e->nr = key.nr;
+{{#stack_traces}}
+            e->user_stack = stack_traces.get_stackid(ctx, BPF_F_USER_STACK);
+            e->kernel_stack = stack_traces.get_stackid(ctx, 0);
+{{/stack_traces}}
+{{^stack_traces}}
+            e->user_stack = -1;
+            e->kernel_stack = -1;
+{{/stack_traces}}
+            bpf_get_current_comm(&e->comm, sizeof(e->comm));
+            e->waker_kind = KD_WAKER_NONE;
+{{#budget}}
+            /* A syscall that slept: who woke it, last, inside it. */
+            struct kd_thread *t = s ? threads.lookup(&key.tid) : 0;
+            if (t && t->budget.woken_ns >= entry) {
+                e->waker_kind = t->budget.waker_kind;
+                e->waker_tid = t->budget.waker_tid;
+                e->waker_pid = t->budget.waker_pid;
+                __builtin_memcpy(e->waker_comm, t->budget.waker_comm, sizeof(e->waker_comm));
+            }
+{{/budget}}
+            events.ringbuf_submit(e, 0);
+        }
+    }
+{{/syscall_events}}
+
+    if (key.nr == POLL_NR) {
+        struct kd_thread *t = threads.lookup(&key.tid);
+        if (t)
+            t->poll_exit = now;
+    }
+    return 0;
+}
+

@@ -1,0 +1,38 @@
+/* ---- triggers: attached to a USDT probe, uprobe, tracepoint or kprobe ---- */
+{{#start_trigger}}
+
+int kd_start_trigger(void *ctx)
+{
+    int zero = 0;
+    struct kd_capture *cap = capture.lookup(&zero);
+    if (!cap)
+        return 0;
+    if (cap->state != KD_ARMED) {
+        /* Userspace is still dumping or pausing between samples. */
+        if (cap->state != KD_CAPTURING)
+            count(KD_STAT_TRIGGER_MISS);
+        return 0;
+    }
+    /* No compare-and-swap here: BCC 0.26 targets a BPF ISA without it.
+     * Two CPUs starting at once both write nearly the same time. */
+    __u64 now = bpf_ktime_get_ns();
+    cap->start_ns = now;
+    cap->start_trigger_ns = now;
+    cap->state = KD_CAPTURING;
+    return 0;
+}
+{{/start_trigger}}
+{{#stop_trigger}}
+
+int kd_stop_trigger(void *ctx)
+{
+    int zero = 0;
+    struct kd_capture *cap = capture.lookup(&zero);
+    if (!cap || cap->state != KD_CAPTURING)
+        return 0;
+    cap->stop_trigger_ns = bpf_ktime_get_ns();
+    cap->state = KD_DUMPING;
+    return 0;
+}
+{{/stop_trigger}}
+
