@@ -8,6 +8,7 @@
 
 #include <linux/types.h>
 
+#include "block/bio_tables.h"
 #include "block/block_program.h"
 #include "block_abi.h"
 #include "bpf/btf_offsets.h"
@@ -30,7 +31,9 @@ constexpr int kPerfPages = 64;  // per CPU, as biosnoop
 // Turns perf buffer records into report lines and the summary.
 class BioPrinter {
 public:
-    BioPrinter(ReportWriter& writer, bool queue) : writer_(writer), queue_(queue) {}
+    BioPrinter(ReportWriter& writer, bool queue) : writer_(writer), queue_(queue), columns_(bio_columns(queue)) {}
+
+    const Table& columns() const { return columns_; }
 
     static void on_event(void* self, void* data, int size)
     {
@@ -55,9 +58,9 @@ private:
         if (!first_ts_)
             first_ts_ = e.ts;
         const std::string disk = disk_name(e.dev);
-        writer_.bio_event(BioEvent{(e.ts - first_ts_) / 1e9, std::string(e.comm, strnlen(e.comm, sizeof(e.comm))),
-                                   e.pid, disk, e.op, e.sector, e.bytes, e.queue_ns, e.device_ns},
-                          queue_);
+        writer_.row(columns_, bio_row(BioEvent{(e.ts - first_ts_) / 1e9,
+                                               std::string(e.comm, strnlen(e.comm, sizeof(e.comm))), e.pid, disk,
+                                               e.op, e.sector, e.bytes, e.queue_ns, e.device_ns}));
         BioSummaryRow& row = summary_[{disk, e.op}];
         row.disk = disk;
         row.op = e.op;
@@ -69,6 +72,7 @@ private:
 
     ReportWriter& writer_;
     bool queue_;
+    Table columns_;
     uint64_t first_ts_ = 0;
     uint64_t lost_ = 0;
     std::map<std::pair<std::string, char>, BioSummaryRow> summary_;
@@ -135,7 +139,7 @@ int run_biosnoop(const BiosnoopConfig& cfg, ReportWriter& writer)
     if (cfg.pid)
         wait.watch_process(cfg.pid);
 
-    writer.bio_header(cfg.queue);
+    writer.rows_begin(printer.columns());
     using Clock = EventWait::Clock;
     const auto end = cfg.duration > 0
                          ? Clock::now() + std::chrono::duration_cast<Clock::duration>(
@@ -153,7 +157,7 @@ int run_biosnoop(const BiosnoopConfig& cfg, ReportWriter& writer)
             break;
         }
     }
-    writer.bio_summary(printer.summary());
+    writer.table(bio_summary_table(printer.summary()));
     if (printer.lost() > 0)
         writer.warning(with_commas(printer.lost()) +
                        " events were lost (perf buffer full); the lines and summary above are incomplete.");

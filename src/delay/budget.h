@@ -9,7 +9,7 @@
 #include <linux/types.h>
 
 #include "delay_abi.h"
-#include "report/sample.h"
+#include "delay/sample.h"
 #include "sys/process.h"
 
 namespace kdelay {

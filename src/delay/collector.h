@@ -15,7 +15,7 @@
 
 #include "bpf/ring_buffer.h"
 #include "delay/budget.h"
-#include "report/sample.h"
+#include "delay/sample.h"
 #include "delay/program.h"
 #include "delay/sample_source.h"
 #include "delay_abi.h"

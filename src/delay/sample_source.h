@@ -7,7 +7,7 @@
 #include <chrono>
 #include <cstdint>
 
-#include "report/sample.h"
+#include "delay/sample.h"
 
 namespace kdelay {
 

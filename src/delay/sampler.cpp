@@ -4,6 +4,7 @@
 #include <chrono>
 #include <ctime>
 
+#include "delay/report_sections.h"
 #include "delay/sample_source.h"
 #include "report/format.h"
 #include "report/status_line.h"
@@ -180,7 +181,7 @@ bool Sampler::sample(bool& counted, const std::function<void()>& on_start)
         Sample s = collector_.collect();
         for (const auto& e : s.events)
             lost_stacks_ += e.stack_lost;
-        writer_.sample(s);
+        writer_.report(delay_report(s));
         counted = true;
     }
     collector_.reset();

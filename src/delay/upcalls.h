@@ -6,7 +6,7 @@
 #include <string>
 #include <utility>
 
-#include "report/sample.h"
+#include "delay/sample.h"
 
 namespace kdelay {
 

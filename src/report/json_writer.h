@@ -1,7 +1,9 @@
-// JSON Lines output: one object per marker, sample, note, warning or I/O,
-// with raw integer nanoseconds. The schema is in docs/json.md.
+// JSON Lines output: one object per marker, sample, note, warning or row,
+// with raw integer nanoseconds, from the tables of report/table.h. The
+// schema is in docs/json.md.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <ostream>
 
 #include "report/writer.h"
@@ -13,16 +15,15 @@ public:
     explicit JsonWriter(std::ostream& out) : out_(out) {}
 
     void marker(const Marker& marker) override;
-    void sample(const Sample& sample) override;
-    void bio_header(bool queue) override;
-    void bio_event(const BioEvent& event, bool queue) override;
-    void bio_summary(const std::vector<BioSummaryRow>& rows) override;
+    void report(const Report& report) override;
+    void rows_begin(const Table& columns) override;
+    void row(const Table& columns, const Row& row) override;
+    void table(const Table& table) override;
     void note(const std::string& text) override;
     void warning(const std::string& text) override;
 
 private:
-    template <class Json>
-    void line(const Json& object);
+    void line(const nlohmann::json& object);
     std::ostream& out_;
 };
 

@@ -1,4 +1,5 @@
-// The text report, in kernel_delay.py's layout.
+// The text report: kernel_delay.py's and biosnoop's layouts, from the
+// tables of report/table.h.
 #pragma once
 
 #include <ostream>
@@ -12,16 +13,16 @@ public:
     explicit TextWriter(std::ostream& out) : out_(out) {}
 
     void marker(const Marker& marker) override;
-    void sample(const Sample& sample) override;
-    void bio_header(bool queue) override;
-    void bio_event(const BioEvent& event, bool queue) override;
-    void bio_summary(const std::vector<BioSummaryRow>& rows) override;
+    void report(const Report& report) override;
+    void rows_begin(const Table& columns) override;
+    void row(const Table& columns, const Row& row) override;
+    void table(const Table& table) override;
     void note(const std::string& text) override;
     void warning(const std::string& text) override;
 
 private:
-    void upcalls(const UpcallStats& upcalls);
-    void events(const std::vector<SyscallEvent>& events);
+    // The header, the rule, the rows and the free lines, each after indent.
+    void body(const Table& table, const std::string& indent);
     std::ostream& out_;
 };
 

@@ -1,5 +1,6 @@
-// Where reports go. Every mode talks to this interface, so text and other
-// formats share one path.
+// Where reports go. Every mode hands its output over as data shapes
+// (report/table.h), never as its own event types, so text and JSON print
+// one model.
 #pragma once
 
 #include <chrono>
@@ -7,10 +8,7 @@
 #include <optional>
 #include <string>
 
-#include <vector>
-
-#include "report/bio_event.h"
-#include "report/sample.h"
+#include "report/table.h"
 
 namespace kdelay {
 
@@ -27,11 +25,14 @@ public:
     virtual ~ReportWriter() = default;
 
     virtual void marker(const Marker& marker) = 0;
-    virtual void sample(const Sample& sample) = 0;
-    // biosnoop: the column header (QUE(ms) only with queue), then one line per I/O.
-    virtual void bio_header(bool queue) = 0;
-    virtual void bio_event(const BioEvent& event, bool queue) = 0;
-    virtual void bio_summary(const std::vector<BioSummaryRow>& rows) = 0;
+    // One sample of the per-thread report.
+    virtual void report(const Report& report) = 0;
+    // A table whose rows arrive one at a time (biosnoop's lines): its
+    // header once tracing has begun, then each row as it comes.
+    virtual void rows_begin(const Table& columns) = 0;
+    virtual void row(const Table& columns, const Row& row) = 0;
+    // A table on its own (biosnoop's summary).
+    virtual void table(const Table& table) = 0;
     // Something the user should know that is not an error.
     virtual void note(const std::string& text) = 0;
     // Data was lost or is incomplete.

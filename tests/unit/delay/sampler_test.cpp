@@ -78,10 +78,10 @@ public:
         markers.push_back(m.kind);
         deltas.push_back(m.delta_ns);
     }
-    void sample(const Sample&) override { ++samples; }
-    void bio_header(bool) override {}
-    void bio_event(const BioEvent&, bool) override {}
-    void bio_summary(const std::vector<BioSummaryRow>&) override {}
+    void report(const Report&) override { ++samples; }
+    void rows_begin(const Table&) override {}
+    void row(const Table&, const Row&) override {}
+    void table(const Table&) override {}
     void note(const std::string& text) override { notes.push_back(text); }
     void warning(const std::string& text) override { warnings.push_back(text); }
     size_t count(Marker::Kind k) const { return std::count(markers.begin(), markers.end(), k); }

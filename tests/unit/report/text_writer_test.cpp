@@ -2,6 +2,9 @@
 
 #include <fstream>
 #include <gtest/gtest.h>
+
+#include "block/bio_tables.h"
+#include "delay/report_sections.h"
 #include <sstream>
 
 using namespace kdelay;
@@ -61,7 +64,7 @@ TEST(TextWriter, SampleMatchesGoldenText)
 {
     std::ostringstream out;
     TextWriter writer(out);
-    writer.sample(example_sample());
+    writer.report(delay_report(example_sample()));
     writer.note("Target process 1 exited; the sample ends here");
     writer.warning("the thread map was full; 3 updates were lost and the numbers above are incomplete.");
 
@@ -75,12 +78,12 @@ TEST(TextWriter, UpcallsWithoutFailuresShowOnlyTheTotal)
     TextWriter writer(out);
     Sample s;
     s.upcalls = UpcallStats{};
-    writer.sample(s);
+    writer.report(delay_report(s));
     EXPECT_EQ(out.str().find("UPCALL"), std::string::npos) << "no upcall, no section";
     out.str("");
     s.upcalls->total = {{0, 0}, {1, 300}};
     s.upcalls->succeeded = {{1, 300}};
-    writer.sample(s);
+    writer.report(delay_report(s));
     const std::string text = out.str();
     EXPECT_NE(text.find("\n\n\n# UPCALL STATISTICS (TOTAL [CPU_ID: N_UPCALLS_PER_CPU, ...]):\n"
                         "  Total upcalls       : 300 [1: 300]\n"),
@@ -115,13 +118,12 @@ TEST(TextWriter, BiosnoopLinesInBiosnoopsLayout)
 {
     std::ostringstream out;
     TextWriter writer(out);
-    writer.bio_header(true);
-    writer.bio_event(BioEvent{0.000021, "kd-dio-with-a-long-name", 9668, "vda", 'W', 37228672, 65536,
-                              12345, 98765},
-                     true);
-    writer.bio_header(false);
-    writer.bio_event(BioEvent{1.5, "dd", 7, "nvme0n1", 'R', 8, 4096, 0, 2500000}, false);
-    writer.bio_summary({{"vda", 'W', 2, 131072, 200000, 150000}});
+    writer.rows_begin(bio_columns(true));
+    writer.row(bio_columns(true), bio_row(BioEvent{0.000021, "kd-dio-with-a-long-name", 9668, "vda", 'W', 37228672, 65536,
+                              12345, 98765}));
+    writer.rows_begin(bio_columns(false));
+    writer.row(bio_columns(false), bio_row(BioEvent{1.5, "dd", 7, "nvme0n1", 'R', 8, 4096, 0, 2500000}));
+    writer.table(bio_summary_table({{"vda", 'W', 2, 131072, 200000, 150000}}));
     EXPECT_EQ(out.str(),
               "TIME(s)     COMM           PID    DISK    T SECTOR     BYTES   QUE(ms) LAT(ms)\n"
               "0.000021    kd-dio-with-a- 9668   vda     W 37228672   65536      0.01    0.10\n"

@@ -1,8 +1,11 @@
-// What the biosnoop mode reports: a data shape the writers print.
+// What the biosnoop mode reports, and the tables the writers print it as.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <vector>
+
+#include "report/table.h"
 
 namespace kdelay {
 
@@ -26,5 +29,13 @@ struct BioSummaryRow {
     uint64_t total_device_ns = 0;
     uint64_t max_device_ns = 0;
 };
+
+// One line per I/O in BCC biosnoop's layout (QUE(ms) only with queue);
+// JSON: {"type": "bio", ...}.
+Table bio_columns(bool queue);
+Row bio_row(const BioEvent& event);
+
+// The summary per disk and operation; JSON: {"type": "bio_summary", "rows": [...]}.
+Table bio_summary_table(const std::vector<BioSummaryRow>& rows);
 
 }  // namespace kdelay
