@@ -14,20 +14,24 @@
 namespace kdelay {
 namespace {
 
-std::unique_ptr<ReportWriter> make_writer(Options::Format format)
+std::unique_ptr<ReportWriter> make_writer(Options::Format format, std::ostream& out)
 {
     if (format == Options::Format::json)
-        return std::make_unique<JsonWriter>(std::cout);
-    return std::make_unique<TextWriter>(std::cout);
+        return std::make_unique<JsonWriter>(out);
+    return std::make_unique<TextWriter>(out);
 }
 
 }  // namespace
 
 int run_bpf_mode(const Options& options, const Invocation&)
 {
-    if (options.mode == Options::Mode::record)
-        return run_record(make_record_config(options));
-    const auto writer = make_writer(options.format);
+    // record's output is its records; its notes and warnings are kdelay's
+    // diagnostics on stderr.
+    if (options.mode == Options::Mode::record) {
+        TextWriter log = TextWriter::diagnostics(std::cerr);
+        return run_record(make_record_config(options), log);
+    }
+    const auto writer = make_writer(options.format, std::cout);
     const int status = options.mode == Options::Mode::biosnoop
                            ? run_biosnoop(make_biosnoop_config(options), *writer)
                            : run_delay(make_delay_config(options), *writer);

@@ -19,6 +19,8 @@
 #include "cli/options.h"
 #include "core/error.h"
 #include "record_abi.h"
+#include "report/format.h"
+#include "report/writer.h"
 #include "sys/event_wait.h"
 #include "sys/process.h"
 #include "trigger/resolve.h"
@@ -121,7 +123,7 @@ std::string format_record_json(const RecordProbe& probe, const void* data)
         -1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-int run_record(const RecordConfig& config)
+int run_record(const RecordConfig& config, ReportWriter& log)
 {
     RecordConfig cfg = config;
     if (cfg.pid)
@@ -162,8 +164,8 @@ int run_record(const RecordConfig& config)
         const RecordProbe& probe = cfg.set.probes[r->probe];
         out << (cfg.json ? format_record_json(probe, data) : format_record(probe, data)) << '\n';
     });
-    std::cerr << "kdelay: recording " << usdts.size() << " USDT probes of process " << cfg.pid
-              << "; Ctrl-C to stop" << std::endl;
+    log.note("recording " + std::to_string(usdts.size()) + " USDT probes of process " + std::to_string(cfg.pid) +
+             "; Ctrl-C to stop");
 
     using Clock = EventWait::Clock;
     const std::string target = cfg.output.empty() ? "stdout" : cfg.output;
@@ -181,7 +183,7 @@ int run_record(const RecordConfig& config)
     reader.drain();
     check_output();
     if (const uint64_t n = session.percpu_sum("records_lost", 0).value_or(0); n > 0)
-        std::cerr << "kdelay: warning: " << n << " records were lost (ring buffer full)" << std::endl;
+        log.warning(with_commas(n) + " records were lost (ring buffer full); the recording above is incomplete.");
     return 0;
 }
 

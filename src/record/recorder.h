@@ -13,6 +13,7 @@
 namespace kdelay {
 
 struct Options;
+class ReportWriter;
 
 struct RecordConfig {
     pid_t pid = 0;
@@ -34,6 +35,7 @@ std::string render_record_program(const RecordSet& set);
 std::string format_record(const RecordProbe& probe, const void* record);
 std::string format_record_json(const RecordProbe& probe, const void* record);
 
-int run_record(const RecordConfig& cfg);
+// Records until Ctrl-C or the target's exit; notes and warnings go to log.
+int run_record(const RecordConfig& cfg, ReportWriter& log);
 
 }  // namespace kdelay

@@ -96,11 +96,14 @@ void TextWriter::table(const Table& t)
     out_ << std::flush;
 }
 
-void TextWriter::note(const std::string& text) { out_ << "# " << text << "\n" << std::flush; }
+void TextWriter::note(const std::string& text)
+{
+    out_ << (diagnostics_ ? "kdelay: " : "# ") << text << "\n" << std::flush;
+}
 
 void TextWriter::warning(const std::string& text)
 {
-    out_ << "\n# WARNING: " << text << "\n" << std::flush;
+    out_ << (diagnostics_ ? "kdelay: warning: " : "\n# WARNING: ") << text << "\n" << std::flush;
 }
 
 }  // namespace kdelay

@@ -11,6 +11,14 @@ namespace kdelay {
 class TextWriter : public ReportWriter {
 public:
     explicit TextWriter(std::ostream& out) : out_(out) {}
+    // For stderr beside a mode's data on stdout: notes and warnings as
+    // kdelay's diagnostics ("kdelay: ...", "kdelay: warning: ...").
+    static TextWriter diagnostics(std::ostream& err)
+    {
+        TextWriter w(err);
+        w.diagnostics_ = true;
+        return w;
+    }
 
     void marker(const Marker& marker) override;
     void report(const Report& report) override;
@@ -24,6 +32,7 @@ private:
     // The header, the rule, the rows and the free lines, each after indent.
     void body(const Table& table, const std::string& indent);
     std::ostream& out_;
+    bool diagnostics_ = false;
 };
 
 }  // namespace kdelay

@@ -133,3 +133,13 @@ TEST(TextWriter, BiosnoopLinesInBiosnoopsLayout)
               "DISK       T      COUNT            BYTES  AVG LAT(ms)  MAX LAT(ms)\n"
               "vda        W          2          131,072        0.100        0.150\n");
 }
+
+TEST(TextWriter, DiagnosticsAreKdelaysStderrLines)
+{
+    std::ostringstream err;
+    TextWriter log = TextWriter::diagnostics(err);
+    log.note("recording 3 USDT probes of process 7; Ctrl-C to stop");
+    log.warning("5 records were lost (ring buffer full)");
+    EXPECT_EQ(err.str(), "kdelay: recording 3 USDT probes of process 7; Ctrl-C to stop\n"
+                         "kdelay: warning: 5 records were lost (ring buffer full)\n");
+}
