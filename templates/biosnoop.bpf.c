@@ -18,9 +18,8 @@ BPF_PERF_OUTPUT(events);
 
 int kd_block_complete(struct bpf_raw_tracepoint_args *ctx)
 {
-    void *rq = (void *)ctx->args[0];
     struct kd_bio_key key;
-    struct kd_bio_start *s = bio_started(rq, &key);
+    struct kd_bio_start *s = bio_completed(ctx, &key);
     if (!s)
         return 0;
 
@@ -33,7 +32,7 @@ int kd_block_complete(struct bpf_raw_tracepoint_args *ctx)
     e.tid = s->tid;
     e.dev = key.dev;
     e.bytes = (__u32)ctx->args[2];
-    e.op = rq_op(rq);
+    e.op = rq_op((void *)ctx->args[0]);
     __builtin_memcpy(&e.comm, s->comm, sizeof(e.comm));
     bio_start.delete(&key);
     events.perf_submit(ctx, &e, sizeof(e));

@@ -51,11 +51,12 @@ static __always_inline char rq_op(void *rq)
     return 'O';
 }
 
-/* The start record of the request completing (its key filled in), or NULL
- * when it was not tracked. The includer's kd_block_complete() starts here. */
-static __always_inline struct kd_bio_start *bio_started(void *rq, struct kd_bio_key *key)
+/* The start record of the request that block_rq_complete (ctx) reports,
+ * its key filled in, or NULL when it was not tracked. The includer's
+ * kd_block_complete() starts here. */
+static __always_inline struct kd_bio_start *bio_completed(struct bpf_raw_tracepoint_args *ctx, struct kd_bio_key *key)
 {
-    rq_key(rq, key);
+    rq_key((void *)ctx->args[0], key);
     return bio_start.lookup(key);
 }
 

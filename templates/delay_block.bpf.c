@@ -13,12 +13,11 @@ BPF_HASH(blockio, struct kd_blockio_key, struct kd_blockio, {{max_blockio}});
 
 int kd_block_complete(struct bpf_raw_tracepoint_args *ctx)
 {
-    void *rq = (void *)ctx->args[0];
     struct kd_bio_key key;
-    struct kd_bio_start *s = bio_started(rq, &key);
+    struct kd_bio_start *s = bio_completed(ctx, &key);
     if (!s)
         return 0;
-    struct kd_blockio_key bkey = { .tid = s->tid, .dev = key.dev, .op = rq_op(rq) };
+    struct kd_blockio_key bkey = { .tid = s->tid, .dev = key.dev, .op = rq_op((void *)ctx->args[0]) };
     __u64 delta = bpf_ktime_get_ns() - s->start_ns;
     bio_start.delete(&key);
     if (!capturing())

@@ -4,6 +4,7 @@
 #include <rapidjson/reader.h>
 
 #include <fmt/format.h>
+#include <optional>
 #include <string_view>
 #include <unordered_map>
 
@@ -122,6 +123,64 @@ public:
     const std::string& error() const { return error_; }
     uint64_t error_offset() const { return error_offset_; }
 
+    // A scalar of the definitions (before the entries): where it goes, by
+    // state and key, and what it marks as seen. False if it is not one.
+    template <class Slot, class Value>
+    bool put(Slot& slot, Value value, unsigned seen = 0)
+    {
+        slot = value;
+        seen_ |= seen;
+        return true;
+    }
+    bool set_definition(uint64_t u)
+    {
+        if (state() == State::root && key_ == Field::tsc_rate)
+            return put(header_.tsc_rate, u);
+        if (state() == State::tpoint && key_ == Field::id)
+            return put(tpoint_.id, u, seen_id);
+        if (state() == State::tpoint_arg && key_ == Field::type)
+            return put(arg_.type, u, seen_type);
+        return false;
+    }
+    bool set_definition(std::string_view text)
+    {
+        if (state() == State::tpoint && key_ == Field::name)
+            return put(tpoint_.name, text, seen_name);
+        if (state() == State::tpoint_arg && key_ == Field::name)
+            return put(arg_.name, text, seen_name);
+        if (state() == State::owners || (state() == State::owner && key_ == Field::description))
+            return put(header_.owners[owner_key_], text);
+        return false;
+    }
+
+    // A number or a string, wherever it stands.
+    template <class Value>
+    bool scalar(Value value, const char* expected)
+    {
+        if (skipping() || set_definition(value))
+            return true;
+        constexpr bool text = std::is_same_v<Value, std::string_view>;
+        switch (state()) {
+        case State::entry:
+        case State::object:
+            if constexpr (text) {
+                if (set_string(state(), key_, value))
+                    return true;
+            } else if (set_number(state(), key_, value)) {
+                return true;
+            }
+            break;
+        case State::entry_args:
+            if constexpr (text)
+                return add_arg(true, 0, value);
+            else
+                return add_arg(false, value, {});
+        default:
+            break;
+        }
+        return scalar_type_error(expected);
+    }
+
     bool Null()
     {
         if (skipping())
@@ -144,43 +203,7 @@ public:
     bool Int(int) { return negative(); }
     bool Int64(int64_t) { return negative(); }
     bool Uint(unsigned u) { return Uint64(u); }
-    bool Uint64(uint64_t u)
-    {
-        if (skipping())
-            return true;
-        switch (state()) {
-        case State::root:
-            if (key_ == Field::tsc_rate) {
-                header_.tsc_rate = u;
-                return true;
-            }
-            break;
-        case State::tpoint:
-            if (key_ == Field::id) {
-                tpoint_.id = u;
-                seen_ |= seen_id;
-                return true;
-            }
-            break;
-        case State::tpoint_arg:
-            if (key_ == Field::type) {
-                arg_.type = u;
-                seen_ |= seen_type;
-                return true;
-            }
-            break;
-        case State::entry:
-        case State::object:
-            if (set_number(state(), key_, u))
-                return true;
-            break;
-        case State::entry_args:
-            return add_arg(false, u, {});
-        default:
-            break;
-        }
-        return scalar_type_error("a number");
-    }
+    bool Uint64(uint64_t u) { return scalar(u, "a number"); }
     bool Double(double)
     {
         if (skipping() || key_ == Field::unknown)
@@ -189,46 +212,7 @@ public:
                          ": expected an unsigned 64-bit integer, found a fraction or a number out of range");
     }
     bool RawNumber(const char*, rapidjson::SizeType, bool) { return fail_here("raw numbers are not read"); }
-    bool String(const char* s, rapidjson::SizeType n, bool)
-    {
-        if (skipping())
-            return true;
-        switch (state()) {
-        case State::tpoint:
-            if (key_ == Field::name) {
-                tpoint_.name.assign(s, n);
-                seen_ |= seen_name;
-                return true;
-            }
-            break;
-        case State::tpoint_arg:
-            if (key_ == Field::name) {
-                arg_.name.assign(s, n);
-                seen_ |= seen_name;
-                return true;
-            }
-            break;
-        case State::owners:
-            header_.owners[owner_key_].assign(s, n);
-            return true;
-        case State::owner:
-            if (key_ == Field::description) {
-                header_.owners[owner_key_].assign(s, n);
-                return true;
-            }
-            break;
-        case State::entry:
-        case State::object:
-            if (set_string(state(), key_, std::string_view(s, n)))
-                return true;
-            break;
-        case State::entry_args:
-            return add_arg(true, 0, std::string_view(s, n));
-        default:
-            break;
-        }
-        return scalar_type_error("a string");
-    }
+    bool String(const char* s, rapidjson::SizeType n, bool) { return scalar(std::string_view(s, n), "a string"); }
 
     bool StartObject()
     {
@@ -281,17 +265,26 @@ public:
             key_ = Field::unknown;  // as trace.py: definitions after the entries are not read
         return true;
     }
-    bool EndObject(rapidjson::SizeType)
+    // The end of an object or array: the state it closes, or none while
+    // skipping one that is not read.
+    std::optional<State> leave()
     {
         --depth_;
         if (skip_ > 0) {
             --skip_;
-            return true;
+            return std::nullopt;
         }
         const State done = state();
         stack_.pop_back();
         key_ = Field::none;
-        switch (done) {
+        return done;
+    }
+    bool EndObject(rapidjson::SizeType)
+    {
+        const std::optional<State> left = leave();
+        if (!left)
+            return true;
+        switch (*left) {
         case State::tpoint:
             return end_tpoint();
         case State::tpoint_arg:
@@ -342,15 +335,8 @@ public:
     }
     bool EndArray(rapidjson::SizeType)
     {
-        --depth_;
-        if (skip_ > 0) {
-            --skip_;
-            return true;
-        }
-        const State done = state();
-        stack_.pop_back();
-        key_ = Field::none;
-        if (done == State::tpoint_args)
+        const std::optional<State> left = leave();
+        if (left && *left == State::tpoint_args)
             seen_ = saved_seen_;
         return true;
     }

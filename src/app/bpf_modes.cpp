@@ -8,8 +8,7 @@
 #include "delay/config.h"
 #include "delay/delay_mode.h"
 #include "record/recorder.h"
-#include "report/json_writer.h"
-#include "report/text_writer.h"
+#include "report/writers.h"
 
 namespace kdelay {
 namespace {
@@ -17,8 +16,8 @@ namespace {
 std::unique_ptr<ReportWriter> make_writer(Options::Format format, std::ostream& out)
 {
     if (format == Options::Format::json)
-        return std::make_unique<JsonWriter>(out);
-    return std::make_unique<TextWriter>(out);
+        return make_json_writer(out);
+    return make_text_writer(out);
 }
 
 }  // namespace
@@ -28,8 +27,8 @@ int run_bpf_mode(const Options& options, const Invocation&)
     // record's output is its records; its notes and warnings are kdelay's
     // diagnostics on stderr.
     if (options.mode == Options::Mode::record) {
-        TextWriter log = TextWriter::diagnostics(std::cerr);
-        return run_record(make_record_config(options), log);
+        const auto log = make_diagnostics_writer(std::cerr);
+        return run_record(make_record_config(options), *log);
     }
     const auto writer = make_writer(options.format, std::cout);
     const int status = options.mode == Options::Mode::biosnoop

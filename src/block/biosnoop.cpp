@@ -83,16 +83,9 @@ private:
 BiosnoopConfig make_biosnoop_config(const Options& o)
 {
     BiosnoopConfig cfg;
+    static_cast<BpfRun&>(cfg) = make_bpf_run(o);
     cfg.queue = o.bio_queue;
     cfg.duration = o.bio_duration;
-    cfg.debug = o.debug;
-    cfg.print_ebpf = o.print_ebpf;
-    if (!cfg.print_ebpf)
-        require_root();
-    if (o.pid) {
-        require_process(*o.pid);
-        cfg.pid = *o.pid;
-    }
     if (!o.bio_disk.empty()) {
         cfg.disk = o.bio_disk;
         cfg.dev = disk_dev(o.bio_disk);

@@ -7,20 +7,19 @@
 #include <sys/types.h>
 
 #include "bpf/btf_offsets.h"
+#include "cli/bpf_run.h"
 
 namespace kdelay {
 
 class ReportWriter;
 struct Options;
 
-struct BiosnoopConfig {
+// pid 0: every process.
+struct BiosnoopConfig : BpfRun {
     bool queue = false;     // -Q: show OS queue time
-    pid_t pid = 0;          // 0: every process
     std::string disk;       // "": every disk
     uint32_t dev = 0;       // disk's MKDEV
     double duration = 0;    // seconds; 0: until Ctrl-C
-    unsigned debug = 0;
-    bool print_ebpf = false;
 };
 
 // Checks root (unless --ebpf), the PID and the disk. Throws Error.

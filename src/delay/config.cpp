@@ -14,8 +14,6 @@ DelayConfig make_delay_config(const Options& options)
     cfg.sample_time = options.sample_time;
     cfg.sample_count = options.sample_count;
     cfg.sample_interval = options.sample_interval;
-    cfg.debug = options.debug;
-    cfg.print_ebpf = options.print_ebpf;
     cfg.list_probes = options.list_probes;
     if (options.has_start_trigger)
         cfg.start_trigger = parse_trigger(options.start_trigger);
@@ -33,16 +31,9 @@ DelayConfig make_delay_config(const Options& options)
     while (f.ringbuf_pages < options.buffer_page_count)
         f.ringbuf_pages <<= 1;  // the kernel wants a power of two
 
-    if (!cfg.print_ebpf && !cfg.list_probes)
-        require_root();
-
-    if (!cfg.command.empty())
+    static_cast<BpfRun&>(cfg) = make_bpf_run(options, !cfg.list_probes);
+    if (!cfg.command.empty() || cfg.pid)
         return cfg;
-    if (options.pid) {
-        require_process(*options.pid);
-        cfg.pid = *options.pid;
-        return cfg;
-    }
     const auto found = find_processes_with_name_containing("ovs-vswitchd");
     if (found.empty())
         throw Error(Exit::unavailable,

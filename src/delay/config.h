@@ -7,26 +7,24 @@
 
 #include <optional>
 
+#include "cli/bpf_run.h"
 #include "cli/options.h"
 #include "delay/features.h"
 #include "trigger/trigger.h"
 
 namespace kdelay {
 
-struct DelayConfig {
-    pid_t pid = 0;                     // 0 while a command is still to be launched
+// pid is 0 while a command is still to be launched.
+struct DelayConfig : BpfRun {
     std::vector<std::string> command;  // start and trace this instead of pid
     double sample_time = 0.5;
     unsigned sample_count = 1;
     double sample_interval = 0;
-    unsigned debug = 0;
-    bool print_ebpf = false;
     bool list_probes = false;
     std::optional<Trigger> start_trigger;
     std::optional<Trigger> stop_trigger;
     uint64_t trigger_delta = 0;
     DelayFeatures features;
-
 };
 
 // Checks the options: trigger grammar first (EX_CONFIG, before anything

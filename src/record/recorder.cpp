@@ -38,16 +38,9 @@ RecordConfig make_record_config(const Options& o)
     cfg.set = load_record_sets(o.record_probe_files);
     cfg.output = o.record_output;
     cfg.json = o.format == Options::Format::json;
-    cfg.print_ebpf = o.print_ebpf;
-    cfg.debug = o.debug;
-    if (!cfg.print_ebpf)
-        require_root();
-    if (o.pid) {
-        require_process(*o.pid);
-        cfg.pid = *o.pid;  // with -g, the argument types come from it
-    } else if (!cfg.print_ebpf) {
+    static_cast<BpfRun&>(cfg) = make_bpf_run(o);  // with --ebpf, -p gives the argument types
+    if (!cfg.pid && !cfg.print_ebpf)
         throw Error(Exit::usage, "record needs -p PID");
-    }
     return cfg;
 }
 

@@ -8,6 +8,7 @@
 #include <sys/types.h>
 #include <vector>
 
+#include "cli/bpf_run.h"
 #include "record/record_set.h"
 
 namespace kdelay {
@@ -15,12 +16,9 @@ namespace kdelay {
 struct Options;
 class ReportWriter;
 
-struct RecordConfig {
-    pid_t pid = 0;
+struct RecordConfig : BpfRun {
     RecordSet set;
     std::string output;  // "": stdout
-    bool print_ebpf = false;
-    unsigned debug = 0;
     bool json = false;  // JSON Lines instead of trace.py's text format
 };
 

@@ -1,9 +1,7 @@
-#include "report/json_writer.h"
-
 #include <chrono>
 #include <nlohmann/json.hpp>
 
-#include "report/format.h"
+#include "report/writers.h"
 
 namespace kdelay {
 namespace {
@@ -26,7 +24,22 @@ const char* kind_name(Marker::Kind k)
     return "unknown";
 }
 
-}  // namespace
+class JsonWriter : public ReportWriter {
+public:
+    explicit JsonWriter(std::ostream& out) : out_(out) {}
+
+    void marker(const Marker& marker) override;
+    void report(const Report& report) override;
+    void rows_begin(const Table& columns) override;
+    void row(const Table& columns, const Row& row) override;
+    void table(const Table& table) override;
+    void note(const std::string& text) override;
+    void warning(const std::string& text) override;
+
+private:
+    void line(const json& object);
+    std::ostream& out_;
+};
 
 void JsonWriter::line(const json& object)
 {
@@ -46,7 +59,7 @@ void JsonWriter::marker(const Marker& m)
 }
 
 // A section goes into its object under its key.
-static void add_sections(json& object, const std::vector<Table>& sections)
+void add_sections(json& object, const std::vector<Table>& sections)
 {
     for (const auto& s : sections)
         if (s.in_json())
@@ -86,5 +99,9 @@ void JsonWriter::table(const Table& t) { line(json{{"type", t.key}, {"rows", jso
 void JsonWriter::note(const std::string& text) { line(json{{"type", "note"}, {"text", text}}); }
 
 void JsonWriter::warning(const std::string& text) { line(json{{"type", "warning"}, {"text", text}}); }
+
+}  // namespace
+
+std::unique_ptr<ReportWriter> make_json_writer(std::ostream& out) { return std::make_unique<JsonWriter>(out); }
 
 }  // namespace kdelay

@@ -1,9 +1,8 @@
-#include "report/text_writer.h"
-
 #include <algorithm>
 #include <fmt/format.h>
 
 #include "report/format.h"
+#include "report/writers.h"
 
 namespace kdelay {
 namespace {
@@ -20,7 +19,24 @@ bool has_header(const Table& t)
     return std::any_of(t.columns.begin(), t.columns.end(), [](const Column& c) { return !c.title.empty(); });
 }
 
-}  // namespace
+class TextWriter : public ReportWriter {
+public:
+    TextWriter(std::ostream& out, bool diagnostics) : out_(out), diagnostics_(diagnostics) {}
+
+    void marker(const Marker& marker) override;
+    void report(const Report& report) override;
+    void rows_begin(const Table& columns) override;
+    void row(const Table& columns, const Row& row) override;
+    void table(const Table& table) override;
+    void note(const std::string& text) override;
+    void warning(const std::string& text) override;
+
+private:
+    // The header, the rule, the rows and the free lines, each after indent.
+    void body(const Table& table, const std::string& indent);
+    std::ostream& out_;
+    bool diagnostics_;
+};
 
 void TextWriter::body(const Table& t, const std::string& indent)
 {
@@ -104,6 +120,15 @@ void TextWriter::note(const std::string& text)
 void TextWriter::warning(const std::string& text)
 {
     out_ << (diagnostics_ ? "kdelay: warning: " : "\n# WARNING: ") << text << "\n" << std::flush;
+}
+
+}  // namespace
+
+std::unique_ptr<ReportWriter> make_text_writer(std::ostream& out) { return std::make_unique<TextWriter>(out, false); }
+
+std::unique_ptr<ReportWriter> make_diagnostics_writer(std::ostream& err)
+{
+    return std::make_unique<TextWriter>(err, true);
 }
 
 }  // namespace kdelay

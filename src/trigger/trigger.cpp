@@ -27,29 +27,19 @@ std::string printable(const std::string& s)
 
 bool matches(const std::string& s, const std::regex& re) { return std::regex_match(s, re); }
 
-const std::regex& identifier()
-{
-    static const std::regex re("[A-Za-z_][A-Za-z0-9_]{0,127}");
-    return re;
-}
+// What each part of a trigger may hold. Kernel and ELF symbols also carry
+// dots (foo.isra.0; memcpy@@GLIBC_2.14 is not accepted).
+struct Grammar {
+    std::regex identifier{"[A-Za-z_][A-Za-z0-9_]{0,127}"};
+    std::regex symbol{"[A-Za-z_][A-Za-z0-9_.]{0,511}"};
+    std::regex library{"[A-Za-z0-9_][A-Za-z0-9_.+-]{0,127}"};
+    std::regex path{"/[A-Za-z0-9_./+@-]{1,4095}"};
+};
 
-// Kernel and ELF symbols also carry dots (foo.isra.0, memcpy@@GLIBC_2.14 is not accepted).
-const std::regex& symbol()
+const Grammar& grammar()
 {
-    static const std::regex re("[A-Za-z_][A-Za-z0-9_.]{0,511}");
-    return re;
-}
-
-const std::regex& library()
-{
-    static const std::regex re("[A-Za-z0-9_][A-Za-z0-9_.+-]{0,127}");
-    return re;
-}
-
-const std::regex& path()
-{
-    static const std::regex re("/[A-Za-z0-9_./+@-]{1,4095}");
-    return re;
+    static const Grammar g;
+    return g;
 }
 
 std::vector<std::string> split(const std::string& s)
@@ -102,24 +92,26 @@ Trigger parse_trigger(const std::string& text)
             reject(text, std::string("bad ") + what + " '" + printable(value) + "'");
     };
 
+    // TYPE:A:B with two identifiers (a USDT probe, a tracepoint).
+    auto two_names = [&](Trigger::Kind kind, const char* form, const char* what_a, std::string& a,
+                         const char* what_b, std::string& b) {
+        t.kind = kind;
+        want(3, form);
+        check(parts[1], grammar().identifier, what_a);
+        check(parts[2], grammar().identifier, what_b);
+        a = parts[1];
+        b = parts[2];
+    };
+
     if (type == "u" || type == "usdt") {
-        t.kind = Trigger::Kind::usdt;
-        want(3, "u|usdt:PROVIDER:PROBE");
-        check(parts[1], identifier(), "USDT provider");
-        check(parts[2], identifier(), "USDT probe");
-        t.provider = parts[1];
-        t.probe = parts[2];
+        two_names(Trigger::Kind::usdt, "u|usdt:PROVIDER:PROBE", "USDT provider", t.provider, "USDT probe", t.probe);
     } else if (type == "t" || type == "trace") {
-        t.kind = Trigger::Kind::tracepoint;
-        want(3, "t|trace:SYSTEM:EVENT");
-        check(parts[1], identifier(), "tracepoint system");
-        check(parts[2], identifier(), "tracepoint event");
-        t.system = parts[1];
-        t.event = parts[2];
+        two_names(Trigger::Kind::tracepoint, "t|trace:SYSTEM:EVENT", "tracepoint system", t.system,
+                  "tracepoint event", t.event);
     } else if (type == "k" || type == "kprobe" || type == "kr" || type == "kretprobe") {
         t.kind = type[1] == 'r' ? Trigger::Kind::kretprobe : Trigger::Kind::kprobe;
         want(2, "k|kprobe:FUNC or kr|kretprobe:FUNC");
-        check(parts[1], symbol(), "kernel function");
+        check(parts[1], grammar().symbol, "kernel function");
         t.function = parts[1];
     } else if (type == "up" || type == "uprobe" || type == "ur" || type == "upr" ||
                type == "uretprobe") {
@@ -129,13 +121,13 @@ Trigger parse_trigger(const std::string& text)
             reject(text, "expected up|uprobe:[LIB:|/path:]FUNC");
         if (parts.size() == 3) {
             const std::string& obj = parts[1];
-            if (obj.empty() || !(obj[0] == '/' ? matches(obj, path()) : matches(obj, library())))
+            if (obj.empty() || !(obj[0] == '/' ? matches(obj, grammar().path) : matches(obj, grammar().library)))
                 reject(text, "bad object '" + printable(obj) + "': give a library name or an absolute path");
             if (obj.find("/../") != std::string::npos || obj.find("//") != std::string::npos)
                 reject(text, "bad object path '" + printable(obj) + "'");
             t.object = obj;
         }
-        check(parts.back(), symbol(), "function");
+        check(parts.back(), grammar().symbol, "function");
         t.function = parts.back();
     } else {
         reject(text, "unknown type '" + printable(type) + "'; use u, t, k, kr, up or ur");

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-# Writes delay_report.txt, the golden text of TextWriter's test sample, from
+# Writes delay_report.txt, the golden text of the text writer's test sample, from
 # the layout rules of upstream kernel_delay.py as issue 12 states them (widths,
 # alignment, separators), in Python's own format language. It shares no code
 # with the writer, so the test compares two independent renderings.

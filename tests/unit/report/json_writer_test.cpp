@@ -1,4 +1,4 @@
-#include "report/json_writer.h"
+#include "report/writers.h"
 
 #include <gtest/gtest.h>
 
@@ -38,7 +38,7 @@ TEST(JsonWriter, SampleHasEverySectionWithRawNanoseconds)
     s.threads = {t};
     s.events = {{10, 30, 42, "worker", 35, "nanosleep", {"f+0x1 [kernel]"}, false, ""}};
     std::ostringstream out;
-    JsonWriter(out).report(delay_report(s));
+    make_json_writer(out)->report(delay_report(s));
     auto j = lines(out.str());
     ASSERT_EQ(j.size(), 1u);
     EXPECT_EQ(j[0]["type"], "sample");
@@ -66,7 +66,7 @@ TEST(JsonWriter, UpcallsPerCpuAndByErrno)
     up.failed = {{11, {{0, 1}, {1, 2}}}};
     s.upcalls = up;
     std::ostringstream out;
-    JsonWriter(out).report(delay_report(s));
+    make_json_writer(out)->report(delay_report(s));
     const json u = lines(out.str())[0]["upcalls"];
     EXPECT_EQ(u["total"], 15);
     EXPECT_EQ(u["per_cpu"]["1"], 5);
@@ -79,7 +79,7 @@ TEST(JsonWriter, UpcallsPerCpuAndByErrno)
     s.upcalls->succeeded.clear();
     s.upcalls->failed.clear();
     out.str("");
-    JsonWriter(out).report(delay_report(s));
+    make_json_writer(out)->report(delay_report(s));
     const json t = lines(out.str())[0]["upcalls"];
     EXPECT_EQ(t["total"], 15);
     EXPECT_FALSE(t.contains("errors"));
@@ -94,9 +94,9 @@ TEST(JsonWriter, HostileNamesAreEscapedAndStayValid)
     t.run = Stat{1, 1, 1, 1};
     s.threads = {t};
     std::ostringstream out;
-    JsonWriter w(out);
-    w.report(delay_report(s));
-    w.note("note with \"quotes\"");
+    auto w = make_json_writer(out);
+    w->report(delay_report(s));
+    w->note("note with \"quotes\"");
     const std::string text = out.str();
     ASSERT_EQ(std::count(text.begin(), text.end(), '\n'), 2) << "one line per object";
     auto j = lines(text);
@@ -109,12 +109,12 @@ TEST(JsonWriter, HostileNamesAreEscapedAndStayValid)
 TEST(JsonWriter, MarkersAndBiosnoop)
 {
     std::ostringstream out;
-    JsonWriter w(out);
-    w.marker({Marker::Kind::dump, std::chrono::system_clock::time_point(std::chrono::seconds(5)),
+    auto w = make_json_writer(out);
+    w->marker({Marker::Kind::dump, std::chrono::system_clock::time_point(std::chrono::seconds(5)),
               std::nullopt, 1234});
-    w.row(bio_columns(true), bio_row({0.5, "dd", 7, "vda", 'R', 8, 4096, 10, 20}));
-    w.table(bio_summary_table({{"vda", 'R', 1, 4096, 20, 20}}));
-    w.rows_begin(bio_columns(true));  // a start marker: tracing has begun
+    w->row(bio_columns(true), bio_row({0.5, "dd", 7, "vda", 'R', 8, 4096, 10, 20}));
+    w->table(bio_summary_table({{"vda", 'R', 1, 4096, 20, 20}}));
+    w->rows_begin(bio_columns(true));  // a start marker: tracing has begun
     auto j = lines(out.str());
     ASSERT_EQ(j.size(), 4u);
     EXPECT_EQ(j[3]["type"], "marker");

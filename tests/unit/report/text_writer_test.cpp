@@ -1,4 +1,4 @@
-#include "report/text_writer.h"
+#include "report/writers.h"
 
 #include <fstream>
 #include <gtest/gtest.h>
@@ -63,27 +63,27 @@ std::string read_file(const std::string& path)
 TEST(TextWriter, SampleMatchesGoldenText)
 {
     std::ostringstream out;
-    TextWriter writer(out);
-    writer.report(delay_report(example_sample()));
-    writer.note("Target process 1 exited; the sample ends here");
-    writer.warning("the thread map was full; 3 updates were lost and the numbers above are incomplete.");
+    auto writer = make_text_writer(out);
+    writer->report(delay_report(example_sample()));
+    writer->note("Target process 1 exited; the sample ends here");
+    writer->warning("the thread map was full; 3 updates were lost and the numbers above are incomplete.");
 
-    // Made by make_delay_report.py from upstream's layout rules, not by this writer.
+    // Made by make_delay_report.py from upstream's layout rules, not by this writer->
     EXPECT_EQ(out.str(), read_file(std::string(KDELAY_GOLDEN_DIR) + "/delay_report.txt"));
 }
 
 TEST(TextWriter, UpcallsWithoutFailuresShowOnlyTheTotal)
 {
     std::ostringstream out;
-    TextWriter writer(out);
+    auto writer = make_text_writer(out);
     Sample s;
     s.upcalls = UpcallStats{};
-    writer.report(delay_report(s));
+    writer->report(delay_report(s));
     EXPECT_EQ(out.str().find("UPCALL"), std::string::npos) << "no upcall, no section";
     out.str("");
     s.upcalls->total = {{0, 0}, {1, 300}};
     s.upcalls->succeeded = {{1, 300}};
-    writer.report(delay_report(s));
+    writer->report(delay_report(s));
     const std::string text = out.str();
     EXPECT_NE(text.find("\n\n\n# UPCALL STATISTICS (TOTAL [CPU_ID: N_UPCALLS_PER_CPU, ...]):\n"
                         "  Total upcalls       : 300 [1: 300]\n"),
@@ -95,17 +95,17 @@ TEST(TextWriter, UpcallsWithoutFailuresShowOnlyTheTotal)
 TEST(TextWriter, MarkersCarryTheTimestamp)
 {
     std::ostringstream out;
-    TextWriter writer(out);
+    auto writer = make_text_writer(out);
     const auto now = std::chrono::system_clock::now();
-    writer.marker({Marker::Kind::start, now, std::nullopt, std::nullopt});
+    writer->marker({Marker::Kind::start, now, std::nullopt, std::nullopt});
     EXPECT_EQ(out.str().rfind("# Start sampling @", 0), 0u);
     EXPECT_NE(out.str().find(" UTC)\n"), std::string::npos);
     out.str("");
-    writer.marker({Marker::Kind::start, now, 2104574887807, std::nullopt});
-    writer.marker({Marker::Kind::stop, now, 2104580127960, std::nullopt});
-    writer.marker({Marker::Kind::dump_skipped, now, std::nullopt, 5240153});
-    writer.marker({Marker::Kind::dump, now, std::nullopt, 50314205});
-    writer.marker({Marker::Kind::dump, now, std::nullopt, std::nullopt});
+    writer->marker({Marker::Kind::start, now, 2104574887807, std::nullopt});
+    writer->marker({Marker::Kind::stop, now, 2104580127960, std::nullopt});
+    writer->marker({Marker::Kind::dump_skipped, now, std::nullopt, 5240153});
+    writer->marker({Marker::Kind::dump, now, std::nullopt, 50314205});
+    writer->marker({Marker::Kind::dump, now, std::nullopt, std::nullopt});
     const std::string text = out.str();
     EXPECT_NE(text.find("# Start sampling (trigger@2104574887807) @"), std::string::npos) << text;
     EXPECT_NE(text.find("# Stop sampling (trigger@2104580127960) @"), std::string::npos) << text;
@@ -117,13 +117,13 @@ TEST(TextWriter, MarkersCarryTheTimestamp)
 TEST(TextWriter, BiosnoopLinesInBiosnoopsLayout)
 {
     std::ostringstream out;
-    TextWriter writer(out);
-    writer.rows_begin(bio_columns(true));
-    writer.row(bio_columns(true), bio_row(BioEvent{0.000021, "kd-dio-with-a-long-name", 9668, "vda", 'W', 37228672, 65536,
+    auto writer = make_text_writer(out);
+    writer->rows_begin(bio_columns(true));
+    writer->row(bio_columns(true), bio_row(BioEvent{0.000021, "kd-dio-with-a-long-name", 9668, "vda", 'W', 37228672, 65536,
                               12345, 98765}));
-    writer.rows_begin(bio_columns(false));
-    writer.row(bio_columns(false), bio_row(BioEvent{1.5, "dd", 7, "nvme0n1", 'R', 8, 4096, 0, 2500000}));
-    writer.table(bio_summary_table({{"vda", 'W', 2, 131072, 200000, 150000}}));
+    writer->rows_begin(bio_columns(false));
+    writer->row(bio_columns(false), bio_row(BioEvent{1.5, "dd", 7, "nvme0n1", 'R', 8, 4096, 0, 2500000}));
+    writer->table(bio_summary_table({{"vda", 'W', 2, 131072, 200000, 150000}}));
     EXPECT_EQ(out.str(),
               "TIME(s)     COMM           PID    DISK    T SECTOR     BYTES   QUE(ms) LAT(ms)\n"
               "0.000021    kd-dio-with-a- 9668   vda     W 37228672   65536      0.01    0.10\n"
@@ -137,9 +137,9 @@ TEST(TextWriter, BiosnoopLinesInBiosnoopsLayout)
 TEST(TextWriter, DiagnosticsAreKdelaysStderrLines)
 {
     std::ostringstream err;
-    TextWriter log = TextWriter::diagnostics(err);
-    log.note("recording 3 USDT probes of process 7; Ctrl-C to stop");
-    log.warning("5 records were lost (ring buffer full)");
+    auto log = make_diagnostics_writer(err);
+    log->note("recording 3 USDT probes of process 7; Ctrl-C to stop");
+    log->warning("5 records were lost (ring buffer full)");
     EXPECT_EQ(err.str(), "kdelay: recording 3 USDT probes of process 7; Ctrl-C to stop\n"
                          "kdelay: warning: 5 records were lost (ring buffer full)\n");
 }

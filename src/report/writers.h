@@ -1,0 +1,22 @@
+// The report writers, each printing the shapes of report/table.h.
+#pragma once
+
+#include <memory>
+#include <ostream>
+
+#include "report/writer.h"
+
+namespace kdelay {
+
+// kernel_delay.py's and biosnoop's text layouts.
+std::unique_ptr<ReportWriter> make_text_writer(std::ostream& out);
+
+// JSON Lines: one object per marker, sample, note, warning or row, with raw
+// integer nanoseconds. The schema is in docs/json.md.
+std::unique_ptr<ReportWriter> make_json_writer(std::ostream& out);
+
+// For stderr beside a mode's data on stdout: notes and warnings as kdelay's
+// diagnostics ("kdelay: ...", "kdelay: warning: ...").
+std::unique_ptr<ReportWriter> make_diagnostics_writer(std::ostream& err);
+
+}  // namespace kdelay
