@@ -143,7 +143,7 @@ uint64_t DelayCollector::percpu_sum(const char* table, int index)
 
 uint64_t DelayCollector::trigger_misses() { return percpu_sum("counters", KD_STAT_TRIGGER_MISS); }
 uint64_t DelayCollector::events_dropped() { return percpu_sum("counters", KD_STAT_EVENTS_DROPPED); }
-uint64_t DelayCollector::bios_lost() { return params_.block ? percpu_sum("bio_lost", 0) : 0; }
+uint64_t DelayCollector::bios_lost() { return delay_maps::block_io(params_) ? percpu_sum("bio_lost", 0) : 0; }
 
 void DelayCollector::set_capture(uint32_t state)
 {
@@ -178,68 +178,116 @@ void DelayCollector::stop_capture()
         events_->drain();
 }
 
-Sample DelayCollector::collect()
-{
+// The sample being read: each map's reader adds its part.
+struct DelayCollector::Reading {
     std::map<uint32_t, ThreadSample> threads;
     std::map<uint32_t, std::string> names;
     std::map<uint32_t, kd_budget> budgets;
+    Sample sample;
+};
 
+void DelayCollector::read_threads(Reading& r)
+{
     for (const auto& [tid, t] : read_map_as<uint32_t, kd_thread>(map_fd("threads"))) {
-        names[tid] = bounded(t.comm, sizeof(t.comm));
-        if (params_.features.budget)
-            budgets[tid] = t.budget;
+        r.names[tid] = bounded(t.comm, sizeof(t.comm));
+        if (delay_maps::budget(params_))
+            r.budgets[tid] = t.budget;
         ThreadSample ts;
         ts.long_poll = if_any(t.long_poll);
         ts.run = if_any(t.run);
         ts.ready = if_any(t.ready);
         ts.stopped = if_any(t.stopped);
         if (ts.long_poll || ts.run || ts.ready || ts.stopped)
-            threads[tid] = std::move(ts);
+            r.threads[tid] = std::move(ts);
     }
+}
+
+void DelayCollector::read_syscalls(Reading& r)
+{
     for (const auto& [key, stat] : syscall_stats())
         if (stat.count > 0)
-            threads[key.first].syscalls.push_back(SyscallStat{key.second, syscall_name(key.second), to_stat(stat)});
-    for (const auto& [k, s] :
-         read_map_as<kd_hardirq_key, kd_stat>(map_fd("hardirqs")))
-        threads[k.tid].hardirqs.push_back(IrqStat{bounded(k.name, sizeof(k.name)), 0, to_stat(s)});
-    for (const auto& [k, s] :
-         read_map_as<kd_softirq_key, kd_stat>(map_fd("softirqs"))) {
-        threads[k.tid].softirqs.push_back(IrqStat{softirq_name(k.vec), k.vec, to_stat(s)});
+            r.threads[key.first].syscalls.push_back(SyscallStat{key.second, syscall_name(key.second), to_stat(stat)});
+}
+
+void DelayCollector::read_hardirqs(Reading& r)
+{
+    for (const auto& [k, s] : read_map_as<kd_hardirq_key, kd_stat>(map_fd("hardirqs")))
+        r.threads[k.tid].hardirqs.push_back(IrqStat{bounded(k.name, sizeof(k.name)), 0, to_stat(s)});
+}
+
+void DelayCollector::read_softirqs(Reading& r)
+{
+    for (const auto& [k, s] : read_map_as<kd_softirq_key, kd_stat>(map_fd("softirqs")))
+        r.threads[k.tid].softirqs.push_back(IrqStat{softirq_name(k.vec), k.vec, to_stat(s)});
+}
+
+void DelayCollector::read_blockio(Reading& r)
+{
+    for (const auto& [k, b] : read_map_as<kd_blockio_key, kd_blockio>(map_fd("blockio")))
+        r.threads[k.tid].blockio.push_back(
+            BlockIoStat{disk_name(k.dev), static_cast<char>(k.op), b.bytes, to_stat(b.stat)});
+}
+
+// After every map that adds threads: a histogram of a thread with nothing
+// else to show is left out.
+void DelayCollector::read_histograms(Reading& r)
+{
+    std::map<std::tuple<uint32_t, uint32_t, uint32_t>, Log2Hist> hists;
+    for (const auto& [k, n] : read_map_as<kd_hist_key, uint64_t>(map_fd("hist")))
+        if (k.slot < Log2Hist{}.slots.size())
+            hists[{k.tid, k.kind, k.id}].slots[k.slot] += n;
+    // Indexed by KD_HIST_*.
+    static const char* const kinds[KD_HIST_KINDS] = {"syscall", "run", "ready", "hardirq", "softirq", "blocked"};
+    for (auto& [key, h] : hists) {
+        const auto [tid, kind, id] = key;
+        if (kind >= KD_HIST_KINDS || !r.threads.count(tid))
+            continue;
+        std::string name = kind == KD_HIST_SYSCALL || kind == KD_HIST_BLOCKED ? syscall_name(id)
+                           : kind == KD_HIST_SOFTIRQ                          ? softirq_name(id)
+                                                                              : "";
+        r.threads[tid].histograms.push_back(HistogramSample{kinds[kind], std::move(name), id, h});
     }
+}
 
-    if (params_.block)
-        for (const auto& [k, b] :
-             read_map_as<kd_blockio_key, kd_blockio>(map_fd("blockio")))
-            threads[k.tid].blockio.push_back(
-                BlockIoStat{disk_name(k.dev), static_cast<char>(k.op), b.bytes, to_stat(b.stat)});
+// The budget's maps (wakers, blame) are read with the rest of the budget.
+void DelayCollector::read_budgets(Reading& r) { add_budgets(r.threads, r.names, r.budgets); }
 
-    if (params_.features.histograms) {
-        std::map<std::tuple<uint32_t, uint32_t, uint32_t>, Log2Hist> hists;
-        for (const auto& [k, n] : read_map_as<kd_hist_key, uint64_t>(map_fd("hist")))
-            if (k.slot < Log2Hist{}.slots.size())
-                hists[{k.tid, k.kind, k.id}].slots[k.slot] += n;
-        // Indexed by KD_HIST_*.
-        static const char* const kinds[KD_HIST_KINDS] = {"syscall", "run", "ready", "hardirq", "softirq", "blocked"};
-        for (auto& [key, h] : hists) {
-            const auto [tid, kind, id] = key;
-            if (kind >= KD_HIST_KINDS || !threads.count(tid))
-                continue;
-            std::string name = kind == KD_HIST_SYSCALL || kind == KD_HIST_BLOCKED ? syscall_name(id)
-                               : kind == KD_HIST_SOFTIRQ ? softirq_name(id)
-                                                         : "";
-            threads[tid].histograms.push_back(HistogramSample{kinds[kind], std::move(name), id, h});
-        }
+void DelayCollector::read_upcalls(Reading& r)
+{
+    std::map<std::pair<uint32_t, int32_t>, uint64_t> counts;
+    for (const auto& [k, n] : read_map_as<kd_upcall_key, uint64_t>(map_fd("upcalls")))
+        counts[{k.cpu, k.ret}] += n;
+    r.sample.upcalls = upcall_stats(counts, params_.upcalls == UpcallPlan::Probe::kretprobe);
+}
+
+// How collect() reads each map of kSampleMaps, in the table's order; a map
+// not named here is read with another (recent with syscalls, blame with
+// wakers) or holds no sample data of its own.
+const std::map<std::string, void (DelayCollector::*)(DelayCollector::Reading&)>& DelayCollector::readers()
+{
+    static const std::map<std::string, void (DelayCollector::*)(Reading&)> table = {
+        {"threads", &DelayCollector::read_threads},     {"syscalls", &DelayCollector::read_syscalls},
+        {"hardirqs", &DelayCollector::read_hardirqs},   {"softirqs", &DelayCollector::read_softirqs},
+        {"blockio", &DelayCollector::read_blockio},     {"hist", &DelayCollector::read_histograms},
+        {"wakers", &DelayCollector::read_budgets},      {"upcalls", &DelayCollector::read_upcalls},
+    };
+    return table;
+}
+
+Sample DelayCollector::collect()
+{
+    Reading r;
+    for (const DelayMap& m : kSampleMaps) {
+        const auto reader = readers().find(m.name);
+        if (m.present(params_) && reader != readers().end())
+            (this->*reader->second)(r);
     }
-
-    if (params_.features.budget)
-        add_budgets(threads, names, budgets);
-
-    Sample sample;
+    Sample& sample = r.sample;
     sample.poll_nr = params_.poll_nr;
-    for (auto& [tid, ts] : threads) {
+    for (auto& [tid, ts] : r.threads) {
         ts.tid = tid;
-        auto name = names.find(tid);
-        ts.name = name != names.end() && !name->second.empty() ? name->second : "<unknown>";
+        auto name = r.names.find(tid);
+        ts.name = name != r.names.end() && !name->second.empty() ? name->second : "<unknown>";
         by_total_desc(ts.syscalls);
         by_total_desc(ts.hardirqs);
         by_total_desc(ts.softirqs);
@@ -250,15 +298,9 @@ Sample DelayCollector::collect()
                      [](const ThreadSample& a, const ThreadSample& b) {
                          return a.name != b.name ? a.name < b.name : a.tid < b.tid;
                      });
-    if (params_.upcalls != UpcallPlan::Probe::none) {
-        std::map<std::pair<uint32_t, int32_t>, uint64_t> counts;
-        for (const auto& [k, n] : read_map_as<kd_upcall_key, uint64_t>(map_fd("upcalls")))
-            counts[{k.cpu, k.ret}] += n;
-        sample.upcalls = upcall_stats(counts, params_.upcalls == UpcallPlan::Probe::kretprobe);
-    }
     if (events_)
         sample.events = resolve_events();
-    return sample;
+    return std::move(r.sample);
 }
 
 std::vector<SyscallEvent> DelayCollector::resolve_events()
@@ -268,7 +310,7 @@ std::vector<SyscallEvent> DelayCollector::resolve_events()
     Symbolizer symbols(pid_);
     std::map<uint32_t, std::string> names;
     std::optional<ebpf::BPFStackTable> stacks;
-    if (params_.features.stack_traces())
+    if (delay_maps::stack_traces(params_))
         stacks.emplace(session_.bpf().get_stack_table("stack_traces"));
     for (const kd_event& e : pending_) {
         auto name = names.try_emplace(e.nr);

@@ -45,7 +45,19 @@ public:
     uint64_t trigger_misses() override;
     uint64_t events_dropped() override;
 
+    struct Reading;
+
 private:
+    // Each reads one map of kSampleMaps into the sample (see readers()).
+    void read_threads(Reading& r);
+    void read_syscalls(Reading& r);
+    void read_hardirqs(Reading& r);
+    void read_softirqs(Reading& r);
+    void read_blockio(Reading& r);
+    void read_histograms(Reading& r);
+    void read_budgets(Reading& r);
+    void read_upcalls(Reading& r);
+    static const std::map<std::string, void (DelayCollector::*)(Reading&)>& readers();
     void set_capture(uint32_t state);
     int map_fd(const char* name);
     uint64_t percpu_sum(const char* table, int index);

@@ -1,6 +1,7 @@
 // The delay program's maps that hold one sample, when each exists, and how it
-// is emptied between samples: one table, so a new section adds its maps here
-// and reset() follows.
+// is emptied between samples: one table, so a new section adds its maps here,
+// and reset() and collect() follow it (collect() in the table's order, with
+// each map's reader from DelayCollector::readers()).
 #pragma once
 
 #include <array>
@@ -37,11 +38,11 @@ inline constexpr std::array<DelayMap, 15> kSampleMaps = {{
     {"softirq_slot", DelayMap::Reset::zero, delay_maps::always},
     {"recent", DelayMap::Reset::zero, delay_maps::always},  // per-CPU syscall runs
     {"stack_traces", DelayMap::Reset::clear, delay_maps::stack_traces},
+    {"blockio", DelayMap::Reset::clear, delay_maps::always},  // declared even without block I/O
     {"hist", DelayMap::Reset::clear, delay_maps::histograms},
     {"wakers", DelayMap::Reset::clear, delay_maps::budget},
     {"blame", DelayMap::Reset::clear, delay_maps::budget},
     {"waiting", DelayMap::Reset::zero, delay_maps::budget},  // threads left waiting when the window closed
-    {"blockio", DelayMap::Reset::clear, delay_maps::always},  // declared even without block I/O
     {"bio_start", DelayMap::Reset::clear, delay_maps::block_io},
     {"upcalls", DelayMap::Reset::clear, delay_maps::upcalls},
 }};
