@@ -44,11 +44,11 @@ File open_input(const std::string& path)
 AnnotateConfig make_annotate_config(const Options& o)
 {
     AnnotateConfig cfg;
-    cfg.input = o.annotate_input;
-    cfg.records = o.annotate_records;
-    cfg.set = load_record_sets(o.record_probe_files);
+    cfg.input = o.annotate.input;
+    cfg.records = o.annotate.records;
+    cfg.set = load_record_sets(o.annotate.probe_files);
     cfg.json = o.format == Options::Format::json;
-    if (o.annotate_only_listed)
+    if (o.annotate.only_listed)
         for (auto& a : cfg.set.annotations)
             a.any_tpoint_with_key = false;
     if (!cfg.records.empty() && cfg.set.annotations.empty())

@@ -10,15 +10,15 @@ void add_annotate_command(CLI::App& app, Options& opt, Subcommand& c)
                      "qpair(ptr=..., thread=N, qid=N, subnqn=..., hostnqn=...). Streams: any input\n"
                      "size in flat memory. Needs no root.",
                      "annotate does not start a command");
-    c.app->add_option("-i,--input", opt.annotate_input, "spdk_trace -j output (default or '-': stdin)")
+    c.app->add_option("-i,--input", opt.annotate.input, "spdk_trace -j output (default or '-': stdin)")
         ->type_name("FILE");
-    c.app->add_option("-b,--records,--bpftrace", opt.annotate_records,
+    c.app->add_option("-b,--records,--bpftrace", opt.annotate.records,
                       "Probe records from kdelay record (or trace.py's bpftrace script)")
         ->type_name("FILE");
-    c.app->add_option("--probes", opt.record_probe_files,
+    c.app->add_option("--probes", opt.annotate.probe_files,
                       "Probe-set file(s) the records follow (default: the SPDK nvmf set)")
         ->type_name("FILE");
-    c.app->add_flag("--only-listed-tpoints", opt.annotate_only_listed,
+    c.app->add_flag("--only-listed-tpoints", opt.annotate.only_listed,
                     "Annotate only the tracepoints the probe set lists (trace.py's RDMA_REQ_* and\n"
                     "TCP_REQ_*), as trace.py does; by default any tracepoint with a qpair argument");
     add_format_option(*c.app, opt.format, "text (default: trace.py's layout) or json (JSON Lines)");

@@ -84,11 +84,11 @@ BiosnoopConfig make_biosnoop_config(const Options& o)
 {
     BiosnoopConfig cfg;
     static_cast<BpfRun&>(cfg) = make_bpf_run(o);
-    cfg.queue = o.bio_queue;
-    cfg.duration = o.bio_duration;
-    if (!o.bio_disk.empty()) {
-        cfg.disk = o.bio_disk;
-        cfg.dev = disk_dev(o.bio_disk);
+    cfg.queue = o.biosnoop.queue;
+    cfg.duration = o.biosnoop.duration;
+    if (!o.biosnoop.disk.empty()) {
+        cfg.disk = o.biosnoop.disk;
+        cfg.dev = disk_dev(o.biosnoop.disk);
     }
     return cfg;
 }

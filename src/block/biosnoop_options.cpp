@@ -8,10 +8,10 @@ void add_biosnoop_command(CLI::App& app, Options& opt, Subcommand& c, std::vecto
                      "Trace block I/O: one line per request with its latency, like BCC's biosnoop.\n"
                      "Ends on Ctrl-C or after --duration with a summary per disk and operation.",
                      "biosnoop does not start a command; use -p PID");
-    c.app->add_flag("-Q,--queue", opt.bio_queue, "Also show the OS queue time, QUE(ms)");
+    c.app->add_flag("-Q,--queue", opt.biosnoop.queue, "Also show the OS queue time, QUE(ms)");
     c.pid_opt = add_pid_option(*c.app, c.pid, "Only I/O issued by this process");
-    c.app->add_option("-d,--disk", opt.bio_disk, "Only this disk (vda, nvme0n1)")->type_name("DISK");
-    c.app->add_option("--duration", opt.bio_duration, "Stop after this long (default: Ctrl-C)")
+    c.app->add_option("-d,--disk", opt.biosnoop.disk, "Only this disk (vda, nvme0n1)")->type_name("DISK");
+    c.app->add_option("--duration", opt.biosnoop.duration, "Stop after this long (default: Ctrl-C)")
         ->check(CLI::Range(0.001, 31536000.0).description(""))
         ->type_name("SECONDS");
     c.debug_opt = add_debug_option(*c.app, debug_flags);

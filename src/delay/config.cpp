@@ -11,24 +11,24 @@ DelayConfig make_delay_config(const Options& options)
 {
     DelayConfig cfg;
     cfg.command = options.command;
-    cfg.sample_time = options.sample_time;
-    cfg.sample_count = options.sample_count;
-    cfg.sample_interval = options.sample_interval;
-    cfg.list_probes = options.list_probes;
-    if (options.has_start_trigger)
-        cfg.start_trigger = parse_trigger(options.start_trigger);
-    if (options.has_stop_trigger)
-        cfg.stop_trigger = parse_trigger(options.stop_trigger);
-    cfg.trigger_delta = options.trigger_delta;
+    cfg.sample_time = options.delay.sample_time;
+    cfg.sample_count = options.delay.sample_count;
+    cfg.sample_interval = options.delay.sample_interval;
+    cfg.list_probes = options.delay.list_probes;
+    if (options.delay.has_start_trigger)
+        cfg.start_trigger = parse_trigger(options.delay.start_trigger);
+    if (options.delay.has_stop_trigger)
+        cfg.stop_trigger = parse_trigger(options.delay.stop_trigger);
+    cfg.trigger_delta = options.delay.trigger_delta;
     DelayFeatures& f = cfg.features;
-    f.syscall_events = options.syscall_events;
-    f.skip_syscall_poll_events = options.skip_syscall_poll_events;
-    f.stack_trace_size = options.stack_trace_size;
-    f.histograms = options.histogram;
-    f.budget = options.budget || options.format == Options::Format::json;
-    f.upcall_stats = !options.skip_upcall_stats;
+    f.syscall_events = options.delay.syscall_events;
+    f.skip_syscall_poll_events = options.delay.skip_syscall_poll_events;
+    f.stack_trace_size = options.delay.stack_trace_size;
+    f.histograms = options.delay.histogram;
+    f.budget = options.delay.budget || options.format == Options::Format::json;
+    f.upcall_stats = !options.delay.skip_upcall_stats;
     f.ringbuf_pages = 1;
-    while (f.ringbuf_pages < options.buffer_page_count)
+    while (f.ringbuf_pages < options.delay.buffer_page_count)
         f.ringbuf_pages <<= 1;  // the kernel wants a power of two
 
     static_cast<BpfRun&>(cfg) = make_bpf_run(options, !cfg.list_probes);

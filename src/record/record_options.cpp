@@ -10,8 +10,8 @@ void add_record_command(CLI::App& app, Options& opt, Subcommand& c, std::vector<
                      "qpair probes (probes/spdk_nvmf.json). Ctrl-C ends the recording.",
                      "record does not start a command; use -p PID");
     c.pid_opt = add_pid_option(*c.app, c.pid, "Process to record");
-    c.app->add_option("--probes", opt.record_probe_files, "A probe-set file; may repeat")->type_name("FILE");
-    c.app->add_option("-o,--output", opt.record_output, "Write here instead of stdout")->type_name("FILE");
+    c.app->add_option("--probes", opt.record.probe_files, "A probe-set file; may repeat")->type_name("FILE");
+    c.app->add_option("-o,--output", opt.record.output, "Write here instead of stdout")->type_name("FILE");
     c.app->add_flag("-g,--ebpf", opt.print_ebpf, "Print the generated eBPF program and exit");
     add_format_option(*c.app, opt.format, "text (default: trace.py's format) or json (JSON Lines)");
     c.debug_opt = add_debug_option(*c.app, debug_flags);

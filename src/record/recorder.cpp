@@ -35,8 +35,8 @@ std::string function_name(size_t index) { return "kd_record_" + std::to_string(i
 RecordConfig make_record_config(const Options& o)
 {
     RecordConfig cfg;
-    cfg.set = load_record_sets(o.record_probe_files);
-    cfg.output = o.record_output;
+    cfg.set = load_record_sets(o.record.probe_files);
+    cfg.output = o.record.output;
     cfg.json = o.format == Options::Format::json;
     static_cast<BpfRun&>(cfg) = make_bpf_run(o);  // with --ebpf, -p gives the argument types
     if (!cfg.pid && !cfg.print_ebpf)

@@ -18,6 +18,17 @@ bool process_exists(pid_t pid)
     return pid > 0 && (kill(pid, 0) == 0 || errno == EPERM);
 }
 
+bool process_alive(pid_t pid)
+{
+    std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
+    std::string line;
+    if (pid <= 0 || !std::getline(stat, line))
+        return false;
+    const auto paren = line.rfind(") ");  // comm may hold ") " itself
+    return paren != std::string::npos && paren + 2 < line.size() && line[paren + 2] != 'Z' &&
+           line[paren + 2] != 'X';
+}
+
 void require_root()
 {
     if (geteuid() != 0)

@@ -8,6 +8,9 @@
 namespace kdelay {
 
 bool process_exists(pid_t pid);
+// Exists and is neither a zombie nor dead: its /proc/PID/root, maps and
+// namespaces can still be read.
+bool process_alive(pid_t pid);
 
 // Throw Error with the sysexits code: Exit::noperm unless root,
 // Exit::unavailable when pid does not exist.

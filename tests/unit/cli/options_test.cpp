@@ -31,9 +31,9 @@ TEST(Options, DefaultsMatchTheReference)
     auto o = parse({});
     ASSERT_TRUE(o);
     EXPECT_FALSE(o->pid);
-    EXPECT_DOUBLE_EQ(o->sample_time, 0.5);
-    EXPECT_EQ(o->sample_count, 1u);
-    EXPECT_DOUBLE_EQ(o->sample_interval, 0);
+    EXPECT_DOUBLE_EQ(o->delay.sample_time, 0.5);
+    EXPECT_EQ(o->delay.sample_count, 1u);
+    EXPECT_DOUBLE_EQ(o->delay.sample_interval, 0);
     EXPECT_EQ(o->debug, 0u);
 }
 
@@ -43,9 +43,9 @@ TEST(Options, ParsesEveryOption)
                     "--sample-interval", "1", "--ebpf"});
     ASSERT_TRUE(o);
     EXPECT_EQ(*o->pid, 42);
-    EXPECT_DOUBLE_EQ(o->sample_time, 2.5);
-    EXPECT_EQ(o->sample_count, 3u);
-    EXPECT_DOUBLE_EQ(o->sample_interval, 1);
+    EXPECT_DOUBLE_EQ(o->delay.sample_time, 2.5);
+    EXPECT_EQ(o->delay.sample_count, 3u);
+    EXPECT_DOUBLE_EQ(o->delay.sample_interval, 1);
     EXPECT_TRUE(o->print_ebpf);
 }
 
@@ -76,9 +76,9 @@ TEST(Options, HelpShowsNoParserMarkup)
 
 TEST(Options, BareTriggerDeltaMeansZero)
 {
-    EXPECT_EQ(parse({"--trigger-delta"})->trigger_delta, 0u);
-    EXPECT_EQ(parse({"--trigger-delta", "--sample-time", "1"})->trigger_delta, 0u);
-    EXPECT_EQ(parse({"--trigger-delta", "9"})->trigger_delta, 9u);
+    EXPECT_EQ(parse({"--trigger-delta"})->delay.trigger_delta, 0u);
+    EXPECT_EQ(parse({"--trigger-delta", "--sample-time", "1"})->delay.trigger_delta, 0u);
+    EXPECT_EQ(parse({"--trigger-delta", "9"})->delay.trigger_delta, 9u);
 }
 
 TEST(Options, UnsignedValuesRejectSignsAndFractions)
@@ -98,8 +98,8 @@ TEST(Options, UnsignedValuesRejectSignsAndFractions)
 
 TEST(Options, SkipUpcallStatsIsAccepted)
 {
-    EXPECT_FALSE(parse({})->skip_upcall_stats);
-    EXPECT_TRUE(parse({"--skip-upcall-stats"})->skip_upcall_stats);
+    EXPECT_FALSE(parse({})->delay.skip_upcall_stats);
+    EXPECT_TRUE(parse({"--skip-upcall-stats"})->delay.skip_upcall_stats);
 }
 
 TEST(Options, EverythingAfterDoubleDashIsTheCommand)
@@ -107,7 +107,7 @@ TEST(Options, EverythingAfterDoubleDashIsTheCommand)
     auto o = parse({"--sample-time", "1", "--", "prog", "-p", "--sample-time", "--"});
     ASSERT_TRUE(o);
     EXPECT_EQ(o->command, (std::vector<std::string>{"prog", "-p", "--sample-time", "--"}));
-    EXPECT_DOUBLE_EQ(o->sample_time, 1);
+    EXPECT_DOUBLE_EQ(o->delay.sample_time, 1);
 }
 
 TEST(Options, BadInputIsAUsageError)
@@ -139,23 +139,23 @@ TEST(Options, TriggerAndEventOptions)
                     "--skip-syscall-poll-events", "--stack-trace-size", "0",
                     "--buffer-page-count", "3"});
     ASSERT_TRUE(o);
-    EXPECT_TRUE(o->has_start_trigger);
-    EXPECT_EQ(o->start_trigger, "u:a:b");
-    EXPECT_TRUE(o->has_stop_trigger) << "an empty trigger is given, and invalid";
-    EXPECT_EQ(o->trigger_delta, 5000u);
-    EXPECT_FALSE(o->syscall_events);
-    EXPECT_TRUE(o->skip_syscall_poll_events);
-    EXPECT_EQ(o->stack_trace_size, 0u);
-    EXPECT_EQ(o->buffer_page_count, 3u);
+    EXPECT_TRUE(o->delay.has_start_trigger);
+    EXPECT_EQ(o->delay.start_trigger, "u:a:b");
+    EXPECT_TRUE(o->delay.has_stop_trigger) << "an empty trigger is given, and invalid";
+    EXPECT_EQ(o->delay.trigger_delta, 5000u);
+    EXPECT_FALSE(o->delay.syscall_events);
+    EXPECT_TRUE(o->delay.skip_syscall_poll_events);
+    EXPECT_EQ(o->delay.stack_trace_size, 0u);
+    EXPECT_EQ(o->delay.buffer_page_count, 3u);
 }
 
 TEST(Options, SyscallEventsTakesAnOptionalThreshold)
 {
-    EXPECT_EQ(*parse({"--syscall-events"})->syscall_events, 0u);
-    EXPECT_EQ(*parse({"-s"})->syscall_events, 0u);
-    EXPECT_EQ(*parse({"--syscall-events", "50000"})->syscall_events, 50000u);
-    EXPECT_EQ(*parse({"-s", "7", "--sample-time", "1"})->syscall_events, 7u);
-    EXPECT_EQ(*parse({"--syscall-events", "--sample-time", "1"})->syscall_events, 0u);
+    EXPECT_EQ(*parse({"--syscall-events"})->delay.syscall_events, 0u);
+    EXPECT_EQ(*parse({"-s"})->delay.syscall_events, 0u);
+    EXPECT_EQ(*parse({"--syscall-events", "50000"})->delay.syscall_events, 50000u);
+    EXPECT_EQ(*parse({"-s", "7", "--sample-time", "1"})->delay.syscall_events, 7u);
+    EXPECT_EQ(*parse({"--syscall-events", "--sample-time", "1"})->delay.syscall_events, 0u);
     EXPECT_EQ(error_code({"--syscall-events", "abc"}), Exit::usage);
     EXPECT_EQ(error_code({"--buffer-page-count", "0"}), Exit::usage);
 }

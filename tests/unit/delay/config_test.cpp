@@ -23,7 +23,7 @@ TEST(DelayConfig, RingBufferPagesRoundUpToAPowerOfTwo)
 {
     for (auto [given, want] : std::vector<std::pair<uint32_t, uint32_t>>{{1, 1}, {3, 4}, {1024, 1024}, {1025, 2048}}) {
         Options o = ebpf_only();
-        o.buffer_page_count = given;
+        o.delay.buffer_page_count = given;
         EXPECT_EQ(make_delay_config(o).features.ringbuf_pages, want) << given;
     }
 }
@@ -32,8 +32,8 @@ TEST(DelayConfig, TriggersAreParsedBeforeAnythingElse)
 {
     Options o;  // not even a valid target: the trigger is refused first
     o.pid = 999999999;
-    o.has_start_trigger = true;
-    o.start_trigger = "t:a:b) { x(); } int y(void *c";
+    o.delay.has_start_trigger = true;
+    o.delay.start_trigger = "t:a:b) { x(); } int y(void *c";
     try {
         make_delay_config(o);
         FAIL() << "accepted";
@@ -41,8 +41,8 @@ TEST(DelayConfig, TriggersAreParsedBeforeAnythingElse)
         EXPECT_EQ(e.code(), Exit::config);
     }
     Options ok = ebpf_only();
-    ok.has_stop_trigger = true;
-    ok.stop_trigger = "ur:c:free";
+    ok.delay.has_stop_trigger = true;
+    ok.delay.stop_trigger = "ur:c:free";
     auto cfg = make_delay_config(ok);
     ASSERT_TRUE(cfg.stop_trigger);
     EXPECT_EQ(cfg.stop_trigger->kind, Trigger::Kind::uretprobe);

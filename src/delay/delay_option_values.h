@@ -1,0 +1,30 @@
+// The delay mode's option values, as parsed (delay_options.cpp declares them
+// to CLI11; make_delay_config() checks them).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace kdelay {
+
+struct DelayOptions {
+    double sample_time = 0.5;  // seconds
+    unsigned sample_count = 1;
+    double sample_interval = 0;  // seconds
+    bool list_probes = false;
+    bool histogram = false;
+    bool budget = false;
+    bool has_start_trigger = false;
+    std::string start_trigger;
+    bool has_stop_trigger = false;
+    std::string stop_trigger;
+    uint64_t trigger_delta = 0;              // ns
+    std::optional<uint64_t> syscall_events;  // ns threshold; 0 = all
+    bool skip_syscall_poll_events = false;
+    bool skip_upcall_stats = false;
+    uint32_t stack_trace_size = 4096;
+    uint32_t buffer_page_count = 1024;
+};
+
+}  // namespace kdelay
