@@ -253,6 +253,17 @@ Table wakers_text(const std::vector<TimeBudget::Waker>& all)
     return s;
 }
 
+// A section that JSON prints as one document under key (null for none),
+// beside the text tables it has instead.
+Table json_document(const char* key, json document)
+{
+    Table t{"", key};
+    t.shown = Table::Shown::json;
+    t.one_row = true;
+    t.json_value = std::move(document);
+    return t;
+}
+
 // A waker or a CPU holder: a task names itself; an interrupt or "others"
 // has only its kind.
 template <class Party>
@@ -305,12 +316,7 @@ void budget(const std::optional<TimeBudget>& b, std::vector<Table>& out)
         if (!b->wakers.empty())
             out.push_back(wakers_text(b->wakers));
     }
-    Table j{"", "budget"};
-    j.shown = Table::Shown::json;
-    j.one_row = true;
-    if (b)
-        j.json_value = budget_json(*b);
-    out.push_back(std::move(j));
+    out.push_back(json_document("budget", b ? budget_json(*b) : json(nullptr)));
 }
 
 // " [0: 12, 1: 3]": only CPUs that made a call.
@@ -371,12 +377,7 @@ void upcalls(const std::optional<UpcallStats>& u, std::vector<Table>& out)
         }
         out.push_back(std::move(s));
     }
-    Table j{"", "upcalls"};
-    j.shown = Table::Shown::json;
-    j.one_row = true;
-    if (u)
-        j.json_value = upcalls_json(*u);
-    out.push_back(std::move(j));
+    out.push_back(json_document("upcalls", u ? upcalls_json(*u) : json(nullptr)));
 }
 
 Table syscall_events(const std::vector<SyscallEvent>& events)

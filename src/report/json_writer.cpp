@@ -24,40 +24,6 @@ const char* kind_name(Marker::Kind k)
     return "unknown";
 }
 
-class JsonWriter : public ReportWriter {
-public:
-    explicit JsonWriter(std::ostream& out) : out_(out) {}
-
-    void marker(const Marker& marker) override;
-    void report(const Report& report) override;
-    void rows_begin(const Table& columns) override;
-    void row(const Table& columns, const Row& row) override;
-    void table(const Table& table) override;
-    void note(const std::string& text) override;
-    void warning(const std::string& text) override;
-
-private:
-    void line(const json& object);
-    std::ostream& out_;
-};
-
-void JsonWriter::line(const json& object)
-{
-    // Thread names and other kernel strings may hold invalid UTF-8: replace
-    // it rather than fail.
-    out_ << object.dump(-1, ' ', false, json::error_handler_t::replace) << "\n" << std::flush;
-}
-
-void JsonWriter::marker(const Marker& m)
-{
-    json j = {{"type", "marker"}, {"marker", kind_name(m.kind)}, {"time_unix_ns", unix_ns(m.when)}};
-    if (m.trigger_ns)
-        j["trigger_ns"] = *m.trigger_ns;
-    if (m.delta_ns)
-        j["delta_ns"] = *m.delta_ns;
-    line(j);
-}
-
 // A section goes into its object under its key.
 void add_sections(json& object, const std::vector<Table>& sections)
 {
@@ -66,39 +32,62 @@ void add_sections(json& object, const std::vector<Table>& sections)
             object[s.key] = json_table(s);
 }
 
-void JsonWriter::report(const Report& report)
-{
-    json threads = json::array();
-    for (const auto& t : report.threads) {
-        json j = {{"tid", t.tid}, {"name", t.name}};
-        add_sections(j, t.sections);
-        threads.push_back(std::move(j));
+class JsonWriter : public ReportWriter {
+public:
+    explicit JsonWriter(std::ostream& out) : out_(out) {}
+
+    void marker(const Marker& m) override
+    {
+        json j = {{"type", "marker"}, {"marker", kind_name(m.kind)}, {"time_unix_ns", unix_ns(m.when)}};
+        if (m.trigger_ns)
+            j["trigger_ns"] = *m.trigger_ns;
+        if (m.delta_ns)
+            j["delta_ns"] = *m.delta_ns;
+        line(j);
     }
-    json j{{"type", "sample"}, {"threads", std::move(threads)}};
-    for (const auto& [key, value] : report.fields)
-        j[key] = cell_json(value);
-    add_sections(j, report.blocks);
-    line(j);
-}
 
-// Where text has its column header: tracing has begun.
-void JsonWriter::rows_begin(const Table&)
-{
-    line(json{{"type", "marker"}, {"marker", "start"}, {"time_unix_ns", unix_ns(std::chrono::system_clock::now())}});
-}
+    void report(const Report& report) override
+    {
+        json threads = json::array();
+        for (const auto& t : report.threads) {
+            json j = {{"tid", t.tid}, {"name", t.name}};
+            add_sections(j, t.sections);
+            threads.push_back(std::move(j));
+        }
+        json j{{"type", "sample"}, {"threads", std::move(threads)}};
+        for (const auto& [key, value] : report.fields)
+            j[key] = cell_json(value);
+        add_sections(j, report.blocks);
+        line(j);
+    }
 
-void JsonWriter::row(const Table& t, const Row& r)
-{
-    json j = json_row(t, r);
-    j["type"] = t.key;
-    line(j);
-}
+    // Where text has its column header: tracing has begun.
+    void rows_begin(const Table&) override
+    {
+        line(json{{"type", "marker"}, {"marker", "start"}, {"time_unix_ns", unix_ns(std::chrono::system_clock::now())}});
+    }
 
-void JsonWriter::table(const Table& t) { line(json{{"type", t.key}, {"rows", json_table(t)}}); }
+    void row(const Table& t, const Row& r) override
+    {
+        json j = json_row(t, r);
+        j["type"] = t.key;
+        line(j);
+    }
 
-void JsonWriter::note(const std::string& text) { line(json{{"type", "note"}, {"text", text}}); }
+    void table(const Table& t) override { line(json{{"type", t.key}, {"rows", json_table(t)}}); }
+    void note(const std::string& text) override { line(json{{"type", "note"}, {"text", text}}); }
+    void warning(const std::string& text) override { line(json{{"type", "warning"}, {"text", text}}); }
 
-void JsonWriter::warning(const std::string& text) { line(json{{"type", "warning"}, {"text", text}}); }
+private:
+    void line(const json& object)
+    {
+        // Thread names and other kernel strings may hold invalid UTF-8:
+        // replace it rather than fail.
+        out_ << object.dump(-1, ' ', false, json::error_handler_t::replace) << "\n" << std::flush;
+    }
+
+    std::ostream& out_;
+};
 
 }  // namespace
 

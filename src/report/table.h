@@ -41,6 +41,11 @@ struct Column {
 };
 
 struct Row {
+    Row(std::vector<Cell> row_cells = {}, bool only_text = false)
+        : cells(std::move(row_cells)), text_only(only_text)
+    {
+    }
+
     std::vector<Cell> cells;  // by column; a short row ends early in text
     bool text_only = false;   // a TOTAL line
     std::vector<std::string> text_after;  // text: lines printed as they are after the row
@@ -48,6 +53,11 @@ struct Row {
 
 struct Table {
     enum class Shown { both, text, json };
+
+    Table(std::string text_title = {}, std::string json_key = {}, std::vector<Column> table_columns = {})
+        : title(std::move(text_title)), key(std::move(json_key)), columns(std::move(table_columns))
+    {
+    }
 
     std::string title;  // text: "[SYSCALL STATISTICS]"
     std::string key;    // JSON: its key in the enclosing object, or its "type"

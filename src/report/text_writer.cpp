@@ -25,11 +25,19 @@ public:
 
     void marker(const Marker& marker) override;
     void report(const Report& report) override;
-    void rows_begin(const Table& columns) override;
-    void row(const Table& columns, const Row& row) override;
+    void rows_begin(const Table& t) override { out_ << text_header(t) << "\n" << std::flush; }
+    void row(const Table& t, const Row& r) override { out_ << text_row(t, r) << "\n"; }
     void table(const Table& table) override;
-    void note(const std::string& text) override;
-    void warning(const std::string& text) override;
+
+    void note(const std::string& text) override
+    {
+        out_ << (diagnostics_ ? "kdelay: " : "# ") << text << "\n" << std::flush;
+    }
+
+    void warning(const std::string& text) override
+    {
+        out_ << (diagnostics_ ? "kdelay: warning: " : "\n# WARNING: ") << text << "\n" << std::flush;
+    }
 
 private:
     // The header, the rule, the rows and the free lines, each after indent.
@@ -101,25 +109,11 @@ void TextWriter::report(const Report& report)
     out_ << std::flush;
 }
 
-void TextWriter::rows_begin(const Table& t) { out_ << text_header(t) << "\n" << std::flush; }
-
-void TextWriter::row(const Table& t, const Row& r) { out_ << text_row(t, r) << "\n"; }
-
 void TextWriter::table(const Table& t)
 {
     out_ << "\n" << t.title << "\n";
     body(t, std::string(static_cast<size_t>(t.indent), ' '));
     out_ << std::flush;
-}
-
-void TextWriter::note(const std::string& text)
-{
-    out_ << (diagnostics_ ? "kdelay: " : "# ") << text << "\n" << std::flush;
-}
-
-void TextWriter::warning(const std::string& text)
-{
-    out_ << (diagnostics_ ? "kdelay: warning: " : "\n# WARNING: ") << text << "\n" << std::flush;
 }
 
 }  // namespace

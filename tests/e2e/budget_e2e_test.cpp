@@ -292,7 +292,13 @@ TEST(BudgetE2E, ASleepEndsByTheTimerInterruptNotByATask)
     ASSERT_FALSE(b["wakers"].empty()) << b.dump();
     EXPECT_EQ(b["wakers"][0]["kind"], "timer") << b.dump();
     EXPECT_TRUE(b["wakers"][0]["comm"].is_null()) << b.dump();
-    EXPECT_GE(b["wakers"][0]["count"].get<uint64_t>(), 5u) << b.dump();
+    // Five sleeps, each ended by its timer. Under load one wakeup can go
+    // unseen: a timer that fires while another BPF program runs on that CPU
+    // has its sched_wakeup program skipped by BPF's recursion guard (seen in
+    // CI with a build running beside it: 4 of 5). The sleep is still BLOCKED
+    // in clock_nanosleep; only its waker is not known.
+    EXPECT_GE(b["wakers"][0]["count"].get<uint64_t>(), 4u) << b.dump();
+    EXPECT_GE(u64(b["wakers"][0], "blocked_ns"), 390'000'000u) << b.dump();
 }
 
 namespace {

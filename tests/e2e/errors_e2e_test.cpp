@@ -147,7 +147,7 @@ TEST(ErrorsE2E, NoTracefsMountedIsNoNoise)
           "-p " + std::to_string(triggers.pid()) + " --sample-time 0.2 --start-trigger u:kdtest:work_start",
           // Ctrl-C once it records: a background job of sh starts with SIGINT ignored.
           "record -p " + std::to_string(spdk.pid()) + " -o /dev/null 2>/tmp/kd-rec-$$ & "
-          "until grep -q recording /tmp/kd-rec-$$; do sleep 0.2; done; kill -INT $!; wait $!; "
+          "until grep -qs recording /tmp/kd-rec-$$; do sleep 0.2; done; kill -INT $!; wait $!; "
           "s=$?; cat /tmp/kd-rec-$$ >&2; rm -f /tmp/kd-rec-$$; exit $s"}) {
         Result r = run({"/usr/bin/unshare", "-m", "--propagation", "private", "sh", "-c",
                         hide + kKdelay + " " + args},
