@@ -139,34 +139,60 @@ Table block_io(const std::vector<BlockIoStat>& ios)
     return s;
 }
 
-// Text: one section per histogram; JSON: one list of them.
-void histograms(const std::vector<HistogramSample>& all, std::vector<Table>& out)
+// A section that JSON prints as one document under key, beside the text
+// tables it has instead; null without the data.
+template <class T>
+Table json_document(const char* key, const std::optional<T>& data, json (*to_json)(const T&))
 {
-    Table list{"", "histograms"};
-    list.shown = Table::Shown::json;
-    list.columns = {json_only("kind"),   json_only("name"),   json_only("id"),     json_only("count"),
-                    json_only("p50_ns"), json_only("p90_ns"), json_only("p99_ns"), json_only("buckets")};
+    Table t{"", key};
+    t.shown = Table::Shown::json;
+    t.one_row = true;
+    if (data)
+        t.json_document = [&data, to_json] { return to_json(*data); };
+    return t;
+}
+
+json histograms_json(const std::vector<HistogramSample>& all)
+{
+    json list = json::array();
     for (const auto& h : all) {
         json buckets = json::array();
         for (size_t slot = 0; slot < h.hist.slots.size(); ++slot)
             if (h.hist.slots[slot])
                 buckets.push_back({{"low", Log2Hist::low(slot)}, {"high", Log2Hist::high(slot)},
                                    {"count", h.hist.slots[slot]}});
-        const uint64_t p50 = h.hist.percentile(0.5), p90 = h.hist.percentile(0.9), p99 = h.hist.percentile(0.99);
-        list.rows.push_back(Row{{h.kind, h.name, uint64_t{h.id}, h.hist.total(), p50, p90, p99, buckets}});
+        list.push_back({{"kind", h.kind},
+                        {"name", h.name},
+                        {"id", h.id},
+                        {"count", h.hist.total()},
+                        {"p50_ns", h.hist.percentile(0.5)},
+                        {"p90_ns", h.hist.percentile(0.9)},
+                        {"p99_ns", h.hist.percentile(0.99)},
+                        {"buckets", std::move(buckets)}});
+    }
+    return list;
+}
 
+// Text: one section per histogram; JSON: one list of them.
+void histograms(const std::vector<HistogramSample>& all, std::vector<Table>& out)
+{
+    for (const auto& h : all) {
         Table text{"[LATENCY HISTOGRAM]"};
         text.shown = Table::Shown::text;
         const bool numbered = h.kind == "syscall" || h.kind == "blocked";
         const std::string what =
             h.kind + (h.name.empty() ? "" : " " + h.name) + (numbered ? " (" + std::to_string(h.id) + ")" : "");
         text.text_lines.push_back(fmt::format("{}: count {}, p50 {} ns, p90 {} ns, p99 {} ns", what,
-                                              with_commas(h.hist.total()), with_commas(p50), with_commas(p90),
-                                              with_commas(p99)));
+                                              with_commas(h.hist.total()), with_commas(h.hist.percentile(0.5)),
+                                              with_commas(h.hist.percentile(0.9)),
+                                              with_commas(h.hist.percentile(0.99))));
         for (auto& line : render_log2_hist(h.hist, "ns"))
             text.text_lines.push_back(std::move(line));
         out.push_back(std::move(text));
     }
+    Table list{"", "histograms"};
+    list.shown = Table::Shown::json;
+    list.json_document = [&all] { return histograms_json(all); };
     out.push_back(std::move(list));
 }
 
@@ -253,16 +279,6 @@ Table wakers_text(const std::vector<TimeBudget::Waker>& all)
     return s;
 }
 
-// A section that JSON prints as one document under key (null for none),
-// beside the text tables it has instead.
-Table json_document(const char* key, json document)
-{
-    Table t{"", key};
-    t.shown = Table::Shown::json;
-    t.one_row = true;
-    t.json_value = std::move(document);
-    return t;
-}
 
 // A waker or a CPU holder: a task names itself; an interrupt or "others"
 // has only its kind.
@@ -316,7 +332,7 @@ void budget(const std::optional<TimeBudget>& b, std::vector<Table>& out)
         if (!b->wakers.empty())
             out.push_back(wakers_text(b->wakers));
     }
-    out.push_back(json_document("budget", b ? budget_json(*b) : json(nullptr)));
+    out.push_back(json_document("budget", b, budget_json));
 }
 
 // " [0: 12, 1: 3]": only CPUs that made a call.
@@ -377,7 +393,7 @@ void upcalls(const std::optional<UpcallStats>& u, std::vector<Table>& out)
         }
         out.push_back(std::move(s));
     }
-    out.push_back(json_document("upcalls", u ? upcalls_json(*u) : json(nullptr)));
+    out.push_back(json_document("upcalls", u, upcalls_json));
 }
 
 Table syscall_events(const std::vector<SyscallEvent>& events)
@@ -398,7 +414,7 @@ Table syscall_events(const std::vector<SyscallEvent>& events)
                  json_only("waker")};
     for (const auto& e : events) {
         Row r{{e.entry_ns, e.exit_ns, uint64_t{e.tid}, e.comm, (e.exit_ns - e.entry_ns) / 1000, e.name,
-               e.exit_ns - e.entry_ns, uint64_t{e.nr}, json(e.frames), json(e.stack_lost),
+               e.exit_ns - e.entry_ns, uint64_t{e.nr}, e.frames, e.stack_lost,
                e.waker.empty() ? Cell{} : Cell{e.waker}}};
         if (!e.waker.empty())
             r.text_after.push_back("          woken by " + e.waker);
@@ -413,6 +429,7 @@ Table syscall_events(const std::vector<SyscallEvent>& events)
 std::vector<Table> thread_sections(const ThreadSample& t, uint32_t poll_nr)
 {
     std::vector<Table> s;
+    s.reserve(12 + t.histograms.size());
     s.push_back(syscalls(t, poll_nr));
     s.push_back(long_poll(t.long_poll));
     s.push_back(run(t.run));

@@ -7,6 +7,8 @@
 
 namespace kdelay {
 
+// The report refers to the sample's data (the JSON documents are made when
+// written): print it while the sample lives.
 Report delay_report(const Sample& sample);
 
 }  // namespace kdelay

@@ -34,6 +34,8 @@ std::string value_text(const Column& c, const Cell& cell)
         {
             return c.cut && c.width > 0 ? v.substr(0, static_cast<size_t>(c.width)) : v;
         }
+        std::string operator()(bool v) const { return v ? "yes" : "no"; }
+        std::string operator()(const std::vector<std::string>&) const { return ""; }
         std::string operator()(const nlohmann::json&) const { return ""; }
     };
     std::string text = std::visit(Visit{c}, cell);
@@ -42,18 +44,23 @@ std::string value_text(const Column& c, const Cell& cell)
     return text;
 }
 
-std::string pad(const std::string& text, int width, Column::Align align)
+// Appends text padded to width: a report has many cells, so no fmt here.
+void pad(std::string& out, const std::string& text, int width, Column::Align align)
 {
+    const size_t fill = text.size() < static_cast<size_t>(width) ? static_cast<size_t>(width) - text.size() : 0;
+    if (align == Column::Align::right)
+        out.append(fill, ' ');
+    out += text;
     if (align == Column::Align::left)
-        return fmt::format("{:<{}}", text, width);
-    return fmt::format("{:>{}}", text, width);
+        out.append(fill, ' ');
 }
 
-// The text columns up to count, each laid out by put(column, index).
+// The text columns up to count, each laid out by put(out, column, index).
 template <class Put>
 std::string line(const Table& t, size_t count, Put put)
 {
     std::string out;
+    out.reserve(128);
     bool first = true;
     for (size_t i = 0; i < t.columns.size() && i < count; ++i) {
         const Column& c = t.columns[i];
@@ -62,7 +69,7 @@ std::string line(const Table& t, size_t count, Put put)
         if (!first)
             out.append(static_cast<size_t>(c.gap), ' ');
         first = false;
-        out += put(c, i);
+        put(out, c, i);
     }
     return out;
 }
@@ -83,19 +90,22 @@ nlohmann::json cell_json(const Cell& cell)
 
 std::string text_header(const Table& t)
 {
-    return line(t, t.columns.size(), [](const Column& c, size_t) { return pad(c.title, c.width, c.title_align); });
+    return line(t, t.columns.size(),
+                [](std::string& out, const Column& c, size_t) { pad(out, c.title, c.width, c.title_align); });
 }
 
 std::string text_rule(const Table& t)
 {
-    return line(t, t.rule.size(),
-                [&](const Column& c, size_t i) { return pad(std::string(static_cast<size_t>(t.rule[i]), '-'), c.width, c.align); });
+    return line(t, t.rule.size(), [&](std::string& out, const Column& c, size_t i) {
+        pad(out, std::string(static_cast<size_t>(t.rule[i]), '-'), c.width, c.align);
+    });
 }
 
 std::string text_row(const Table& t, const Row& row)
 {
-    return line(t, row.cells.size(),
-                [&](const Column& c, size_t i) { return pad(value_text(c, row.cells[i]), c.width, c.align); });
+    return line(t, row.cells.size(), [&](std::string& out, const Column& c, size_t i) {
+        pad(out, value_text(c, row.cells[i]), c.width, c.align);
+    });
 }
 
 nlohmann::json json_row(const Table& t, const Row& row)
@@ -109,8 +119,8 @@ nlohmann::json json_row(const Table& t, const Row& row)
 
 nlohmann::json json_table(const Table& t)
 {
-    if (!t.json_value.is_null())
-        return t.json_value;
+    if (t.json_document)
+        return t.json_document();
     nlohmann::json rows = nlohmann::json::array();
     for (const auto& row : t.rows)
         if (!row.text_only)

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
@@ -13,8 +14,9 @@
 
 namespace kdelay {
 
-// One value. json is for what only JSON prints (lists, nested objects).
-using Cell = std::variant<std::monostate, uint64_t, int64_t, double, std::string, nlohmann::json>;
+// One value. The lists, flags and documents are for what only JSON prints.
+using Cell = std::variant<std::monostate, uint64_t, int64_t, double, std::string, bool, std::vector<std::string>,
+                          nlohmann::json>;
 
 struct Column {
     enum class Align { left, right };
@@ -69,7 +71,9 @@ struct Table {
     bool shown_empty = false;  // text: printed even without rows
     std::vector<int> rule;     // text: dashes of these widths under the header
     int indent = 0;            // text: spaces before every row
-    nlohmann::json json_value;  // JSON: printed instead of the rows, when not null
+    // JSON: a document printed instead of the rows, made only when JSON is
+    // written (text never pays for it).
+    std::function<nlohmann::json()> json_document;
 
     bool in_text() const { return shown != Shown::json; }
     bool in_json() const { return shown != Shown::text; }
@@ -83,7 +87,7 @@ std::string text_row(const Table& table, const Row& row);
 
 // JSON: one row as an object of its keyed columns; the table as an array of
 // its rows (text-only rows left out), one object or null (one_row), or its
-// json_value.
+// json_document().
 nlohmann::json cell_json(const Cell& cell);
 nlohmann::json json_row(const Table& table, const Row& row);
 nlohmann::json json_table(const Table& table);
