@@ -23,7 +23,6 @@
 namespace kdelay {
 namespace {
 
-static_assert(KD_MAP_COUNT == kDelayMapNames.size());
 
 Stat to_stat(const kd_stat& s) { return Stat{s.count, s.total_ns, s.min_ns, s.max_ns}; }
 
@@ -407,11 +406,13 @@ void DelayCollector::reset()
     set_capture(KD_IDLE);
 }
 
-std::array<uint64_t, kDelayMapNames.size()> DelayCollector::map_full()
+std::vector<MapOverflow> DelayCollector::map_full()
 {
-    std::array<uint64_t, kDelayMapNames.size()> full{};
-    for (int i = 0; i < KD_MAP_COUNT; ++i)
-        full[i] = percpu_sum("map_full", i);
+    std::vector<MapOverflow> full;
+    for (const DelayMap& m : kSampleMaps)
+        if (m.full >= 0 && m.present(params_))
+            if (const uint64_t lost = percpu_sum("map_full", m.full))
+                full.push_back({m.what, lost});
     return full;
 }
 

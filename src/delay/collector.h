@@ -40,7 +40,7 @@ public:
     void poll_events(std::chrono::steady_clock::time_point deadline) override;
     Sample collect() override;
     void reset() override;
-    std::array<uint64_t, kDelayMapNames.size()> map_full() override;
+    std::vector<MapOverflow> map_full() override;
     uint64_t bios_lost() override;
     uint64_t trigger_misses() override;
     uint64_t events_dropped() override;

@@ -1,12 +1,15 @@
 // The delay program's maps that hold one sample, when each exists, and how it
-// is emptied between samples: one table, so a new section adds its maps here,
-// and reset() and collect() follow it (collect() in the table's order, with
-// each map's reader from DelayCollector::readers()).
+// is emptied between samples, and which map-full counter warns for it: one
+// table, so a new section adds its maps here, and reset(), collect() and the
+// map-full warnings follow it (collect() in the table's order, with each
+// map's reader from DelayCollector::readers()).
 #pragma once
 
 #include <array>
+#include <linux/types.h>
 
 #include "delay/program.h"
+#include "delay_abi.h"
 
 namespace kdelay {
 
@@ -18,6 +21,8 @@ struct DelayMap {
     const char* name;
     Reset reset;
     bool (*present)(const DelayProgramParams&);
+    int full = -1;             // its map-full counter (KD_MAP_*), if it can fill up
+    const char* what = "";     // how the map-full warning names it
 };
 
 namespace delay_maps {
@@ -30,21 +35,21 @@ inline bool upcalls(const DelayProgramParams& p) { return p.upcalls != UpcallPla
 }  // namespace delay_maps
 
 inline constexpr std::array<DelayMap, 15> kSampleMaps = {{
-    {"threads", DelayMap::Reset::clear, delay_maps::always},
-    {"syscalls", DelayMap::Reset::clear, delay_maps::always},
-    {"hardirqs", DelayMap::Reset::clear, delay_maps::always},
-    {"softirqs", DelayMap::Reset::clear, delay_maps::always},
+    {"threads", DelayMap::Reset::clear, delay_maps::always, KD_MAP_THREADS, "thread"},
+    {"syscalls", DelayMap::Reset::clear, delay_maps::always, KD_MAP_SYSCALLS, "syscall"},
+    {"hardirqs", DelayMap::Reset::clear, delay_maps::always, KD_MAP_HARDIRQS, "hard IRQ"},
+    {"softirqs", DelayMap::Reset::clear, delay_maps::always, KD_MAP_SOFTIRQS, "soft IRQ"},
     {"hardirq_slot", DelayMap::Reset::zero, delay_maps::always},
     {"softirq_slot", DelayMap::Reset::zero, delay_maps::always},
     {"recent", DelayMap::Reset::zero, delay_maps::always},  // per-CPU syscall runs
     {"stack_traces", DelayMap::Reset::clear, delay_maps::stack_traces},
-    {"blockio", DelayMap::Reset::clear, delay_maps::always},  // declared even without block I/O
-    {"hist", DelayMap::Reset::clear, delay_maps::histograms},
-    {"wakers", DelayMap::Reset::clear, delay_maps::budget},
-    {"blame", DelayMap::Reset::clear, delay_maps::budget},
+    {"blockio", DelayMap::Reset::clear, delay_maps::always, KD_MAP_BLOCKIO, "block I/O"},  // declared even without block I/O
+    {"hist", DelayMap::Reset::clear, delay_maps::histograms, KD_MAP_HIST, "histogram"},
+    {"wakers", DelayMap::Reset::clear, delay_maps::budget, KD_MAP_WAKERS, "waker"},
+    {"blame", DelayMap::Reset::clear, delay_maps::budget, KD_MAP_BLAME, "READY blame"},
     {"waiting", DelayMap::Reset::zero, delay_maps::budget},  // threads left waiting when the window closed
     {"bio_start", DelayMap::Reset::clear, delay_maps::block_io},
-    {"upcalls", DelayMap::Reset::clear, delay_maps::upcalls},
+    {"upcalls", DelayMap::Reset::clear, delay_maps::upcalls, KD_MAP_UPCALLS, "upcall"},
 }};
 
 }  // namespace kdelay

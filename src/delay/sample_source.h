@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <vector>
 #include <chrono>
 #include <cstdint>
 
@@ -18,9 +19,11 @@ struct CaptureState {
     uint64_t stop_trigger_ns;   // 0 when no stop trigger fired
 };
 
-// Index of a map in map_full counts, as in delay_abi.h.
-inline constexpr std::array<const char*, 9> kDelayMapNames = {
-    "thread", "syscall", "hard IRQ", "soft IRQ", "block I/O", "histogram", "upcall", "waker", "READY blame"};
+// Updates a map could not take because it was full.
+struct MapOverflow {
+    const char* what;  // the map as the warning names it: "thread", "syscall", ...
+    uint64_t lost;
+};
 
 class SampleSource {
 public:
@@ -44,8 +47,8 @@ public:
     // Clears all per-sample state; the kernel side idles.
     virtual void reset() = 0;
 
-    // Updates lost because a map was full, per map, since the start.
-    virtual std::array<uint64_t, kDelayMapNames.size()> map_full() = 0;
+    // The maps that were full since the start, with the updates each lost.
+    virtual std::vector<MapOverflow> map_full() = 0;
     // Block requests whose start could not be recorded (in-flight map full).
     virtual uint64_t bios_lost() = 0;
     virtual uint64_t trigger_misses() = 0;

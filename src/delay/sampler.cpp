@@ -221,12 +221,9 @@ void Sampler::run(const std::function<void()>& on_first_start)
 void Sampler::warnings()
 {
     status_.clear();
-    const auto full = collector_.map_full();
-    for (size_t m = 0; m < full.size(); ++m)
-        if (full[m] > 0)
-            writer_.warning("the " + std::string(kDelayMapNames[m]) + " map was full; " +
-                            with_commas(full[m]) +
-                            " updates were lost and the numbers above are incomplete.");
+    for (const MapOverflow& m : collector_.map_full())
+        writer_.warning("the " + std::string(m.what) + " map was full; " + with_commas(m.lost) +
+                        " updates were lost and the numbers above are incomplete.");
     if (const uint64_t lost = collector_.bios_lost())
         writer_.warning(with_commas(lost) +
                         " block requests were not tracked (too many in flight); block I/O numbers "

@@ -65,3 +65,18 @@ TEST(DelayMaps, EveryHashAndStackTableIsReset)
             EXPECT_TRUE(listed) << name << " is not cleared between samples";
         }
 }
+
+// Every map-full counter the program can bump belongs to one table entry,
+// which names it in the warning.
+TEST(DelayMaps, EveryMapFullCounterHasOneEntryThatNamesIt)
+{
+    for (int index = 0; index < KD_MAP_COUNT; ++index) {
+        int entries = 0;
+        for (const DelayMap& m : kSampleMaps)
+            if (m.full == index) {
+                ++entries;
+                EXPECT_NE(std::string(m.what), "") << m.name;
+            }
+        EXPECT_EQ(entries, 1) << "KD_MAP index " << index;
+    }
+}

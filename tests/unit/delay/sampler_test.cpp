@@ -26,7 +26,7 @@ public:
     std::function<void()> on_collect, on_reset, on_arm;
     unsigned collects = 0, resets = 0;
     uint64_t misses = 0;
-    std::array<uint64_t, kDelayMapNames.size()> full{};
+    std::vector<MapOverflow> full;
 
     void start_capture() override { state = {CaptureState::Phase::capturing, 0, 0}; }
     void arm() override
@@ -59,7 +59,7 @@ public:
         if (on_reset)
             on_reset();
     }
-    std::array<uint64_t, kDelayMapNames.size()> map_full() override { return full; }
+    std::vector<MapOverflow> map_full() override { return full; }
     uint64_t bios_lost() override { return 0; }
     uint64_t trigger_misses() override { return misses; }
     uint64_t events_dropped() override { return 0; }
@@ -200,7 +200,7 @@ TEST_F(Sampler, CtrlCWhileArmedReportsNothingAndSaysSo)
 
 TEST_F(Sampler, AFullMapIsAWarningNamingIt)
 {
-    src.full[1] = 1234;
+    src.full = {{"syscall", 1234}};
     run(time_mode(1, 0.01));
     ASSERT_EQ(out.warnings.size(), 1u);
     EXPECT_EQ(out.warnings[0],
