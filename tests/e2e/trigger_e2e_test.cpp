@@ -218,10 +218,12 @@ TEST(TriggerE2E, KprobeTriggers)
             << r.err;
         GTEST_SKIP() << "this kernel has no kprobes (CONFIG_KPROBES unset): k/kr triggers cannot fire";
     }
-    // Start at the entry of the section's first getppid (after its
-    // sys_enter, so that call is not counted), stop at the return of its
-    // nanosleep (before its sys_exit): exactly the other 99 getppid.
-    Result r = run_against_triggers({"--start-trigger", "k:__x64_sys_getppid", "--stop-trigger",
+    // Start at the entry of the getpgrp that runs once before each section
+    // (after its sys_enter, so neither end of it is counted), stop at the
+    // return of the section's nanosleep (before its sys_exit): exactly the
+    // section's 100 getppid. Wherever in its loop the target is when kdelay
+    // arms, the sample starts at a section's beginning.
+    Result r = run_against_triggers({"--start-trigger", "k:__x64_sys_getpgrp", "--stop-trigger",
                                      "kr:__x64_sys_nanosleep", "--sample-count", "2"});
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.out.find("# Start sampling (trigger@"), std::string::npos) << r.out;
@@ -235,8 +237,9 @@ TEST(TriggerE2E, KprobeTriggers)
         const ThreadBlock& t = samples[i].begin()->second;
         const Row* getppid = find_row(t, kSyscalls, "getppid");
         ASSERT_TRUE(getppid) << r.out;
-        EXPECT_EQ(number(getppid->at(2)), 99u) << r.out;
+        EXPECT_EQ(number(getppid->at(2)), 100u) << r.out;
         EXPECT_FALSE(find_row(t, kSyscalls, "nanosleep")) << r.out;
+        EXPECT_FALSE(find_row(t, kSyscalls, "getpgrp")) << r.out;
         EXPECT_FALSE(find_row(t, kSyscalls, "getpid")) << "work from outside the section\n" << r.out;
         EXPECT_GE(d[i], 30'000'000u) << "the section's 30 ms nanosleep lies inside\n" << r.out;
     }

@@ -5,9 +5,12 @@
 //
 // Iteration i runs kd_work_section(): USDT kdtest:work_start, exactly 100
 // getppid() calls and one nanosleep() of LONG_MS (even i) or SHORT_MS (odd
-// i), then USDT kdtest:work_end. Between sections: 50 getpid() calls and a
+// i), then USDT kdtest:work_end. Between sections: 50 getpid() calls, a
 // clock_nanosleep() of GAP_MS (default 20), so a sample that leaks outside
-// a section shows getpid. ITERATIONS 0 runs forever.
+// a section shows getpid, and one getpgrp() just before the next section:
+// a kernel function that runs once a section, for kprobe triggers (getppid
+// runs 100 times, so a trigger armed mid-section would fire inside one).
+// ITERATIONS 0 runs forever.
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
@@ -37,6 +40,7 @@ int main(int argc, char** argv)
     printf("ready\n");
     fflush(stdout);
     for (long i = 0; iterations == 0 || i < iterations; ++i) {
+        syscall(SYS_getpgrp);
         kd_work_section(i, i % 2 == 0 ? long_ms : short_ms);
         for (int n = 0; n < 50; ++n)
             syscall(SYS_getpid);
