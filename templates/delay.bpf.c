@@ -6,7 +6,7 @@
  * This file holds what every part shares (the target, the capture state,
  * the thread entry); each concern is a part of its own, included at the end
  * in the order the C needs: syscall state, budget, syscalls, scheduling,
- * interrupts, triggers, block I/O, upcalls.
+ * interrupts, lock contention, triggers, block I/O, upcalls.
  */
 {{> delay_abi}}
 
@@ -165,6 +165,7 @@ static __always_inline __u32 target_current(void)
 {{> delay_syscalls}}
 {{> delay_sched}}
 {{> delay_irq}}
+{{> delay_locks}}
 {{> delay_triggers}}
 {{> delay_block}}
 {{> delay_upcalls}}

@@ -57,7 +57,8 @@ struct kd_event {
 #define KD_MAP_UPCALLS 6
 #define KD_MAP_WAKERS 7
 #define KD_MAP_BLAME 8
-#define KD_MAP_COUNT 9
+#define KD_MAP_LOCKS 9
+#define KD_MAP_COUNT 10
 
 /* Open vSwitch upcalls, machine-wide: calls of ovs_dp_upcall() per CPU and
  * return code (0, or -errno). At the tracepoint the code is unknown. */
@@ -75,7 +76,8 @@ struct kd_upcall_key {
 #define KD_HIST_HARDIRQ 3  /* every handled hard IRQ of the thread */
 #define KD_HIST_SOFTIRQ 4  /* id: vector */
 #define KD_HIST_BLOCKED 5  /* --budget: id: the syscall slept in */
-#define KD_HIST_KINDS 6
+#define KD_HIST_LOCK 6     /* --locks: id: the lock's KD_LOCK_* flags */
+#define KD_HIST_KINDS 7
 #define KD_HIST_SLOTS 65
 
 struct kd_hist_key {
@@ -238,6 +240,19 @@ struct kd_recent {
     __u32 tid;
     __u32 nr;
     struct kd_stat stat;
+};
+
+/* --locks: a thread's waits for contended kernel locks, by the flags of
+ * lock:contention_begin, which say the kind of lock. */
+#define KD_LOCK_SPIN 0x1
+#define KD_LOCK_READ 0x2
+#define KD_LOCK_WRITE 0x4
+#define KD_LOCK_RT 0x8
+#define KD_LOCK_PERCPU 0x10
+#define KD_LOCK_MUTEX 0x20
+struct kd_lock_key {
+    __u32 tid;
+    __u32 flags;
 };
 
 struct kd_hardirq_key {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bcc/BPF.h>
+#include <fmt/format.h>
 #include <cstring>
 #include <ctime>
 #include <map>
@@ -74,6 +75,27 @@ std::string softirq_name(uint32_t vector)
     static const char* const names[] = {"hi",       "timer",   "net_tx", "net_rx",  "block",
                                         "irq_poll", "tasklet", "sched",  "hrtimer", "rcu"};
     return vector < std::size(names) ? names[vector] : "vec_" + std::to_string(vector);
+}
+
+std::string lock_kind(uint32_t flags)
+{
+    // The names perf lock contention gives the same flags.
+    static const std::map<uint32_t, const char*> kinds = {
+        {KD_LOCK_SPIN, "spinlock"},
+        {KD_LOCK_SPIN | KD_LOCK_READ, "rwlock:R"},
+        {KD_LOCK_SPIN | KD_LOCK_WRITE, "rwlock:W"},
+        {KD_LOCK_READ, "rwsem:R"},
+        {KD_LOCK_WRITE, "rwsem:W"},
+        {KD_LOCK_RT, "rt-mutex"},
+        {KD_LOCK_RT | KD_LOCK_READ, "rwlock-rt:R"},
+        {KD_LOCK_RT | KD_LOCK_WRITE, "rwlock-rt:W"},
+        {KD_LOCK_PERCPU | KD_LOCK_READ, "pcpu-sem:R"},
+        {KD_LOCK_PERCPU | KD_LOCK_WRITE, "pcpu-sem:W"},
+        {KD_LOCK_MUTEX, "mutex"},
+        {KD_LOCK_MUTEX | KD_LOCK_SPIN, "mutex"},  // spinning on the owner, then maybe sleeping
+    };
+    const auto it = kinds.find(flags);
+    return it != kinds.end() ? it->second : fmt::format("flags {:#x}", flags);
 }
 
 DelayCollector::DelayCollector(BpfSession& session, const DelayProgramParams& params, pid_t pid)
@@ -220,6 +242,12 @@ void DelayCollector::read_softirqs(Reading& r)
         r.threads[k.tid].softirqs.push_back(IrqStat{softirq_name(k.vec), k.vec, to_stat(s)});
 }
 
+void DelayCollector::read_locks(Reading& r)
+{
+    for (const auto& [k, s] : read_map_as<kd_lock_key, kd_stat>(map_fd("locks")))
+        r.threads[k.tid].locks.push_back(LockStat{lock_kind(k.flags), k.flags, to_stat(s)});
+}
+
 void DelayCollector::read_blockio(Reading& r)
 {
     for (const auto& [k, b] : read_map_as<kd_blockio_key, kd_blockio>(map_fd("blockio")))
@@ -236,13 +264,15 @@ void DelayCollector::read_histograms(Reading& r)
         if (k.slot < Log2Hist{}.slots.size())
             hists[{k.tid, k.kind, k.id}].slots[k.slot] += n;
     // Indexed by KD_HIST_*.
-    static const char* const kinds[KD_HIST_KINDS] = {"syscall", "run", "ready", "hardirq", "softirq", "blocked"};
+    static const char* const kinds[KD_HIST_KINDS] = {"syscall", "run",     "ready", "hardirq",
+                                                     "softirq", "blocked", "lock"};
     for (auto& [key, h] : hists) {
         const auto [tid, kind, id] = key;
         if (kind >= KD_HIST_KINDS || !r.threads.count(tid))
             continue;
         std::string name = kind == KD_HIST_SYSCALL || kind == KD_HIST_BLOCKED ? syscall_name(id)
                            : kind == KD_HIST_SOFTIRQ                          ? softirq_name(id)
+                           : kind == KD_HIST_LOCK                             ? lock_kind(id)
                                                                               : "";
         r.threads[tid].histograms.push_back(HistogramSample{kinds[kind], std::move(name), id, h});
     }
@@ -267,7 +297,7 @@ const std::map<std::string, void (DelayCollector::*)(DelayCollector::Reading&)>&
     static const std::map<std::string, void (DelayCollector::*)(Reading&)> table = {
         {"threads", &DelayCollector::read_threads},     {"syscalls", &DelayCollector::read_syscalls},
         {"hardirqs", &DelayCollector::read_hardirqs},   {"softirqs", &DelayCollector::read_softirqs},
-        {"blockio", &DelayCollector::read_blockio},     {"hist", &DelayCollector::read_histograms},
+        {"locks", &DelayCollector::read_locks},         {"blockio", &DelayCollector::read_blockio},     {"hist", &DelayCollector::read_histograms},
         {"wakers", &DelayCollector::read_budgets},      {"upcalls", &DelayCollector::read_upcalls},
     };
     return table;
@@ -290,6 +320,7 @@ Sample DelayCollector::collect()
         by_total_desc(ts.syscalls);
         by_total_desc(ts.hardirqs);
         by_total_desc(ts.softirqs);
+        by_total_desc(ts.locks);
         by_total_desc(ts.blockio);
         sample.threads.push_back(std::move(ts));
     }

@@ -53,6 +53,7 @@ private:
     void read_syscalls(Reading& r);
     void read_hardirqs(Reading& r);
     void read_softirqs(Reading& r);
+    void read_locks(Reading& r);
     void read_blockio(Reading& r);
     void read_histograms(Reading& r);
     void read_budgets(Reading& r);

@@ -26,6 +26,7 @@ DelayConfig make_delay_config(const Options& options)
     f.stack_trace_size = options.delay.stack_trace_size;
     f.histograms = options.delay.histogram;
     f.budget = options.delay.budget || options.format == Options::Format::json;
+    f.locks = options.delay.locks;
     f.upcall_stats = !options.delay.skip_upcall_stats;
     f.ringbuf_pages = 1;
     while (f.ringbuf_pages < options.delay.buffer_page_count)

@@ -9,6 +9,7 @@
 #include "bpf/btf_offsets.h"
 #include "bpf/probe_set.h"
 #include "bpf/session.h"
+#include "core/error.h"
 #include "delay/collector.h"
 #include "delay/program.h"
 #include "delay/sampler.h"
@@ -17,6 +18,7 @@
 #include "sys/launcher.h"
 #include "sys/process.h"
 #include "sys/syscall_names.h"
+#include "sys/tracefs.h"
 #include "trigger/resolve.h"
 
 namespace kdelay {
@@ -87,6 +89,9 @@ int run_delay(DelayConfig cfg, ReportWriter& writer)
             start = resolve_trigger(*cfg.start_trigger, existing, exe);
         if (cfg.stop_trigger)
             stop = resolve_trigger(*cfg.stop_trigger, existing, exe);
+        if (cfg.features.locks && !tracepoint_exists("lock", "contention_begin"))
+            throw Error(Exit::unavailable, "--locks: this kernel has no lock:contention_begin tracepoint "
+                                           "(it came in Linux 5.19)");
     }
 
     std::optional<Launcher> launcher;
@@ -124,6 +129,8 @@ int run_delay(DelayConfig cfg, ReportWriter& writer)
     std::set<std::string> delay_features;
     if (cfg.features.budget)
         delay_features.insert("budget");
+    if (cfg.features.locks)
+        delay_features.insert("locks");
     session.attach(load_probe_set("delay", delay_features));
     if (params.block)
         session.attach(load_probe_set("block", block_features(params.block)));

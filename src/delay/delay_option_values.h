@@ -15,6 +15,7 @@ struct DelayOptions {
     bool list_probes = false;
     bool histogram = false;
     bool budget = false;
+    bool locks = false;
     bool has_start_trigger = false;
     std::string start_trigger;
     bool has_stop_trigger = false;

@@ -27,6 +27,9 @@ void add_delay_options(CLI::App& app, Options& opt, DelayParse& d, std::vector<u
     app.add_flag("--histogram", opt.delay.histogram,
                  "Add log2 latency histograms per thread: each syscall, run, ready, hard and soft IRQs,\n"
                  "and with --budget the sleeps in each syscall");
+    app.add_flag("--locks", opt.delay.locks,
+                 "Add each thread's waits for contended kernel locks (mutexes, rwsems, spinlocks) by\n"
+                 "kind of lock (needs the lock:contention_begin tracepoint, Linux 5.19 or later)");
     app.add_flag("--list-probes", opt.delay.list_probes,
                  "List the target's USDT probes (executable and mapped libraries) and exit");
     d.start_opt = app.add_option("--start-trigger", opt.delay.start_trigger,

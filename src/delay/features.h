@@ -16,6 +16,7 @@ struct DelayFeatures {
     bool histograms = false;
     bool upcall_stats = true;
     bool budget = false;  // per-thread time budget: --budget, and always in JSON
+    bool locks = false;   // kernel lock contention per thread: --locks
 
     // Syscall events carry stack ids: the program has a stack table.
     bool stack_traces() const { return syscall_events && stack_trace_size > 0; }

@@ -32,9 +32,10 @@ inline bool histograms(const DelayProgramParams& p) { return p.features.histogra
 inline bool budget(const DelayProgramParams& p) { return p.features.budget; }
 inline bool block_io(const DelayProgramParams& p) { return p.block.has_value(); }
 inline bool upcalls(const DelayProgramParams& p) { return p.upcalls != UpcallPlan::Probe::none; }
+inline bool locks(const DelayProgramParams& p) { return p.features.locks; }
 }  // namespace delay_maps
 
-inline constexpr std::array<DelayMap, 15> kSampleMaps = {{
+inline constexpr std::array<DelayMap, 17> kSampleMaps = {{
     {"threads", DelayMap::Reset::clear, delay_maps::always, KD_MAP_THREADS, "thread"},
     {"syscalls", DelayMap::Reset::clear, delay_maps::always, KD_MAP_SYSCALLS, "syscall"},
     {"hardirqs", DelayMap::Reset::clear, delay_maps::always, KD_MAP_HARDIRQS, "hard IRQ"},
@@ -43,6 +44,8 @@ inline constexpr std::array<DelayMap, 15> kSampleMaps = {{
     {"softirq_slot", DelayMap::Reset::zero, delay_maps::always},
     {"recent", DelayMap::Reset::zero, delay_maps::always},  // per-CPU syscall runs
     {"stack_traces", DelayMap::Reset::clear, delay_maps::stack_traces},
+    {"locks", DelayMap::Reset::clear, delay_maps::locks, KD_MAP_LOCKS, "lock contention"},
+    {"lock_waits", DelayMap::Reset::clear, delay_maps::locks},  // the lock each thread waits for
     {"blockio", DelayMap::Reset::clear, delay_maps::always, KD_MAP_BLOCKIO, "block I/O"},  // declared even without block I/O
     {"hist", DelayMap::Reset::clear, delay_maps::histograms, KD_MAP_HIST, "histogram"},
     {"wakers", DelayMap::Reset::clear, delay_maps::budget, KD_MAP_WAKERS, "waker"},

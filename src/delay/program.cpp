@@ -45,6 +45,7 @@ DelayMapSizes size_delay_maps(size_t thread_count)
         16384,
         next_pow2(std::max<uint64_t>(16384, uint64_t{threads} * 512)),
         next_pow2(std::max<uint64_t>(1024, uint64_t{threads} * 16)),
+        next_pow2(std::max<uint64_t>(1024, uint64_t{threads} * 4)),
     };
 }
 
@@ -53,7 +54,7 @@ std::string render_delay_program(const DelayProgramParams& p)
     TemplateValues v;
     v.partial("delay_abi", embedded_file("delay_abi.h"));
     // The program's parts, one per concern, in the order the C needs.
-    for (const char* part : {"syscall_state", "budget", "syscalls", "sched", "irq", "triggers", "block", "upcalls"})
+    for (const char* part : {"syscall_state", "budget", "syscalls", "sched", "irq", "locks", "triggers", "block", "upcalls"})
         v.partial(std::string("delay_") + part, embedded_file(std::string("delay_") + part + ".bpf.c"));
     v.number("target_tgid", static_cast<uint64_t>(p.tgid));
     v.number("poll_nr", p.poll_nr);
@@ -83,6 +84,8 @@ std::string render_delay_program(const DelayProgramParams& p)
     v.number("ringbuf_pages", f.ringbuf_pages);
     v.section("histograms", f.histograms);
     v.section("budget", f.budget);
+    v.section("locks", f.locks);
+    v.number("max_locks", p.sizes.locks);
     v.number("max_wakers", p.sizes.wakers);
     v.number("max_blame", p.sizes.wakers);
     v.number("max_hist", p.sizes.hist);

@@ -22,6 +22,7 @@ struct DelayMapSizes {
     uint32_t bios;  // requests in flight, machine-wide
     uint32_t hist;  // histogram buckets (with --histogram)
     uint32_t wakers;  // (woken thread, waker) pairs (with the budget)
+    uint32_t locks;   // (thread, kind of lock) pairs (with --locks)
 };
 
 // Room for the target's threads with headroom for ones created while

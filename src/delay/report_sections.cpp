@@ -86,6 +86,23 @@ Table irqs(const char* title, const char* key, const std::vector<IrqStat>& irqs,
     return s;
 }
 
+Table locks(const std::vector<LockStat>& locks)
+{
+    Table s = named_stats("[LOCK CONTENTION STATISTICS]", "locks", nullptr, nullptr, 0, 0);
+    s.columns.push_back(json_only("flags"));
+    uint64_t count = 0, total = 0;
+    for (const auto& l : locks) {
+        Row r = named_row(l.kind, std::nullopt, l.stat);
+        r.cells.push_back(uint64_t{l.flags});
+        s.rows.push_back(std::move(r));
+        count += l.stat.count;
+        total += l.stat.total_ns;
+    }
+    if (!locks.empty())
+        s.rows.push_back(total_row("TOTAL:", false, count, total));
+    return s;
+}
+
 // One Stat as one row: long poll, run, ready, stopped.
 Table one_stat(const char* title, const char* key, const std::optional<Stat>& st, std::vector<Column> columns,
                std::vector<Cell> (*cells)(const Stat&))
@@ -429,7 +446,7 @@ Table syscall_events(const std::vector<SyscallEvent>& events)
 std::vector<Table> thread_sections(const ThreadSample& t, uint32_t poll_nr)
 {
     std::vector<Table> s;
-    s.reserve(12 + t.histograms.size());
+    s.reserve(13 + t.histograms.size());
     s.push_back(syscalls(t, poll_nr));
     s.push_back(long_poll(t.long_poll));
     s.push_back(run(t.run));
@@ -437,6 +454,7 @@ std::vector<Table> thread_sections(const ThreadSample& t, uint32_t poll_nr)
     s.push_back(count_total_max("[THREAD STOPPED STATISTICS]", "stopped", "STOP_CNT", t.stopped));
     s.push_back(irqs("[HARD IRQ STATISTICS]", "hardirqs", t.hardirqs, false));
     s.push_back(irqs("[SOFT IRQ STATISTICS]", "softirqs", t.softirqs, true));
+    s.push_back(locks(t.locks));
     s.push_back(block_io(t.blockio));
     histograms(t.histograms, s);
     budget(t.budget, s);

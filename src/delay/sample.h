@@ -31,6 +31,13 @@ struct IrqStat {
     Stat stat;
 };
 
+// Waits for one kind of contended kernel lock (--locks).
+struct LockStat {
+    std::string kind;  // spinlock, mutex, rwsem:R, rwsem:W, ... (as perf lock contention names them)
+    uint32_t flags;    // lock:contention_begin's flags
+    Stat stat;         // contention_begin to contention_end
+};
+
 struct BlockIoStat {
     std::string disk;
     char op;  // R, W, F (flush), D (discard), O (other)
@@ -103,6 +110,7 @@ struct ThreadSample {
     std::optional<Stat> stopped;
     std::vector<IrqStat> hardirqs;  // by total time, descending
     std::vector<IrqStat> softirqs;  // by total time, descending
+    std::vector<LockStat> locks;    // with --locks; by total time, descending
     std::vector<BlockIoStat> blockio;  // by total time, descending
     std::vector<HistogramSample> histograms;  // with --histogram
     std::optional<TimeBudget> budget;         // with --budget, and in JSON
@@ -150,5 +158,8 @@ struct Sample {
 
 // The name of a softirq vector: hi (0) to rcu (9), else vec_N.
 std::string softirq_name(uint32_t vector);
+
+// The kind of lock that lock:contention_begin's flags describe.
+std::string lock_kind(uint32_t flags);
 
 }  // namespace kdelay

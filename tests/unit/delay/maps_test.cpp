@@ -21,6 +21,7 @@ std::vector<DelayProgramParams> variants()
     everything.features.syscall_events = 0;
     everything.features.histograms = true;
     everything.features.budget = true;
+    everything.features.locks = true;
     everything.block = BlockLayout{{104, 8}, {48, 8}, {24, 4}, {1064, 8}, {0, 4}, {4, 4}, std::nullopt};
     everything.upcalls = UpcallPlan::Probe::tracepoint;
     all.push_back(everything);

@@ -1,0 +1,72 @@
+/* ---- kernel lock contention: lock:contention_begin/end (Linux 5.19+) ---- */
+{{#locks}}
+
+/* The wait a thread is in: the lock and when the wait began. A thread
+ * waits for one lock at a time; a contention inside that wait (the
+ * wait_lock of a mutex's slow path) is part of it and not counted apart. */
+struct kd_lock_wait {
+    __u64 lock;
+    __u64 start;
+    __u32 flags;
+    __u32 pad;
+};
+BPF_HASH(lock_waits, __u32, struct kd_lock_wait, {{max_threads}});
+BPF_HASH(locks, struct kd_lock_key, struct kd_stat, {{max_locks}});
+
+/* Whether a hard or soft interrupt handler runs on this CPU on behalf of
+ * the thread it interrupted: its lock waits are the handler's time, which
+ * the IRQ sections already count. */
+static __always_inline int in_handler(void)
+{
+    struct kd_irq_slot *hard = irq_slot(1), *soft = irq_slot(0);
+    return (hard && hard->start) || (soft && soft->start);
+}
+
+RAW_TRACEPOINT_PROBE(contention_begin)
+{
+    __u64 id = bpf_get_current_pid_tgid();
+    struct kd_capture *cap = target_capturing(id);
+    if (!cap || in_handler())
+        return 0;
+    __u32 tid = (__u32)id;
+    __u64 lock = ctx->args[0];
+    struct kd_lock_wait *w = lock_waits.lookup(&tid);
+    if (w && w->start >= cap->start_ns && w->start) {
+        /* The same lock again: a mutex that stops spinning and sleeps. */
+        if (w->lock == lock)
+            w->flags = (__u32)ctx->args[1];
+        return 0;
+    }
+    struct kd_lock_wait fresh = { .lock = lock, .start = bpf_ktime_get_ns(), .flags = (__u32)ctx->args[1] };
+    if (lock_waits.update(&tid, &fresh) != 0)
+        note_full(KD_MAP_LOCKS);
+    return 0;
+}
+
+RAW_TRACEPOINT_PROBE(contention_end)
+{
+    __u64 id = bpf_get_current_pid_tgid();
+    struct kd_capture *cap = target_capturing(id);
+    if (!cap)
+        return 0;
+    __u32 tid = (__u32)id;
+    struct kd_lock_wait *w = lock_waits.lookup(&tid);
+    if (!w || !w->start || w->lock != ctx->args[0])
+        return 0;
+    __u64 start = w->start;
+    w->start = 0;
+    if (start < cap->start_ns)
+        return 0;  /* began before this sample */
+    __u64 delta = bpf_ktime_get_ns() - start;
+    struct kd_lock_key key = { .tid = tid, .flags = w->flags };
+    struct kd_stat zero = {};
+    struct kd_stat *s = locks.lookup_or_try_init(&key, &zero);
+    if (!s) {
+        note_full(KD_MAP_LOCKS);
+        return 0;
+    }
+    stat_add(s, delta);
+    hist_add(tid, KD_HIST_LOCK, key.flags, delta);
+    return 0;
+}
+{{/locks}}
