@@ -25,6 +25,8 @@ std::string unmet(const E2eCase& c)
             return why_no_bpf();
         if (r == "kprobes" && access("/sys/kernel/tracing/kprobe_events", F_OK) != 0)
             return "this kernel has no kprobes";
+        if (r == "locks" && access("/sys/kernel/tracing/events/lock/contention_begin", F_OK) != 0)
+            return "this kernel has no lock:contention_begin tracepoint";
         if (r == "schedstats" && access("/proc/sys/kernel/sched_schedstats", W_OK) != 0)
             return "no writable /proc/sys/kernel/sched_schedstats";
     }

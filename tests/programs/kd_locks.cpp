@@ -9,7 +9,8 @@
 // HOLD_MS after the fault arrives. Right after the fault arrives, thread
 // kd_waiter write()s to the same memfd, and waits for the inode lock for
 // about HOLD_MS: one rwsem write contention of ~HOLD_MS per round, by
-// kd_waiter only. Prints "ready" before the first round.
+// kd_waiter only. Prints "ready", then starts the rounds on SIGUSR1 (so
+// they fall inside kdelay's window), and prints "done" after the last.
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -19,6 +20,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <semaphore.h>
+#include <signal.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
@@ -108,6 +110,10 @@ int main(int argc, char** argv)
     reg.mode = UFFDIO_REGISTER_MODE_MISSING;
     if (ioctl(uffd, UFFDIO_REGISTER, &reg) < 0)
         die("UFFDIO_REGISTER");
+    sigset_t usr1;
+    sigemptyset(&usr1);
+    sigaddset(&usr1, SIGUSR1);
+    pthread_sigmask(SIG_BLOCK, &usr1, nullptr);  // before the threads, which inherit it
     sem_init(&fault_arrived, 0, 0);
     sem_init(&waiter_done, 0, 0);
     pthread_t t;
@@ -115,6 +121,8 @@ int main(int argc, char** argv)
     pthread_create(&t, nullptr, waiter_thread, nullptr);
     printf("ready\n");
     fflush(stdout);
+    int sig;
+    sigwait(&usr1, &sig);
     for (long i = 0; i < rounds; ++i) {
         // Each round faults on a page of its own: a present page would not wait.
         if (pwrite(memfd, region + i * page, 64, 0) < 0)

@@ -426,8 +426,8 @@ E2eCase parse_case(const std::string& text, const std::string& file)
             c.line = n;
         } else if (key == "REQUIRES") {
             for (const std::string& r : args) {
-                if (r != "bpf" && r != "kprobes" && r != "schedstats")
-                    fail("unknown requirement '" + r + "' (bpf, kprobes, schedstats)");
+                if (r != "bpf" && r != "kprobes" && r != "schedstats" && r != "locks")
+                    fail("unknown requirement '" + r + "' (bpf, kprobes, schedstats, locks)");
                 c.requires_.push_back(r);
             }
         } else if (key == "WORKLOAD") {

@@ -7,7 +7,7 @@
 #
 # Without --full, only the tests of the kernel-dependent paths run (the CI
 # stage): BTF offsets and thread names, exact syscall counts, run/ready of
-# two pinned spinners, hard and soft IRQs, block I/O (the report section and
+# two pinned spinners, hard and soft IRQs, kernel lock contention, block I/O (the report section and
 # biosnoop), USDT, uprobe and kprobe triggers, a syscall that changes
 # CPU after a sample stopped inside another one, and the upcall statistics of
 # a real ovs-vswitchd (kretprobe and tracepoint), and the time budget
@@ -29,6 +29,7 @@ kernel_paths=(
     'DelayE2E\.LoopbackUdpShowsNetRxSoftIrqsOnTheThread'
     'DelayE2E\.DiskInterruptsCountOnTheThreadTheyInterrupt'        # hard IRQs
     'Case\.FutexPingPongCountsEveryCall'                           # futex counts (RT: sleeping locks)
+    'Case\.LockContentionShowsEachWaitForAKernelLock'             # lock tracepoints (RT: rt-mutex)
     'BlockE2E\.BiosnoopShowsEachDirectIoOfTheProcessOnly'
     'BlockE2E\.DelayReportAttributesBlockIoToTheIssuingThread'
     'Case\.UsdtStartAndStopFrameExactlyTheSection'
