@@ -4,9 +4,9 @@
  * every struct offset below comes from the running kernel's BTF.
  *
  * This file holds what every part shares (the target, the capture state,
- * the thread entry); each concern is a part of its own, included at the end
- * in the order the C needs: syscall state, budget, syscalls, scheduling,
- * interrupts, lock contention, triggers, block I/O, upcalls.
+ * the thread entry); each concern is a part of its own (delay_*.bpf.c),
+ * included at the end in the order the C needs (kDelayParts in
+ * src/delay/program.cpp).
  */
 {{> delay_abi}}
 
@@ -160,12 +160,4 @@ static __always_inline __u32 target_current(void)
     return target_capturing(id) ? (__u32)id : 0;
 }
 
-{{> delay_syscall_state}}
-{{> delay_budget}}
-{{> delay_syscalls}}
-{{> delay_sched}}
-{{> delay_irq}}
-{{> delay_locks}}
-{{> delay_triggers}}
-{{> delay_block}}
-{{> delay_upcalls}}
+{{> delay_parts}}

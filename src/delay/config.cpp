@@ -24,9 +24,9 @@ DelayConfig make_delay_config(const Options& options)
     f.syscall_events = options.delay.syscall_events;
     f.skip_syscall_poll_events = options.delay.skip_syscall_poll_events;
     f.stack_trace_size = options.delay.stack_trace_size;
-    f.histograms = options.delay.histogram;
-    f.budget = options.delay.budget || options.format == Options::Format::json;
-    f.locks = options.delay.locks;
+    for (const FeatureSwitch& s : kFeatureSwitches)
+        f.*s.on = options.delay.switches.*s.on;
+    f.budget |= options.format == Options::Format::json;
     f.upcall_stats = !options.delay.skip_upcall_stats;
     f.ringbuf_pages = 1;
     while (f.ringbuf_pages < options.delay.buffer_page_count)

@@ -127,10 +127,9 @@ int run_delay(DelayConfig cfg, ReportWriter& writer)
 
     BpfSession session(source, cfg.debug, usdts);
     std::set<std::string> delay_features;
-    if (cfg.features.budget)
-        delay_features.insert("budget");
-    if (cfg.features.locks)
-        delay_features.insert("locks");
+    for (const FeatureSwitch& s : kFeatureSwitches)
+        if (cfg.features.*s.on)
+            delay_features.insert(s.name);
     session.attach(load_probe_set("delay", delay_features));
     if (params.block)
         session.attach(load_probe_set("block", block_features(params.block)));

@@ -6,6 +6,8 @@
 #include <optional>
 #include <string>
 
+#include "delay/features.h"
+
 namespace kdelay {
 
 struct DelayOptions {
@@ -13,9 +15,7 @@ struct DelayOptions {
     unsigned sample_count = 1;
     double sample_interval = 0;  // seconds
     bool list_probes = false;
-    bool histogram = false;
-    bool budget = false;
-    bool locks = false;
+    DelayFeatures switches;  // only kFeatureSwitches' flags are set here
     bool has_start_trigger = false;
     std::string start_trigger;
     bool has_stop_trigger = false;

@@ -21,15 +21,8 @@ void add_delay_options(CLI::App& app, Options& opt, DelayParse& d, std::vector<u
     app.add_flag("--ebpf", opt.print_ebpf,
                  "Print the eBPF source that would be compiled and exit (no root needed)");
     add_format_option(app, opt.format, "Output format: text (default) or json (JSON Lines)");
-    app.add_flag("--budget", opt.delay.budget,
-                 "Add each thread's time budget: the window split into running, ready, blocked per\n"
-                 "syscall, stopped and not alive (always in --format json)");
-    app.add_flag("--histogram", opt.delay.histogram,
-                 "Add log2 latency histograms per thread: each syscall, run, ready, hard and soft IRQs,\n"
-                 "and with --budget the sleeps in each syscall");
-    app.add_flag("--locks", opt.delay.locks,
-                 "Add each thread's waits for contended kernel locks (mutexes, rwsems, spinlocks) by\n"
-                 "kind of lock (needs the lock:contention_begin tracepoint, Linux 5.19 or later)");
+    for (const FeatureSwitch& s : kFeatureSwitches)
+        app.add_flag(s.flag, opt.delay.switches.*s.on, s.help);
     app.add_flag("--list-probes", opt.delay.list_probes,
                  "List the target's USDT probes (executable and mapped libraries) and exit");
     d.start_opt = app.add_option("--start-trigger", opt.delay.start_trigger,

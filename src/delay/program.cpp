@@ -10,6 +10,11 @@
 namespace kdelay {
 namespace {
 
+// The program's parts after delay.bpf.c's shared code, one per concern
+// (templates/delay_NAME.bpf.c), in the order the C needs.
+constexpr const char* kDelayParts[] = {"syscall_state", "budget", "syscalls", "sched", "irq",
+                                       "locks",         "triggers", "block",  "upcalls"};
+
 uint32_t next_pow2(uint64_t v)
 {
     uint64_t p = 1;
@@ -53,9 +58,10 @@ std::string render_delay_program(const DelayProgramParams& p)
 {
     TemplateValues v;
     v.partial("delay_abi", embedded_file("delay_abi.h"));
-    // The program's parts, one per concern, in the order the C needs.
-    for (const char* part : {"syscall_state", "budget", "syscalls", "sched", "irq", "locks", "triggers", "block", "upcalls"})
-        v.partial(std::string("delay_") + part, embedded_file(std::string("delay_") + part + ".bpf.c"));
+    std::string parts;
+    for (const char* part : kDelayParts)
+        parts += embedded_file(std::string("delay_") + part + ".bpf.c") + "\n";
+    v.partial("delay_parts", parts);
     v.number("target_tgid", static_cast<uint64_t>(p.tgid));
     v.number("poll_nr", p.poll_nr);
     v.number("task_pid_off", p.layout.task_pid.offset);
@@ -82,9 +88,8 @@ std::string render_delay_program(const DelayProgramParams& p)
     v.section("stack_traces", f.stack_traces());
     v.number("stack_trace_size", f.stack_trace_size);
     v.number("ringbuf_pages", f.ringbuf_pages);
-    v.section("histograms", f.histograms);
-    v.section("budget", f.budget);
-    v.section("locks", f.locks);
+    for (const FeatureSwitch& s : kFeatureSwitches)
+        v.section(s.name, f.*s.on);
     v.number("max_locks", p.sizes.locks);
     v.number("max_wakers", p.sizes.wakers);
     v.number("max_blame", p.sizes.wakers);
