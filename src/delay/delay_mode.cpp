@@ -89,9 +89,10 @@ int run_delay(DelayConfig cfg, ReportWriter& writer)
             start = resolve_trigger(*cfg.start_trigger, existing, exe);
         if (cfg.stop_trigger)
             stop = resolve_trigger(*cfg.stop_trigger, existing, exe);
-        if (cfg.features.locks && !tracepoint_exists("lock", "contention_begin"))
-            throw Error(Exit::unavailable, "--locks: this kernel has no lock:contention_begin tracepoint "
-                                           "(it came in Linux 5.19)");
+        for (const FeatureSwitch& s : kFeatureSwitches)
+            if (cfg.features.*s.on && s.needs_tracepoint && !tracepoint_exists(s.needs_tracepoint))
+                throw Error(Exit::unavailable, std::string(s.flag) + ": this kernel has no " + s.needs_tracepoint +
+                                                   " tracepoint (it came in " + s.since + ")");
     }
 
     std::optional<Launcher> launcher;

@@ -32,6 +32,10 @@ struct FeatureSwitch {
     bool DelayFeatures::*on;
     const char* flag;  // the option
     const char* help;
+    // A tracepoint (SYSTEM:EVENT) the kernel must have, and since when; the
+    // run stops with exit 69 before anything is compiled when it is missing.
+    const char* needs_tracepoint = nullptr;
+    const char* since = nullptr;
 };
 
 inline constexpr FeatureSwitch kFeatureSwitches[] = {
@@ -43,7 +47,8 @@ inline constexpr FeatureSwitch kFeatureSwitches[] = {
      "each kind of lock (with --locks) and the sleeps in each syscall (with --budget)"},
     {"locks", &DelayFeatures::locks, "--locks",
      "Add each thread's waits for contended kernel locks (mutexes, rwsems, spinlocks) by\n"
-     "kind of lock (needs the lock:contention_begin tracepoint, Linux 5.19 or later)"},
+     "kind of lock (needs the lock:contention_begin tracepoint, Linux 5.19 or later)",
+     "lock:contention_begin", "Linux 5.19"},
 };
 
 }  // namespace kdelay

@@ -34,6 +34,13 @@ bool tracepoint_exists(const std::string& system, const std::string& event)
     return access((tracefs_dir() + "/events/" + system + "/" + event + "/id").c_str(), F_OK) == 0;
 }
 
+bool tracepoint_exists(const std::string& system_event)
+{
+    const auto colon = system_event.find(':');
+    return colon != std::string::npos &&
+           tracepoint_exists(system_event.substr(0, colon), system_event.substr(colon + 1));
+}
+
 bool kprobes_available()
 {
     return access((tracefs_dir() + "/kprobe_events").c_str(), F_OK) == 0;

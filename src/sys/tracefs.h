@@ -14,6 +14,7 @@ std::string tracefs_dir();
 bool mount_tracefs();
 
 bool tracepoint_exists(const std::string& system, const std::string& event);
+bool tracepoint_exists(const std::string& system_event);  // "SYSTEM:EVENT"
 
 // Whether this kernel was built with kprobes (CONFIG_KPROBES).
 bool kprobes_available();

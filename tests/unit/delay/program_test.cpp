@@ -114,3 +114,33 @@ TEST(DelayProgram, UpcallCountersOnlyWhenAHookIsPlanned)
         EXPECT_EQ(src.find("{{"), std::string::npos);
     }
 }
+
+// Each switch names a template section: turning it on adds code, and a
+// needed tracepoint is written SYSTEM:EVENT with the kernel it came in.
+TEST(DelayProgram, EachFeatureSwitchRendersItsSection)
+{
+    for (const FeatureSwitch& s : kFeatureSwitches) {
+        DelayProgramParams p = params();
+        const std::string off = render_delay_program(p);
+        p.features.*s.on = true;
+        const std::string on = render_delay_program(p);
+        EXPECT_GT(on.size(), off.size()) << s.name;
+        EXPECT_EQ(std::string(s.flag).rfind("--", 0), 0u) << s.name;
+        if (s.needs_tracepoint) {
+            EXPECT_NE(std::string(s.needs_tracepoint).find(':'), std::string::npos) << s.name;
+            EXPECT_TRUE(s.since) << s.name;
+        }
+    }
+}
+
+TEST(DelayProgram, LockContentionOnlyWithLocks)
+{
+    DelayProgramParams p = params();
+    EXPECT_EQ(render_delay_program(p).find("RAW_TRACEPOINT_PROBE(contention_begin)"), std::string::npos);
+    p.features.locks = true;
+    const std::string src = render_delay_program(p);
+    EXPECT_NE(src.find("RAW_TRACEPOINT_PROBE(contention_begin)"), std::string::npos);
+    EXPECT_NE(src.find("RAW_TRACEPOINT_PROBE(contention_end)"), std::string::npos);
+    EXPECT_NE(src.find("BPF_HASH(locks, struct kd_lock_key, struct kd_stat, " + std::to_string(p.sizes.locks) + ")"),
+              std::string::npos);
+}
