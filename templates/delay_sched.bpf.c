@@ -87,6 +87,20 @@ static __always_inline void budget_switched_in(struct kd_thread *t, __u32 tid, s
 }
 {{/budget}}
 
+/* A thread renames itself (prctl, its /proc comm, exec): its entry takes the
+ * new name, so the report shows the name it has now, or had when it exited,
+ * without a copy of the name at every switch. */
+RAW_TRACEPOINT_PROBE(task_rename)
+{
+    __u32 tid;
+    if (task_ids((void *)ctx->args[0], &tid) != TARGET_TGID)
+        return 0;
+    struct kd_thread *t = threads.lookup(&tid);
+    if (t)
+        bpf_probe_read_kernel_str(&t->comm, sizeof(t->comm), (void *)ctx->args[1]);
+    return 0;
+}
+
 /* prev leaves its CPU, so it had been switched in, but that switch was not
  * seen: a tracepoint can be skipped (BPF's recursion guard; some kernels
  * hide a task from tracing, and its own switches never fire). Its CPU time
@@ -155,8 +169,6 @@ RAW_TRACEPOINT_PROBE(sched_switch)
 {{/budget}}
         spill_inflight(prev_tid, cap);
         if (t) {
-            /* prev is current here: refresh the name it may have changed. */
-            bpf_get_current_comm(&t->comm, sizeof(t->comm));
             t->runtime = runtime;
             if (t->run_start) {
                 stat_add(&t->run, now - t->run_start);

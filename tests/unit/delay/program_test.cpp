@@ -1,6 +1,10 @@
 #include "delay/program.h"
 
 #include <gtest/gtest.h>
+#include <regex>
+#include <set>
+
+#include "bpf/probe_set.h"
 
 #include "test_params.h"
 
@@ -143,4 +147,28 @@ TEST(DelayProgram, LockContentionOnlyWithLocks)
     EXPECT_NE(src.find("RAW_TRACEPOINT_PROBE(contention_end)"), std::string::npos);
     EXPECT_NE(src.find("BPF_HASH(locks, struct kd_lock_key, struct kd_stat, " + std::to_string(p.sizes.locks) + ")"),
               std::string::npos);
+}
+
+// probes/delay.json attaches exactly the handlers the program has, with and
+// without each feature switch: a hook without a handler fails to attach,
+// a handler without a hook never runs.
+TEST(DelayProgram, ProbeSetAttachesEveryHandlerOfTheProgram)
+{
+    for (bool on : {false, true}) {
+        DelayProgramParams p = params();
+        std::set<std::string> features;
+        for (const FeatureSwitch& s : kFeatureSwitches) {
+            p.features.*s.on = on;
+            if (on)
+                features.insert(s.name);
+        }
+        const std::string src = render_delay_program(p);
+        std::set<std::string> handlers, hooks;
+        const std::regex handler(R"(RAW_TRACEPOINT_PROBE\((\w+)\))");
+        for (auto it = std::sregex_iterator(src.begin(), src.end(), handler); it != std::sregex_iterator(); ++it)
+            handlers.insert((*it)[1]);
+        for (const auto& probe : load_probe_set("delay", features))
+            hooks.insert(probe.target);
+        EXPECT_EQ(hooks, handlers) << "switches " << (on ? "on" : "off");
+    }
 }
