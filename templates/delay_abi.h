@@ -234,12 +234,20 @@ struct kd_syscall {
     __u64 blocked_ns;  /* --budget: time blocked in this syscall */
 };
 
-/* Per CPU: the syscall that last returned there without leaving the CPU,
- * with the calls of its current run, not yet added to the syscalls hash. */
+/* Per CPU: the syscalls that last returned there without leaving the CPU,
+ * each with the calls of its current run, not yet added to the syscalls
+ * hash. Several, so that threads taking turns on a CPU (each calling its own
+ * syscall) do not push each other's runs into the hash at every call. */
+#define KD_RECENT_RUNS 4  /* a power of two */
 struct kd_recent {
     __u32 tid;
     __u32 nr;
     struct kd_stat stat;
+};
+struct kd_recent_runs {
+    struct kd_recent run[KD_RECENT_RUNS];
+    __u32 next;  /* the run to replace next */
+    __u32 pad;
 };
 
 /* --locks: a thread's waits for contended kernel locks, by the flags of

@@ -27,23 +27,30 @@ static __always_inline void stat_merge(struct kd_stat *to, struct kd_stat *from)
     to->total_ns += from->total_ns;
 }
 
-/* A run of one syscall on one CPU (a getppid storm, a busy read loop) is
- * summed in a per-CPU slot and costs no hash lookup per call; the next
- * different syscall on that CPU moves the run into the syscalls hash, and
- * the collector adds what the slots hold at the end of the sample (the
- * collector also zeroes them between samples). */
-BPF_PERCPU_ARRAY(recent, struct kd_recent, 1);
+/* A run of one syscall of one thread on one CPU (a getppid storm, a busy
+ * read loop, two threads taking turns) is summed in a per-CPU slot and costs
+ * no hash lookup per call; a run that needs a slot when all are taken moves
+ * the oldest into the syscalls hash. The collector adds what the slots hold
+ * at the end of the sample (and zeroes them between samples). */
+BPF_PERCPU_ARRAY(recent, struct kd_recent_runs, 1);
 
 static __always_inline void recent_add(struct kd_syscall_key *key, __u64 delta)
 {
     int zero = 0;
-    struct kd_recent *r = recent.lookup(&zero);
-    if (!r)
+    struct kd_recent_runs *runs = recent.lookup(&zero);
+    if (!runs)
         return;
-    if (r->tid == key->tid && r->nr == key->nr) {
-        stat_add(&r->stat, delta);
-        return;
+#pragma unroll
+    for (int i = 0; i < KD_RECENT_RUNS; i++) {
+        struct kd_recent *run = &runs->run[i];
+        if (run->tid == key->tid && run->nr == key->nr && run->stat.count) {
+            stat_add(&run->stat, delta);
+            return;
+        }
     }
+    __u32 slot = runs->next & (KD_RECENT_RUNS - 1);
+    runs->next = slot + 1;
+    struct kd_recent *r = &runs->run[slot];
     if (r->stat.count) {
         /* Runs on another thread's behalf: no thread_entry() here, it would
          * take the current thread's name. */

@@ -135,11 +135,12 @@ std::map<std::pair<uint32_t, uint32_t>, kd_stat> DelayCollector::syscall_stats()
     std::map<std::pair<uint32_t, uint32_t>, kd_stat> stats;
     for (const auto& [k, s] : read_map_as<kd_syscall_key, kd_syscall>(map_fd("syscalls")))
         merge(stats[{k.tid, k.nr}], s.stat);  // count 0: entered, not yet returned
-    std::vector<kd_recent> runs;
-    check(bpf.get_percpu_array_table<kd_recent>("recent").get_value(0, runs), "cannot read syscalls");
-    for (const auto& r : runs)
-        if (r.stat.count)
-            merge(stats[{r.tid, r.nr}], r.stat);
+    std::vector<kd_recent_runs> per_cpu;
+    check(bpf.get_percpu_array_table<kd_recent_runs>("recent").get_value(0, per_cpu), "cannot read syscalls");
+    for (const auto& runs : per_cpu)
+        for (const auto& r : runs.run)
+            if (r.stat.count)
+                merge(stats[{r.tid, r.nr}], r.stat);
     return stats;
 }
 
