@@ -153,11 +153,20 @@ static __always_inline struct kd_capture *target_capturing(__u64 id)
     return capturing();
 }
 
+/* The capture state when the current task belongs to the target and we
+ * capture, with the task's tid in *tid; else 0. */
+static __always_inline struct kd_capture *capturing_current(__u32 *tid)
+{
+    __u64 id = bpf_get_current_pid_tgid();
+    *tid = (__u32)id;
+    return target_capturing(id);
+}
+
 /* The current task's tid when it belongs to the target and we capture. */
 static __always_inline __u32 target_current(void)
 {
-    __u64 id = bpf_get_current_pid_tgid();
-    return target_capturing(id) ? (__u32)id : 0;
+    __u32 tid;
+    return capturing_current(&tid) ? tid : 0;
 }
 
 {{> delay_parts}}

@@ -24,11 +24,10 @@ static __always_inline int in_handler(void)
 
 RAW_TRACEPOINT_PROBE(contention_begin)
 {
-    __u64 id = bpf_get_current_pid_tgid();
-    struct kd_capture *cap = target_capturing(id);
+    __u32 tid;
+    struct kd_capture *cap = capturing_current(&tid);
     if (!cap || in_handler())
         return 0;
-    __u32 tid = (__u32)id;
     __u64 lock = ctx->args[0];
     struct kd_lock_wait *w = lock_waits.lookup(&tid);
     if (w && w->start >= cap->start_ns && w->start) {
@@ -45,11 +44,10 @@ RAW_TRACEPOINT_PROBE(contention_begin)
 
 RAW_TRACEPOINT_PROBE(contention_end)
 {
-    __u64 id = bpf_get_current_pid_tgid();
-    struct kd_capture *cap = target_capturing(id);
+    __u32 tid;
+    struct kd_capture *cap = capturing_current(&tid);
     if (!cap)
         return 0;
-    __u32 tid = (__u32)id;
     struct kd_lock_wait *w = lock_waits.lookup(&tid);
     if (!w || !w->start || w->lock != ctx->args[0])
         return 0;

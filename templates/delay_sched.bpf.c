@@ -55,11 +55,10 @@ RAW_TRACEPOINT_PROBE(sched_wakeup_new)
 /* A thread of the target exits: it ran until now, and is gone after. */
 RAW_TRACEPOINT_PROBE(sched_process_exit)
 {
-    __u64 id = bpf_get_current_pid_tgid();
-    struct kd_capture *cap = target_capturing(id);
+    __u32 tid;
+    struct kd_capture *cap = capturing_current(&tid);
     if (!cap)
         return 0;
-    __u32 tid = (__u32)id;
     struct kd_thread *t = thread_entry(tid, 0);
     if (!t)
         return 0;
