@@ -152,6 +152,13 @@ bool in_emulated_guest()
 
 double absolute_tolerance() { return in_emulated_guest() ? 5e6 : 1e6; }
 
+// The kernel charges a task's CPU time up to its accounting point inside
+// __schedule(); kdelay, up to the sched_switch tracepoint a little later.
+// The gap is a microsecond on hardware, but under emulation it is tens of
+// microseconds a switch, and two spinners sharing a CPU switch hundreds of
+// times a second: the 6.1 guest once showed RUNNING 5.3% under the kernel.
+double relative_tolerance() { return in_emulated_guest() ? 0.08 : 0.05; }
+
 // kdelay's window runs from the start probe to the end probe, so it lies
 // inside the workload's, which reads its clock before the one and after the
 // other. The gap is two probe hits: microseconds here, but each costs about
@@ -164,7 +171,8 @@ void expect_window_inside(uint64_t kdelay_ns, uint64_t workload_ns, const std::s
     EXPECT_GE(kdelay_ns + slack, workload_ns) << name;
 }
 
-// kdelay against the kernel's accounting: within 5% or 1 ms. RUNNING may
+// kdelay against the kernel's accounting: within 5% or 1 ms (8% or 5 ms in
+// an emulated guest). RUNNING may
 // also exceed the kernel's run time by the host's steal of the CPU
 // (steal_ns, seen at 10 ms resolution, so one more tick): the kernel leaves
 // stolen time out of a task's run time, while the task held the vCPU.
@@ -174,7 +182,7 @@ void expect_matches_kernel(uint64_t kdelay_ns, uint64_t kernel_ns, const std::st
     const double stolen = steal_ns ? static_cast<double>(steal_ns) + 10e6 : 0.0;
     if (kdelay_ns > kernel_ns && stolen > 0)
         kernel_ns = std::min<uint64_t>(kdelay_ns, kernel_ns + static_cast<uint64_t>(stolen));
-    const double tolerance = std::max(0.05 * static_cast<double>(kernel_ns), floor_ns);
+    const double tolerance = std::max(relative_tolerance() * static_cast<double>(kernel_ns), floor_ns);
     EXPECT_NEAR(static_cast<double>(kdelay_ns), static_cast<double>(kernel_ns), tolerance)
         << what << " (CPU 0 steal " << steal_ns << " ns)";
 }
