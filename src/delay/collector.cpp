@@ -296,10 +296,11 @@ void DelayCollector::read_upcalls(Reading& r)
 const std::map<std::string, void (DelayCollector::*)(DelayCollector::Reading&)>& DelayCollector::readers()
 {
     static const std::map<std::string, void (DelayCollector::*)(Reading&)> table = {
-        {"threads", &DelayCollector::read_threads},     {"syscalls", &DelayCollector::read_syscalls},
-        {"hardirqs", &DelayCollector::read_hardirqs},   {"softirqs", &DelayCollector::read_softirqs},
-        {"locks", &DelayCollector::read_locks},         {"blockio", &DelayCollector::read_blockio},     {"hist", &DelayCollector::read_histograms},
-        {"wakers", &DelayCollector::read_budgets},      {"upcalls", &DelayCollector::read_upcalls},
+        {"threads", &DelayCollector::read_threads},   {"syscalls", &DelayCollector::read_syscalls},
+        {"hardirqs", &DelayCollector::read_hardirqs}, {"softirqs", &DelayCollector::read_softirqs},
+        {"locks", &DelayCollector::read_locks},       {"blockio", &DelayCollector::read_blockio},
+        {"hist", &DelayCollector::read_histograms},   {"wakers", &DelayCollector::read_budgets},
+        {"upcalls", &DelayCollector::read_upcalls},
     };
     return table;
 }

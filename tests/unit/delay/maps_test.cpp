@@ -4,6 +4,7 @@
 #include <regex>
 #include <set>
 
+#include "delay/sample.h"
 #include "test_params.h"
 
 using namespace kdelay;
@@ -80,4 +81,18 @@ TEST(DelayMaps, EveryMapFullCounterHasOneEntryThatNamesIt)
             }
         EXPECT_EQ(entries, 1) << "KD_MAP index " << index;
     }
+}
+
+// Lock kinds are named as perf lock contention names them; flags it does
+// not know stay readable.
+TEST(LockKind, NamesTheKindsOfLockFromTheirFlags)
+{
+    EXPECT_EQ(lock_kind(KD_LOCK_SPIN), "spinlock");
+    EXPECT_EQ(lock_kind(KD_LOCK_WRITE), "rwsem:W");
+    EXPECT_EQ(lock_kind(KD_LOCK_READ), "rwsem:R");
+    EXPECT_EQ(lock_kind(KD_LOCK_MUTEX), "mutex");
+    EXPECT_EQ(lock_kind(KD_LOCK_MUTEX | KD_LOCK_SPIN), "mutex");
+    EXPECT_EQ(lock_kind(KD_LOCK_RT), "rt-mutex");
+    EXPECT_EQ(lock_kind(KD_LOCK_PERCPU | KD_LOCK_WRITE), "pcpu-sem:W");
+    EXPECT_EQ(lock_kind(0x40), "flags 0x40");
 }
