@@ -1,25 +1,45 @@
 #include "annotate/fixed_format.h"
 
 #include <cmath>
+#include <cstring>
 
 namespace kdelay {
+namespace {
 
-void append_fixed3(fmt::memory_buffer& out, double v, size_t width, Align align)
+char* pad_to(char* out, const char* s, size_t len, size_t width, Align align)
 {
-    int exp = 0;
-    const double frac = std::frexp(std::fabs(v), &exp);  // |v| = frac * 2^exp, frac in [0.5, 1)
-    const int e = exp - 53;                               // |v| = m * 2^e, m integer
-    if (!std::isfinite(v) || e > 60) {                    // never for µs from a u64 TSC
+    const size_t pad = len < width ? width - len : 0;
+    if (align == Align::right) {
+        std::memset(out, ' ', pad);
+        out += pad;
+    }
+    std::memcpy(out, s, len);
+    out += len;
+    if (align == Align::left) {
+        std::memset(out, ' ', pad);
+        out += pad;
+    }
+    return out;
+}
+
+}  // namespace
+
+char* write_fixed3(char* out, double v, size_t width, Align align)
+{
+    // |v| = m * 2^e with m an integer, straight from the bits (frexp and
+    // ldexp were library calls per value).
+    uint64_t bits;
+    std::memcpy(&bits, &v, sizeof(bits));
+    const auto biased = static_cast<int>((bits >> 52) & 0x7ff);
+    const uint64_t fraction = bits & ((uint64_t{1} << 52) - 1);
+    const uint64_t m = biased ? fraction | (uint64_t{1} << 52) : fraction;
+    const int e = biased ? biased - 1075 : -1074;
+    if (biased == 0x7ff || e > 60) {  // never for µs from a u64 TSC
         const std::string s = fmt::format("{:.3f}", v);
-        for (size_t w = s.size(); align == Align::right && w < width; ++w)
-            out.push_back(' ');
-        out.append(s.data(), s.data() + s.size());
-        for (size_t w = s.size(); align == Align::left && w < width; ++w)
-            out.push_back(' ');
-        return;
+        return pad_to(out, s.data(), s.size(), width, align);
     }
     using u128 = unsigned __int128;
-    const u128 scaled = static_cast<u128>(static_cast<uint64_t>(std::ldexp(frac, 53))) * 1000;
+    const u128 scaled = static_cast<u128>(m) * 1000;
     u128 q;
     if (e >= 0) {
         q = scaled << e;
@@ -36,35 +56,42 @@ void append_fixed3(fmt::memory_buffer& out, double v, size_t width, Align align)
     char digits[48];
     char* end = digits + sizeof(digits);
     char* p = end;
-    const u128 whole = q / 1000;
-    const auto milli = static_cast<unsigned>(q % 1000);
+    unsigned milli;
+    if (q >> 64 == 0) {  // 64-bit division: a 128-bit one is a library call
+        const auto q64 = static_cast<uint64_t>(q);
+        milli = static_cast<unsigned>(q64 % 1000);
+        q = q64 / 1000;
+    } else {
+        milli = static_cast<unsigned>(q % 1000);
+        q /= 1000;
+    }
     *--p = static_cast<char>('0' + milli % 10);
     *--p = static_cast<char>('0' + milli / 10 % 10);
     *--p = static_cast<char>('0' + milli / 100);
     *--p = '.';
-    if (whole >> 64 == 0) {
-        uint64_t w = static_cast<uint64_t>(whole);
+    if (q >> 64 == 0) {
+        uint64_t w = static_cast<uint64_t>(q);
         do {
             *--p = static_cast<char>('0' + w % 10);
             w /= 10;
         } while (w);
     } else {
-        u128 w = whole;
+        u128 w = q;
         do {
             *--p = static_cast<char>('0' + static_cast<unsigned>(w % 10));
             w /= 10;
         } while (w);
     }
-    if (std::signbit(v))
+    if (bits >> 63)
         *--p = '-';
-    const size_t len = static_cast<size_t>(end - p);
-    if (align == Align::right)
-        for (size_t i = len; i < width; ++i)
-            out.push_back(' ');
-    out.append(p, end);
-    if (align == Align::left)
-        for (size_t i = len; i < width; ++i)
-            out.push_back(' ');
+    return pad_to(out, p, static_cast<size_t>(end - p), width, align);
+}
+
+void append_fixed3(fmt::memory_buffer& out, double v, size_t width, Align align)
+{
+    const size_t at = out.size();
+    out.resize(at + std::max(width, kFixed3Max));
+    out.resize(static_cast<size_t>(write_fixed3(out.data() + at, v, width, align) - out.data()));
 }
 
 }  // namespace kdelay

@@ -3,6 +3,7 @@
 #include <rapidjson/error/en.h>
 #include <rapidjson/reader.h>
 
+#include <cstring>
 #include <fmt/format.h>
 #include <optional>
 #include <string_view>
@@ -376,14 +377,10 @@ public:
         if (*p == '}')
             return end_entry() ? p + 1 : nullptr;
         for (;;) {
-            std::string_view key;
-            if (!(p = string_at(p, key)))
+            Field f = Field::none;
+            if (!(p = key(p, State::entry, f)))
                 return nullptr;
             p = ws(p);
-            if (*p != ':')
-                return nullptr;
-            p = ws(p + 1);
-            const Field f = key_in(State::entry, key);
             if (f == Field::object)
                 p = object(p);
             else if (f == Field::args)
@@ -551,15 +548,20 @@ private:
         out = std::string_view(start, static_cast<size_t>(p - start));
         return p + 1;
     }
-    // A JSON integer that fits in 64 bits; null for anything else.
+    static bool digit(char c) { return static_cast<unsigned char>(c - '0') < 10; }
+    // A JSON integer that fits in 64 bits; null for anything else. Any 19
+    // digits fit, so only a 20th is checked for overflow.
     static const char* number(const char* p, uint64_t& out)
     {
-        if (*p < '0' || *p > '9' || (*p == '0' && p[1] >= '0' && p[1] <= '9'))
+        if (!digit(*p) || (*p == '0' && digit(p[1])))
             return nullptr;
+        const char* const unchecked_end = p + 19;
         uint64_t v = 0;
-        for (; *p >= '0' && *p <= '9'; ++p) {
-            const auto d = static_cast<uint64_t>(*p - '0');
-            if (v > (UINT64_MAX - d) / 10)
+        for (; p < unchecked_end && digit(*p); ++p)
+            v = v * 10 + static_cast<uint64_t>(*p - '0');
+        if (digit(*p)) {
+            const auto d = static_cast<uint64_t>(*p++ - '0');
+            if (v > (UINT64_MAX - d) / 10 || digit(*p))
                 return nullptr;
             v = v * 10 + d;
         }
@@ -567,6 +569,56 @@ private:
             return nullptr;
         out = v;
         return p;
+    }
+    // A key and its colon as spdk_trace writes them ("lcore":), matched as
+    // one literal: the general path scans the key, then looks it up. Null
+    // when p holds anything else, which the general path then reads.
+    static const char* known_key(const char* p, State s, Field& f)
+    {
+        const auto is = [&](std::string_view literal, Field field) {
+            if (std::memcmp(p, literal.data(), literal.size()) != 0)  // BlockInput::kSlack
+                return false;
+            f = field;
+            return true;
+        };
+        if (s == State::object) {
+            switch (p[1]) {
+            case 'i': return is("\"id\":", Field::id) ? p + 5 : nullptr;
+            case 't': return is("\"time\":", Field::time) ? p + 7 : nullptr;
+            case 'v': return is("\"value\":", Field::value) ? p + 8 : nullptr;
+            default: return nullptr;
+            }
+        }
+        switch (p[1]) {
+        case 'l': return is("\"lcore\":", Field::lcore) ? p + 8 : nullptr;
+        case 't':
+            if (is("\"tsc\":", Field::tsc))
+                return p + 6;
+            return is("\"tpoint\":", Field::tpoint) ? p + 9 : nullptr;
+        case 'p': return is("\"poller\":", Field::poller) ? p + 9 : nullptr;
+        case 's': return is("\"size\":", Field::size) ? p + 7 : nullptr;
+        case 'o':
+            if (is("\"object\":", Field::object))
+                return p + 9;
+            return is("\"owner\":", Field::owner) ? p + 8 : nullptr;
+        case 'a': return is("\"args\":", Field::args) ? p + 7 : nullptr;
+        case 'r': return is("\"related\":", Field::related) ? p + 10 : nullptr;
+        default: return nullptr;
+        }
+    }
+    // A key and its colon: the field it names, and the position after.
+    static const char* key(const char* p, State s, Field& f)
+    {
+        if (const char* after = known_key(p, s, f))
+            return after;
+        std::string_view k;
+        if (!(p = string_at(p, k)))
+            return nullptr;
+        p = ws(p);
+        if (*p != ':')
+            return nullptr;
+        f = key_in(s, k);
+        return p + 1;
     }
     // A string or an unsigned integer for field f; null for anything else.
     const char* scalar(const char* p, State s, Field f)
@@ -589,14 +641,10 @@ private:
         if (*p == '}')
             return p + 1;
         for (;;) {
-            std::string_view key;
-            if (!(p = string_at(p, key)))
+            Field f = Field::none;
+            if (!(p = key(p, State::object, f)))
                 return nullptr;
-            p = ws(p);
-            if (*p != ':')
-                return nullptr;
-            p = ws(p + 1);
-            p = scalar(p, State::object, key_in(State::object, key));
+            p = scalar(ws(p), State::object, f);
             if (!p)
                 return nullptr;
             p = ws(p);

@@ -53,7 +53,12 @@ private:
 class TraceTextWriter : public TraceWriter {
 public:
     using TraceWriter::TraceWriter;
+    void header(const TraceHeader& header) override;
     void entry(const TraceEntry& entry, const std::vector<NamedArg>& args) override;
+
+private:
+    static constexpr size_t kNameWidth = 24;
+    std::vector<size_t> name_pad_;  // per tpoint: spaces after its name
 };
 
 // One {"type": "spdk_entry", ...} object per entry (docs/json.md), written

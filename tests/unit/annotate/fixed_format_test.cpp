@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <fmt/format.h>
+#include <limits>
 #include <random>
 
 #include "annotate/fixed_format.h"
@@ -24,7 +25,10 @@ TEST(FixedFormat, AgreesWithFmtOnRandomAndTieValues)
 {
     std::mt19937_64 rng(7);
     std::vector<double> values = {0.0, 0.0005, 0.0015, 0.0625, 0.1875, 1.0005, 2.5, -0.0001, -0.0625,
-                                  1e-300, 123456789.1234565, std::ldexp(1.0, 80), 0.00049999999999999999};
+                                  1e-300, 123456789.1234565, std::ldexp(1.0, 80), 0.00049999999999999999,
+                                  -0.0, std::numeric_limits<double>::denorm_min(), std::ldexp(1.0, -1022) * 0.75,
+                                  std::numeric_limits<double>::max(), -std::numeric_limits<double>::max(),
+                                  std::numeric_limits<double>::infinity(), std::ldexp(1.0, 64) * 1.5, 1.8446744073709552e16};
     for (int i = 0; i < 300000; ++i) {
         const double scale = std::ldexp(1.0, static_cast<int>(rng() % 120) - 40);
         values.push_back(static_cast<double>(rng() >> 11) / std::ldexp(1.0, 53) * scale *

@@ -197,3 +197,20 @@ TEST(TraceReader, AHugeEntryIsRefused)
     const std::string what = error_of(doc);
     EXPECT_NE(what.find("an entry longer than 64 MiB"), std::string::npos) << what.substr(0, 200);
 }
+
+// The fast path matches spdk_trace's keys as literals; a key that only looks
+// like one, or a spaced one, takes the general path to the same result.
+TEST(TraceReader, LookalikeKeysAndLongNumbers)
+{
+    const auto c = read(kDefs + R"("entries":[{"lcore":1,"tscx":5,"ts":6,"tpoint" :1,"tsc":12345678901234567890,)"
+                                R"("objectx":{"id":"no"},"object":{"idx":"no","id":"R1","timex":3,"value":1234567890123456789},)"
+                                R"("argsx":[9],"args":[9999999999999999999,"x"]}]})");
+    ASSERT_EQ(c.entries.size(), 1u);
+    const Seen& e = c.entries[0];
+    EXPECT_EQ(e.tsc, 12345678901234567890u) << "20 digits";
+    EXPECT_EQ(e.object_id, "R1");
+    EXPECT_FALSE(e.has_time);
+    EXPECT_EQ(e.args, (std::vector<std::string>{"i:9999999999999999999", "s:x"}));
+    EXPECT_NE(error_of(kDefs + R"("entries":[{"lcore":1,"tpoint":1,"tsc":18446744073709551616}]})"), "(no error)")
+        << "2^64 does not fit";
+}
