@@ -4,9 +4,11 @@
 # `kdelay annotate -i TRACE -b RECORDS > /dev/null`.
 #   ENTRIES (3000000)  LIFETIMES (4096)  RUNS (5)
 #   TRACE_PY=/path/to/trace.py  also times SPDK's trace.py on 1/30 of the
-#   entries, and once on the 1 M-entry input. It needs python3-ijson and python3-magic (PYTHON, default
-#   python3) and to run inside an SPDK git checkout (TRACE_PY_DIR), where it
-#   lists the probes with git ls-files.
+#   entries, and TRACE_PY_RUNS (1) times on the 1 M-entry input. It needs Debian's
+#   python3-ijson and python3-magic (PYTHON, default /usr/bin/python3). It
+#   lists the probes with git ls-files in its working directory: an SPDK
+#   checkout (TRACE_PY_DIR), else a scratch repository holding the three
+#   qpair probes' declarations.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh >/dev/null
@@ -53,12 +55,21 @@ run "text, 1 M entries, 256 lifetimes" 1000000 "$kdelay" annotate -i "$dir/issue
 run "text, 65536 lifetimes" "$entries" "$kdelay" annotate -i "$dir/many.json" -b "$dir/many.txt"
 
 if [ -n "${TRACE_PY:-}" ]; then
+    PYTHON=${PYTHON:-/usr/bin/python3}
+    if [ -z "${TRACE_PY_DIR:-}" ]; then
+        TRACE_PY_DIR=$dir/spdk
+        mkdir -p "$TRACE_PY_DIR/lib/nvmf"
+        printf '%s\n' 'SPDK_DTRACE_PROBE2_TICKS(nvmf_poll_group_add_qpair, qpair, thread);' \
+            'SPDK_DTRACE_PROBE4_TICKS(nvmf_ctrlr_add_qpair, qpair, qid, subnqn, hostnqn);' \
+            'SPDK_DTRACE_PROBE2_TICKS(nvmf_poll_group_remove_qpair, qpair, thread);' > "$TRACE_PY_DIR/lib/nvmf/probes.c"
+        git -C "$TRACE_PY_DIR" init -q && git -C "$TRACE_PY_DIR" add lib/nvmf/probes.c
+    fi
     # The same-run ratio on issue 15's input: trace.py once on all of it.
-    runs=1 run "trace.py, 1 M entries, 256 lifetimes" 1000000 sh -c "cd '${TRACE_PY_DIR:-.}' && SPDK_BPF_TRACE_PY=1 ${PYTHON:-python3} '$TRACE_PY' -b '$dir/issue.txt' < '$dir/issue.json'"
+    runs=${TRACE_PY_RUNS:-1} run "trace.py, 1 M entries, 256 lifetimes" 1000000 sh -c "cd '${TRACE_PY_DIR:-.}' && SPDK_BPF_TRACE_PY=1 $PYTHON '$TRACE_PY' -b '$dir/issue.txt' < '$dir/issue.json'"
     tp=$((entries / 30))
     for l in 64 "$lifetimes"; do
         "$gen" "$tp" "$l" "$dir/tp.json" "$dir/tp.txt"
-        runs=1 run "trace.py, $l lifetimes" "$tp" sh -c "cd '${TRACE_PY_DIR:-.}' && SPDK_BPF_TRACE_PY=1 ${PYTHON:-python3} '$TRACE_PY' -b '$dir/tp.txt' < '$dir/tp.json'"
+        runs=1 run "trace.py, $l lifetimes" "$tp" sh -c "cd '${TRACE_PY_DIR:-.}' && SPDK_BPF_TRACE_PY=1 $PYTHON '$TRACE_PY' -b '$dir/tp.txt' < '$dir/tp.json'"
         runs=1 run "kdelay, same input" "$tp" "$kdelay" annotate -i "$dir/tp.json" -b "$dir/tp.txt"
     done
 fi

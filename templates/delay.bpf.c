@@ -30,7 +30,7 @@ typedef {{pt_regs_nr_type}} kd_regs_nr_t;
 #define KD_TASK_TRACED 0x8
 
 BPF_ARRAY(capture, struct kd_capture, 1);
-BPF_PERCPU_ARRAY(map_full, __u64, KD_MAP_COUNT);
+BPF_PERCPU_ARRAY(map_full, __u64, {{map_full_count}});
 BPF_PERCPU_ARRAY(counters, __u64, KD_STAT_COUNT);
 {{#syscall_events}}
 BPF_RINGBUF_OUTPUT(events, {{ringbuf_pages}});

@@ -57,8 +57,9 @@ struct kd_event {
 #define KD_MAP_UPCALLS 6
 #define KD_MAP_WAKERS 7
 #define KD_MAP_BLAME 8
-#define KD_MAP_LOCKS 9
-#define KD_MAP_COUNT 10
+/* The plug-in sections' counters follow (src/delay/section.h): the program
+ * defines their macros, and sizes map_full for all. */
+#define KD_MAP_CORE_COUNT 9
 
 /* Open vSwitch upcalls, machine-wide: calls of ovs_dp_upcall() per CPU and
  * return code (0, or -errno). At the tracepoint the code is unknown. */
@@ -76,8 +77,8 @@ struct kd_upcall_key {
 #define KD_HIST_HARDIRQ 3  /* every handled hard IRQ of the thread */
 #define KD_HIST_SOFTIRQ 4  /* id: vector */
 #define KD_HIST_BLOCKED 5  /* --budget: id: the syscall slept in */
-#define KD_HIST_LOCK 6     /* --locks: id: the lock's KD_LOCK_* flags */
-#define KD_HIST_KINDS 7
+/* The plug-in sections' kinds follow (src/delay/section.h). */
+#define KD_HIST_CORE_KINDS 6
 #define KD_HIST_SLOTS 65
 
 struct kd_hist_key {
@@ -250,17 +251,11 @@ struct kd_recent_runs {
     __u32 pad;
 };
 
-/* --locks: a thread's waits for contended kernel locks, by the flags of
- * lock:contention_begin, which say the kind of lock. */
-#define KD_LOCK_SPIN 0x1
-#define KD_LOCK_READ 0x2
-#define KD_LOCK_WRITE 0x4
-#define KD_LOCK_RT 0x8
-#define KD_LOCK_PERCPU 0x10
-#define KD_LOCK_MUTEX 0x20
-struct kd_lock_key {
+/* The key of a plug-in section's rows (src/delay/section.h): what id
+ * means is the section's (a kind of lock's flags). */
+struct kd_row_key {
     __u32 tid;
-    __u32 flags;
+    __u32 id;
 };
 
 struct kd_hardirq_key {

@@ -17,6 +17,7 @@
 #include "core/error.h"
 #include "delay_abi.h"
 #include "delay/maps.h"
+#include "delay/section.h"
 #include "report/format.h"
 #include "sys/process.h"
 #include "sys/syscall_names.h"
@@ -75,27 +76,6 @@ std::string softirq_name(uint32_t vector)
     static const char* const names[] = {"hi",       "timer",   "net_tx", "net_rx",  "block",
                                         "irq_poll", "tasklet", "sched",  "hrtimer", "rcu"};
     return vector < std::size(names) ? names[vector] : "vec_" + std::to_string(vector);
-}
-
-std::string lock_kind(uint32_t flags)
-{
-    // The names perf lock contention gives the same flags.
-    static const std::map<uint32_t, const char*> kinds = {
-        {KD_LOCK_SPIN, "spinlock"},
-        {KD_LOCK_SPIN | KD_LOCK_READ, "rwlock:R"},
-        {KD_LOCK_SPIN | KD_LOCK_WRITE, "rwlock:W"},
-        {KD_LOCK_READ, "rwsem:R"},
-        {KD_LOCK_WRITE, "rwsem:W"},
-        {KD_LOCK_RT, "rt-mutex"},
-        {KD_LOCK_RT | KD_LOCK_READ, "rwlock-rt:R"},
-        {KD_LOCK_RT | KD_LOCK_WRITE, "rwlock-rt:W"},
-        {KD_LOCK_PERCPU | KD_LOCK_READ, "pcpu-sem:R"},
-        {KD_LOCK_PERCPU | KD_LOCK_WRITE, "pcpu-sem:W"},
-        {KD_LOCK_MUTEX, "mutex"},
-        {KD_LOCK_MUTEX | KD_LOCK_SPIN, "mutex"},  // spinning on the owner, then maybe sleeping
-    };
-    const auto it = kinds.find(flags);
-    return it != kinds.end() ? it->second : fmt::format("flags {:#x}", flags);
 }
 
 DelayCollector::DelayCollector(BpfSession& session, const DelayProgramParams& params, pid_t pid)
@@ -214,13 +194,13 @@ void DelayCollector::read_threads(Reading& r)
         r.names[tid] = bounded(t.comm, sizeof(t.comm));
         if (delay_maps::budget(params_))
             r.budgets[tid] = t.budget;
-        ThreadSample ts;
+        if (!t.long_poll.count && !t.run.count && !t.ready.count && !t.stopped.count)
+            continue;  // a thread with nothing else to show is left out
+        ThreadSample& ts = r.threads[tid];
         ts.long_poll = if_any(t.long_poll);
         ts.run = if_any(t.run);
         ts.ready = if_any(t.ready);
         ts.stopped = if_any(t.stopped);
-        if (ts.long_poll || ts.run || ts.ready || ts.stopped)
-            r.threads[tid] = std::move(ts);
     }
 }
 
@@ -243,10 +223,11 @@ void DelayCollector::read_softirqs(Reading& r)
         r.threads[k.tid].softirqs.push_back(IrqStat{softirq_name(k.vec), k.vec, to_stat(s)});
 }
 
-void DelayCollector::read_locks(Reading& r)
+// A plug-in section's rows, from its first map.
+void DelayCollector::read_section(Reading& r, const ThreadSection& section)
 {
-    for (const auto& [k, s] : read_map_as<kd_lock_key, kd_stat>(map_fd("locks")))
-        r.threads[k.tid].locks.push_back(LockStat{lock_kind(k.flags), k.flags, to_stat(s)});
+    for (const auto& [k, s] : read_map_as<kd_row_key, kd_stat>(map_fd(section.maps.front().name)))
+        r.threads[k.tid].sections[section.on.name].push_back(SectionRow{section.row_name(k.id), k.id, to_stat(s)});
 }
 
 void DelayCollector::read_blockio(Reading& r)
@@ -264,18 +245,23 @@ void DelayCollector::read_histograms(Reading& r)
     for (const auto& [k, n] : read_map_as<kd_hist_key, uint64_t>(map_fd("hist")))
         if (k.slot < Log2Hist{}.slots.size())
             hists[{k.tid, k.kind, k.id}].slots[k.slot] += n;
-    // Indexed by KD_HIST_*.
-    static const char* const kinds[KD_HIST_KINDS] = {"syscall", "run",     "ready", "hardirq",
-                                                     "softirq", "blocked", "lock"};
+    // Indexed by KD_HIST_*; the plug-in sections' kinds follow.
+    static const char* const kinds[KD_HIST_CORE_KINDS] = {"syscall", "run",     "ready",
+                                                          "hardirq", "softirq", "blocked"};
     for (auto& [key, h] : hists) {
         const auto [tid, kind, id] = key;
-        if (kind >= KD_HIST_KINDS || !r.threads.count(tid))
+        if (!r.threads.count(tid))
             continue;
-        std::string name = kind == KD_HIST_SYSCALL || kind == KD_HIST_BLOCKED ? syscall_name(id)
-                           : kind == KD_HIST_SOFTIRQ                          ? softirq_name(id)
-                           : kind == KD_HIST_LOCK                             ? lock_kind(id)
-                                                                              : "";
-        r.threads[tid].histograms.push_back(HistogramSample{kinds[kind], std::move(name), id, h});
+        if (kind < KD_HIST_CORE_KINDS) {
+            std::string name = kind == KD_HIST_SYSCALL || kind == KD_HIST_BLOCKED ? syscall_name(id)
+                               : kind == KD_HIST_SOFTIRQ                          ? softirq_name(id)
+                                                                                  : "";
+            r.threads[tid].histograms.push_back(HistogramSample{kinds[kind], std::move(name), id, h});
+            continue;
+        }
+        for (const RegisteredSection& s : registered_sections())
+            if (s.hist_kind == static_cast<int>(kind))
+                r.threads[tid].histograms.push_back(HistogramSample{s.def->hist_name, s.def->row_name(id), id, h});
     }
 }
 
@@ -298,7 +284,7 @@ const std::map<std::string, void (DelayCollector::*)(DelayCollector::Reading&)>&
     static const std::map<std::string, void (DelayCollector::*)(Reading&)> table = {
         {"threads", &DelayCollector::read_threads},   {"syscalls", &DelayCollector::read_syscalls},
         {"hardirqs", &DelayCollector::read_hardirqs}, {"softirqs", &DelayCollector::read_softirqs},
-        {"locks", &DelayCollector::read_locks},       {"blockio", &DelayCollector::read_blockio},
+        {"blockio", &DelayCollector::read_blockio},
         {"hist", &DelayCollector::read_histograms},   {"wakers", &DelayCollector::read_budgets},
         {"upcalls", &DelayCollector::read_upcalls},
     };
@@ -308,9 +294,12 @@ const std::map<std::string, void (DelayCollector::*)(DelayCollector::Reading&)>&
 Sample DelayCollector::collect()
 {
     Reading r;
-    for (const DelayMap& m : kSampleMaps) {
+    for (const RegisteredSection& s : registered_sections())
+        if (s.def->on.is_on(params_.features))
+            read_section(r, *s.def);
+    for (const DelayMap& m : kCoreMaps) {
         const auto reader = readers().find(m.name);
-        if (m.present(params_) && reader != readers().end())
+        if (m.exists(params_) && reader != readers().end())
             (this->*reader->second)(r);
     }
     Sample& sample = r.sample;
@@ -322,7 +311,8 @@ Sample DelayCollector::collect()
         by_total_desc(ts.syscalls);
         by_total_desc(ts.hardirqs);
         by_total_desc(ts.softirqs);
-        by_total_desc(ts.locks);
+        for (auto& [name, rows] : ts.sections)
+            by_total_desc(rows);
         by_total_desc(ts.blockio);
         sample.threads.push_back(std::move(ts));
     }
@@ -428,8 +418,8 @@ int DelayCollector::map_fd(const char* name) { return session_.bpf().get_table(n
 void DelayCollector::reset()
 {
     pending_.clear();
-    for (const DelayMap& m : kSampleMaps) {
-        if (!m.present(params_))
+    for (const DelayMap& m : sample_maps()) {
+        if (!m.exists(params_))
             continue;
         if (m.reset == DelayMap::Reset::clear)
             clear_map(map_fd(m.name));
@@ -442,8 +432,8 @@ void DelayCollector::reset()
 std::vector<MapOverflow> DelayCollector::map_full()
 {
     std::vector<MapOverflow> full;
-    for (const DelayMap& m : kSampleMaps)
-        if (m.full >= 0 && m.present(params_))
+    for (const DelayMap& m : sample_maps())
+        if (m.full >= 0 && m.exists(params_))
             if (const uint64_t lost = percpu_sum("map_full", m.full))
                 full.push_back({m.what, lost});
     return full;

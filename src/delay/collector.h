@@ -23,6 +23,7 @@
 namespace kdelay {
 
 class BpfSession;
+struct ThreadSection;
 
 class DelayCollector final : public SampleSource {
 public:
@@ -48,17 +49,17 @@ public:
     struct Reading;
 
 private:
-    // Each reads one map of kSampleMaps into the sample (see readers()).
+    // Each reads one map of kCoreMaps into the sample (see readers()).
     void read_threads(Reading& r);
     void read_syscalls(Reading& r);
     void read_hardirqs(Reading& r);
     void read_softirqs(Reading& r);
-    void read_locks(Reading& r);
     void read_blockio(Reading& r);
     void read_histograms(Reading& r);
     void read_budgets(Reading& r);
     void read_upcalls(Reading& r);
     static const std::map<std::string, void (DelayCollector::*)(Reading&)>& readers();
+    void read_section(Reading& r, const ThreadSection& section);
     void set_capture(uint32_t state);
     int map_fd(const char* name);
     uint64_t percpu_sum(const char* table, int index);

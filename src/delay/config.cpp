@@ -24,8 +24,9 @@ DelayConfig make_delay_config(const Options& options)
     f.syscall_events = options.delay.syscall_events;
     f.skip_syscall_poll_events = options.delay.skip_syscall_poll_events;
     f.stack_trace_size = options.delay.stack_trace_size;
-    for (const FeatureSwitch& s : kFeatureSwitches)
-        f.*s.on = options.delay.switches.*s.on;
+    for (const FeatureSwitch* s : feature_switches())
+        if (s->is_on(options.delay.switches))
+            s->turn_on(f);
     f.budget |= options.format == Options::Format::json;
     f.upcall_stats = !options.delay.skip_upcall_stats;
     f.ringbuf_pages = 1;

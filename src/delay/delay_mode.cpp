@@ -89,10 +89,10 @@ int run_delay(DelayConfig cfg, ReportWriter& writer)
             start = resolve_trigger(*cfg.start_trigger, existing, exe);
         if (cfg.stop_trigger)
             stop = resolve_trigger(*cfg.stop_trigger, existing, exe);
-        for (const FeatureSwitch& s : kFeatureSwitches)
-            if (cfg.features.*s.on && s.needs_tracepoint && !tracepoint_exists(s.needs_tracepoint))
-                throw Error(Exit::unavailable, std::string(s.flag) + ": this kernel has no " + s.needs_tracepoint +
-                                                   " tracepoint (it came in " + s.since + ")");
+        for (const FeatureSwitch* s : feature_switches())
+            if (s->is_on(cfg.features) && s->needs_tracepoint && !tracepoint_exists(s->needs_tracepoint))
+                throw Error(Exit::unavailable, std::string(s->flag) + ": this kernel has no " + s->needs_tracepoint +
+                                                   " tracepoint (it came in " + s->since + ")");
     }
 
     std::optional<Launcher> launcher;
@@ -127,11 +127,7 @@ int run_delay(DelayConfig cfg, ReportWriter& writer)
         usdts.push_back({stop->binary, stop->trigger.provider, stop->trigger.probe, kStopTriggerFunction});
 
     BpfSession session(source, cfg.debug, usdts);
-    std::set<std::string> delay_features;
-    for (const FeatureSwitch& s : kFeatureSwitches)
-        if (cfg.features.*s.on)
-            delay_features.insert(s.name);
-    session.attach(load_probe_set("delay", delay_features));
+    session.attach(load_probe_set("delay", switches_on(cfg.features)));
     if (params.block)
         session.attach(load_probe_set("block", block_features(params.block)));
     if (upcalls.probe != UpcallPlan::Probe::none)

@@ -15,7 +15,7 @@ struct DelayOptions {
     unsigned sample_count = 1;
     double sample_interval = 0;  // seconds
     bool list_probes = false;
-    DelayFeatures switches;  // only kFeatureSwitches' flags are set here
+    DelayFeatures switches;  // only the feature_switches() are set here
     bool has_start_trigger = false;
     std::string start_trigger;
     bool has_stop_trigger = false;

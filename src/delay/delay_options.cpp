@@ -21,8 +21,8 @@ void add_delay_options(CLI::App& app, Options& opt, DelayParse& d, std::vector<u
     app.add_flag("--ebpf", opt.print_ebpf,
                  "Print the eBPF source that would be compiled and exit (no root needed)");
     add_format_option(app, opt.format, "Output format: text (default) or json (JSON Lines)");
-    for (const FeatureSwitch& s : kFeatureSwitches)
-        app.add_flag(s.flag, opt.delay.switches.*s.on, s.help);
+    for (const FeatureSwitch* s : feature_switches())
+        app.add_flag_callback(s->flag, [&opt, s] { s->turn_on(opt.delay.switches); }, s->help);
     app.add_flag("--list-probes", opt.delay.list_probes,
                  "List the target's USDT probes (executable and mapped libraries) and exit");
     d.start_opt = app.add_option("--start-trigger", opt.delay.start_trigger,

@@ -5,6 +5,9 @@
 
 #include <cstdint>
 #include <optional>
+#include <set>
+#include <string>
+#include <vector>
 
 namespace kdelay {
 
@@ -14,10 +17,11 @@ struct DelayFeatures {
     uint32_t stack_trace_size = 4096;  // 0: no stack traces
     uint32_t ringbuf_pages = 1024;     // a power of two
     bool upcall_stats = true;
-    // The switches of kFeatureSwitches.
+    // The core's switches (kCoreSwitches).
     bool histograms = false;
     bool budget = false;  // per-thread time budget: --budget, and always in JSON
-    bool locks = false;   // kernel lock contention per thread
+    // The plug-in sections turned on, by name (delay/section.h).
+    std::set<std::string> sections;
 
     // Syscall events carry stack ids: the program has a stack table.
     bool stack_traces() const { return syscall_events && stack_trace_size > 0; }
@@ -25,30 +29,45 @@ struct DelayFeatures {
 
 // A part of the report that one flag turns on: the option declares it, the
 // renderer renders the template section of that name, and the probes of
-// probes/delay.json whose "when" names it are attached. A new one is a
-// field above and a line here.
+// probes/delay.json whose "when" names it are attached.
 struct FeatureSwitch {
     const char* name;  // template section and probe "when"
-    bool DelayFeatures::*on;
     const char* flag;  // the option
     const char* help;
     // A tracepoint (SYSTEM:EVENT) the kernel must have, and since when; the
     // run stops with exit 69 before anything is compiled when it is missing.
     const char* needs_tracepoint = nullptr;
     const char* since = nullptr;
+    // A core switch's field; null for a plug-in section's switch, which is
+    // kept by name in DelayFeatures::sections.
+    bool DelayFeatures::*field = nullptr;
+
+    bool is_on(const DelayFeatures& f) const { return field ? f.*field : f.sections.count(name) > 0; }
+    void turn_on(DelayFeatures& f) const
+    {
+        if (field)
+            f.*field = true;
+        else
+            f.sections.insert(name);
+    }
 };
 
-inline constexpr FeatureSwitch kFeatureSwitches[] = {
-    {"budget", &DelayFeatures::budget, "--budget",
+inline constexpr FeatureSwitch kCoreSwitches[] = {
+    {"budget", "--budget",
      "Add each thread's time budget: the window split into running, ready, blocked per\n"
-     "syscall, stopped and not alive (always in --format json)"},
-    {"histograms", &DelayFeatures::histograms, "--histogram",
+     "syscall, stopped and not alive (always in --format json)",
+     nullptr, nullptr, &DelayFeatures::budget},
+    {"histograms", "--histogram",
      "Add log2 latency histograms per thread: each syscall, run, ready, hard and soft IRQs,\n"
-     "each kind of lock (with --locks) and the sleeps in each syscall (with --budget)"},
-    {"locks", &DelayFeatures::locks, "--locks",
-     "Add each thread's waits for contended kernel locks (mutexes, rwsems, spinlocks) by\n"
-     "kind of lock (needs the lock:contention_begin tracepoint, Linux 5.19 or later)",
-     "lock:contention_begin", "Linux 5.19"},
+     "each kind of lock (with --locks) and the sleeps in each syscall (with --budget)",
+     nullptr, nullptr, &DelayFeatures::histograms},
 };
+
+// Every switch: the core's, then each plug-in section's, in report order.
+std::vector<const FeatureSwitch*> feature_switches();
+
+// The names of the switches that are on: the template sections to render
+// and the probe "when"s to attach.
+std::set<std::string> switches_on(const DelayFeatures& f);
 
 }  // namespace kdelay

@@ -1,11 +1,13 @@
 // The delay program's maps that hold one sample, when each exists, and how it
 // is emptied between samples, and which map-full counter warns for it: one
-// table, so a new section adds its maps here, and reset(), collect() and the
-// map-full warnings follow it (collect() in the table's order, with each
-// map's reader from DelayCollector::readers()).
+// table for the core's sections, to which sample_maps() adds the plug-in
+// sections' maps (delay/section.h); reset(), collect() and the map-full
+// warnings follow it (collect() in the table's order, with each map's
+// reader from DelayCollector::readers()).
 #pragma once
 
 #include <array>
+#include <vector>
 #include <linux/types.h>
 
 #include "delay/program.h"
@@ -20,9 +22,15 @@ struct DelayMap {
     };
     const char* name;
     Reset reset;
-    bool (*present)(const DelayProgramParams&);
+    bool (*present)(const DelayProgramParams&);  // null: the section's switch says
     int full = -1;             // its map-full counter (KD_MAP_*), if it can fill up
     const char* what = "";     // how the map-full warning names it
+    const char* section = nullptr;  // the plug-in section it belongs to
+
+    bool exists(const DelayProgramParams& p) const
+    {
+        return present ? present(p) : p.features.sections.count(section) > 0;
+    }
 };
 
 namespace delay_maps {
@@ -32,10 +40,9 @@ inline bool histograms(const DelayProgramParams& p) { return p.features.histogra
 inline bool budget(const DelayProgramParams& p) { return p.features.budget; }
 inline bool block_io(const DelayProgramParams& p) { return p.block.has_value(); }
 inline bool upcalls(const DelayProgramParams& p) { return p.upcalls != UpcallPlan::Probe::none; }
-inline bool locks(const DelayProgramParams& p) { return p.features.locks; }
 }  // namespace delay_maps
 
-inline constexpr std::array<DelayMap, 17> kSampleMaps = {{
+inline constexpr std::array<DelayMap, 15> kCoreMaps = {{
     {"threads", DelayMap::Reset::clear, delay_maps::always, KD_MAP_THREADS, "thread"},
     {"syscalls", DelayMap::Reset::clear, delay_maps::always, KD_MAP_SYSCALLS, "syscall"},
     {"hardirqs", DelayMap::Reset::clear, delay_maps::always, KD_MAP_HARDIRQS, "hard IRQ"},
@@ -44,8 +51,6 @@ inline constexpr std::array<DelayMap, 17> kSampleMaps = {{
     {"softirq_slot", DelayMap::Reset::zero, delay_maps::always},
     {"recent", DelayMap::Reset::zero, delay_maps::always},  // per-CPU syscall runs
     {"stack_traces", DelayMap::Reset::clear, delay_maps::stack_traces},
-    {"locks", DelayMap::Reset::clear, delay_maps::locks, KD_MAP_LOCKS, "lock contention"},
-    {"lock_waits", DelayMap::Reset::clear, delay_maps::locks},  // the lock each thread waits for
     {"blockio", DelayMap::Reset::clear, delay_maps::always, KD_MAP_BLOCKIO, "block I/O"},  // declared even without block I/O
     {"hist", DelayMap::Reset::clear, delay_maps::histograms, KD_MAP_HIST, "histogram"},
     {"wakers", DelayMap::Reset::clear, delay_maps::budget, KD_MAP_WAKERS, "waker"},
@@ -54,5 +59,8 @@ inline constexpr std::array<DelayMap, 17> kSampleMaps = {{
     {"bio_start", DelayMap::Reset::clear, delay_maps::block_io},
     {"upcalls", DelayMap::Reset::clear, delay_maps::upcalls, KD_MAP_UPCALLS, "upcall"},
 }};
+
+// kCoreMaps, then every plug-in section's maps.
+const std::vector<DelayMap>& sample_maps();
 
 }  // namespace kdelay

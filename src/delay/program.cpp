@@ -1,19 +1,22 @@
 #include "delay/program.h"
 
 #include <algorithm>
+#include <fmt/format.h>
 
 #include "bpf/embedded.h"
 #include "block/block_program.h"
 #include "bpf/template.h"
 #include "core/error.h"
+#include "delay/section.h"
 
 namespace kdelay {
 namespace {
 
 // The program's parts after delay.bpf.c's shared code, one per concern
 // (templates/delay_NAME.bpf.c), in the order the C needs.
+// The plug-in sections' parts follow (section_parts()).
 constexpr const char* kDelayParts[] = {"syscall_state", "budget", "syscalls", "sched", "irq",
-                                       "locks",         "triggers", "block",  "upcalls"};
+                                       "triggers",      "block",  "upcalls"};
 
 uint32_t next_pow2(uint64_t v)
 {
@@ -36,7 +39,32 @@ std::string uint_type(const char* what, uint32_t size)
                 std::string("unexpected size ") + std::to_string(size) + " of " + what + " in BTF");
 }
 
+// Each plug-in section that is on: its counters' macros, then its template.
+std::string section_parts(const DelayFeatures& f)
+{
+    std::string parts;
+    for (const RegisteredSection& s : registered_sections()) {
+        if (!s.def->on.is_on(f))
+            continue;
+        parts += fmt::format("/* The counters the registry gave the {} section. */\n", s.def->on.name);
+        for (size_t i = 0; i < s.def->maps.size(); ++i)
+            if (s.full[i] >= 0)
+                parts += fmt::format("#define {} {}\n", s.def->maps[i].full_macro, s.full[i]);
+        if (s.def->hist_macro)
+            parts += fmt::format("#define {} {}\n", s.def->hist_macro, s.hist_kind);
+        parts += embedded_file(std::string(s.def->on.name) + ".bpf.c") + "\n";
+    }
+    return parts;
+}
+
 }  // namespace
+
+uint32_t section_map_size(const SectionMap& m, const DelayMapSizes& sizes)
+{
+    if (m.per_thread == 0)
+        return sizes.threads;
+    return next_pow2(std::max<uint64_t>(1024, uint64_t{sizes.threads} * m.per_thread));
+}
 
 DelayMapSizes size_delay_maps(size_t thread_count)
 {
@@ -50,7 +78,6 @@ DelayMapSizes size_delay_maps(size_t thread_count)
         16384,
         next_pow2(std::max<uint64_t>(16384, uint64_t{threads} * 512)),
         next_pow2(std::max<uint64_t>(1024, uint64_t{threads} * 16)),
-        next_pow2(std::max<uint64_t>(1024, uint64_t{threads} * 4)),
     };
 }
 
@@ -61,7 +88,7 @@ std::string render_delay_program(const DelayProgramParams& p)
     std::string parts;
     for (const char* part : kDelayParts)
         parts += embedded_file(std::string("delay_") + part + ".bpf.c") + "\n";
-    v.partial("delay_parts", parts);
+    v.partial("delay_parts", parts + section_parts(p.features));
     v.number("target_tgid", static_cast<uint64_t>(p.tgid));
     v.number("poll_nr", p.poll_nr);
     v.number("task_pid_off", p.layout.task_pid.offset);
@@ -88,9 +115,12 @@ std::string render_delay_program(const DelayProgramParams& p)
     v.section("stack_traces", f.stack_traces());
     v.number("stack_trace_size", f.stack_trace_size);
     v.number("ringbuf_pages", f.ringbuf_pages);
-    for (const FeatureSwitch& s : kFeatureSwitches)
-        v.section(s.name, f.*s.on);
-    v.number("max_locks", p.sizes.locks);
+    for (const FeatureSwitch* s : feature_switches())
+        v.section(s->name, s->is_on(f));
+    v.number("map_full_count", static_cast<uint64_t>(map_full_count()));
+    for (const RegisteredSection& s : registered_sections())
+        for (const SectionMap& m : s.def->maps)
+            v.number(std::string("max_") + m.name, section_map_size(m, p.sizes));
     v.number("max_wakers", p.sizes.wakers);
     v.number("max_blame", p.sizes.wakers);
     v.number("max_hist", p.sizes.hist);

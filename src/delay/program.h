@@ -22,7 +22,6 @@ struct DelayMapSizes {
     uint32_t bios;  // requests in flight, machine-wide
     uint32_t hist;  // histogram buckets (with --histogram)
     uint32_t wakers;  // (woken thread, waker) pairs (with the budget)
-    uint32_t locks;   // (thread, kind of lock) pairs (with --locks)
 };
 
 // Room for the target's threads with headroom for ones created while
@@ -47,5 +46,9 @@ inline constexpr const char* kStartTriggerFunction = "kd_start_trigger";
 inline constexpr const char* kStopTriggerFunction = "kd_stop_trigger";
 
 std::string render_delay_program(const DelayProgramParams& params);
+
+struct SectionMap;
+// The size of a plug-in section's map ({{max_NAME}}).
+uint32_t section_map_size(const SectionMap& m, const DelayMapSizes& sizes);
 
 }  // namespace kdelay

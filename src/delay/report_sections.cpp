@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "delay/section.h"
 #include "report/format.h"
 #include "report/histogram.h"
 
@@ -86,19 +87,23 @@ Table irqs(const char* title, const char* key, const std::vector<IrqStat>& irqs,
     return s;
 }
 
-Table locks(const std::vector<LockStat>& locks)
+// A plug-in section's rows (delay/section.h): name and stat, the id in JSON.
+Table section_rows(const ThreadSection& section, const ThreadSample& t)
 {
-    Table s = named_stats("[LOCK CONTENTION STATISTICS]", "locks", nullptr, nullptr, 0, 0);
-    s.columns.push_back(json_only("flags"));
+    Table s = named_stats(section.title, section.on.name, nullptr, nullptr, 0, 0);
+    s.columns.push_back(json_only(section.id_key));
+    const auto rows = t.sections.find(section.on.name);
+    if (rows == t.sections.end())
+        return s;
     uint64_t count = 0, total = 0;
-    for (const auto& l : locks) {
-        Row r = named_row(l.kind, std::nullopt, l.stat);
-        r.cells.push_back(uint64_t{l.flags});
+    for (const SectionRow& row : rows->second) {
+        Row r = named_row(row.name, std::nullopt, row.stat);
+        r.cells.push_back(uint64_t{row.id});
         s.rows.push_back(std::move(r));
-        count += l.stat.count;
-        total += l.stat.total_ns;
+        count += row.stat.count;
+        total += row.stat.total_ns;
     }
-    if (!locks.empty())
+    if (!rows->second.empty())
         s.rows.push_back(total_row("TOTAL:", false, count, total));
     return s;
 }
@@ -454,7 +459,8 @@ std::vector<Table> thread_sections(const ThreadSample& t, uint32_t poll_nr)
     s.push_back(count_total_max("[THREAD STOPPED STATISTICS]", "stopped", "STOP_CNT", t.stopped));
     s.push_back(irqs("[HARD IRQ STATISTICS]", "hardirqs", t.hardirqs, false));
     s.push_back(irqs("[SOFT IRQ STATISTICS]", "softirqs", t.softirqs, true));
-    s.push_back(locks(t.locks));
+    for (const RegisteredSection& section : registered_sections())
+        s.push_back(section_rows(*section.def, t));
     s.push_back(block_io(t.blockio));
     histograms(t.histograms, s);
     budget(t.budget, s);

@@ -31,11 +31,11 @@ struct IrqStat {
     Stat stat;
 };
 
-// Waits for one kind of contended kernel lock (--locks).
-struct LockStat {
-    std::string kind;  // spinlock, mutex, rwsem:R, rwsem:W, ... (as perf lock contention names them)
-    uint32_t flags;    // lock:contention_begin's flags
-    Stat stat;         // contention_begin to contention_end
+// A row of a plug-in section (delay/section.h): a kind of lock, ...
+struct SectionRow {
+    std::string name;  // the section's name for the id
+    uint32_t id;       // what the kernel side keyed it by (a lock's flags)
+    Stat stat;
 };
 
 struct BlockIoStat {
@@ -110,7 +110,9 @@ struct ThreadSample {
     std::optional<Stat> stopped;
     std::vector<IrqStat> hardirqs;  // by total time, descending
     std::vector<IrqStat> softirqs;  // by total time, descending
-    std::vector<LockStat> locks;    // with --locks; by total time, descending
+    // The plug-in sections' rows, by section name; each by total time,
+    // descending.
+    std::map<std::string, std::vector<SectionRow>> sections;
     std::vector<BlockIoStat> blockio;  // by total time, descending
     std::vector<HistogramSample> histograms;  // with --histogram
     std::optional<TimeBudget> budget;         // with --budget, and in JSON
@@ -158,8 +160,5 @@ struct Sample {
 
 // The name of a softirq vector: hi (0) to rcu (9), else vec_N.
 std::string softirq_name(uint32_t vector);
-
-// The kind of lock that lock:contention_begin's flags describe.
-std::string lock_kind(uint32_t flags);
 
 }  // namespace kdelay

@@ -25,8 +25,12 @@ std::string unmet(const E2eCase& c)
             return why_no_bpf();
         if (r == "kprobes" && access("/sys/kernel/tracing/kprobe_events", F_OK) != 0)
             return "this kernel has no kprobes";
-        if (r == "locks" && access("/sys/kernel/tracing/events/lock/contention_begin", F_OK) != 0)
-            return "this kernel has no lock:contention_begin tracepoint";
+        if (r.rfind("tracepoint:", 0) == 0) {
+            std::string event = r.substr(11);
+            event[event.find(':')] = '/';
+            if (access(("/sys/kernel/tracing/events/" + event).c_str(), F_OK) != 0)
+                return "this kernel has no " + r.substr(11) + " tracepoint";
+        }
         if (r == "schedstats" && access("/proc/sys/kernel/sched_schedstats", W_OK) != 0)
             return "no writable /proc/sys/kernel/sched_schedstats";
     }

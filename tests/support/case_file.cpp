@@ -426,8 +426,9 @@ E2eCase parse_case(const std::string& text, const std::string& file)
             c.line = n;
         } else if (key == "REQUIRES") {
             for (const std::string& r : args) {
-                if (r != "bpf" && r != "kprobes" && r != "schedstats" && r != "locks")
-                    fail("unknown requirement '" + r + "' (bpf, kprobes, schedstats, locks)");
+                const bool tracepoint = r.rfind("tracepoint:", 0) == 0 && r.find(':', 11) != std::string::npos;
+                if (r != "bpf" && r != "kprobes" && r != "schedstats" && !tracepoint)
+                    fail("unknown requirement '" + r + "' (bpf, kprobes, schedstats, tracepoint:SYSTEM:EVENT)");
                 c.requires_.push_back(r);
             }
         } else if (key == "WORKLOAD") {

@@ -28,7 +28,7 @@ struct E2eCase {
     std::string name;
     std::string file;
     int line = 1;
-    std::vector<std::string> requires_;  // bpf, kprobes, schedstats, locks
+    std::vector<std::string> requires_;  // bpf, kprobes, schedstats, tracepoint:SYSTEM:EVENT
     std::vector<std::string> workload;   // a program of tests/programs and its arguments
     std::string ready = "ready";         // the workload's line before kdelay starts
     std::vector<std::string> kdelay;     // arguments; {pid} is the workload's pid

@@ -5,6 +5,7 @@
 #include <set>
 
 #include "delay/sample.h"
+#include "delay/section.h"
 #include "test_params.h"
 
 using namespace kdelay;
@@ -22,7 +23,8 @@ std::vector<DelayProgramParams> variants()
     everything.features.syscall_events = 0;
     everything.features.histograms = true;
     everything.features.budget = true;
-    everything.features.locks = true;
+    for (const FeatureSwitch* s : feature_switches())
+        s->turn_on(everything.features);
     everything.block = BlockLayout{{104, 8}, {48, 8}, {24, 4}, {1064, 8}, {0, 4}, {4, 4}, std::nullopt};
     everything.upcalls = UpcallPlan::Probe::tracepoint;
     all.push_back(everything);
@@ -50,8 +52,8 @@ TEST(DelayMaps, EachGateMatchesWhatTheProgramDeclares)
     for (const DelayProgramParams& p : variants()) {
         const std::set<std::string> maps =
             declared(render_delay_program(p), "HASH|ARRAY|PERCPU_ARRAY|STACK_TRACE");
-        for (const DelayMap& m : kSampleMaps)
-            EXPECT_EQ(maps.count(m.name) == 1, m.present(p)) << m.name;
+        for (const DelayMap& m : sample_maps())
+            EXPECT_EQ(maps.count(m.name) == 1, m.exists(p)) << m.name;
     }
 }
 
@@ -62,7 +64,7 @@ TEST(DelayMaps, EveryHashAndStackTableIsReset)
     for (const DelayProgramParams& p : variants())
         for (const std::string& name : declared(render_delay_program(p), "HASH|STACK_TRACE")) {
             bool listed = false;
-            for (const DelayMap& m : kSampleMaps)
+            for (const DelayMap& m : sample_maps())
                 listed |= name == m.name && m.reset == DelayMap::Reset::clear;
             EXPECT_TRUE(listed) << name << " is not cleared between samples";
         }
@@ -72,27 +74,13 @@ TEST(DelayMaps, EveryHashAndStackTableIsReset)
 // which names it in the warning.
 TEST(DelayMaps, EveryMapFullCounterHasOneEntryThatNamesIt)
 {
-    for (int index = 0; index < KD_MAP_COUNT; ++index) {
+    for (int index = 0; index < map_full_count(); ++index) {
         int entries = 0;
-        for (const DelayMap& m : kSampleMaps)
+        for (const DelayMap& m : sample_maps())
             if (m.full == index) {
                 ++entries;
                 EXPECT_NE(std::string(m.what), "") << m.name;
             }
         EXPECT_EQ(entries, 1) << "KD_MAP index " << index;
     }
-}
-
-// Lock kinds are named as perf lock contention names them; flags it does
-// not know stay readable.
-TEST(LockKind, NamesTheKindsOfLockFromTheirFlags)
-{
-    EXPECT_EQ(lock_kind(KD_LOCK_SPIN), "spinlock");
-    EXPECT_EQ(lock_kind(KD_LOCK_WRITE), "rwsem:W");
-    EXPECT_EQ(lock_kind(KD_LOCK_READ), "rwsem:R");
-    EXPECT_EQ(lock_kind(KD_LOCK_MUTEX), "mutex");
-    EXPECT_EQ(lock_kind(KD_LOCK_MUTEX | KD_LOCK_SPIN), "mutex");
-    EXPECT_EQ(lock_kind(KD_LOCK_RT), "rt-mutex");
-    EXPECT_EQ(lock_kind(KD_LOCK_PERCPU | KD_LOCK_WRITE), "pcpu-sem:W");
-    EXPECT_EQ(lock_kind(0x40), "flags 0x40");
 }

@@ -5,6 +5,8 @@
 #include <set>
 
 #include "bpf/probe_set.h"
+#include "delay/section.h"
+#include "delay_abi.h"
 
 #include "test_params.h"
 
@@ -123,30 +125,59 @@ TEST(DelayProgram, UpcallCountersOnlyWhenAHookIsPlanned)
 // needed tracepoint is written SYSTEM:EVENT with the kernel it came in.
 TEST(DelayProgram, EachFeatureSwitchRendersItsSection)
 {
-    for (const FeatureSwitch& s : kFeatureSwitches) {
+    std::set<std::string> names;
+    for (const FeatureSwitch* s : feature_switches()) {
+        EXPECT_TRUE(names.insert(s->name).second) << s->name << " twice";
         DelayProgramParams p = params();
         const std::string off = render_delay_program(p);
-        p.features.*s.on = true;
+        s->turn_on(p.features);
+        EXPECT_TRUE(s->is_on(p.features)) << s->name;
         const std::string on = render_delay_program(p);
-        EXPECT_GT(on.size(), off.size()) << s.name;
-        EXPECT_EQ(std::string(s.flag).rfind("--", 0), 0u) << s.name;
-        if (s.needs_tracepoint) {
-            EXPECT_NE(std::string(s.needs_tracepoint).find(':'), std::string::npos) << s.name;
-            EXPECT_TRUE(s.since) << s.name;
+        EXPECT_GT(on.size(), off.size()) << s->name;
+        EXPECT_EQ(std::string(s->flag).rfind("--", 0), 0u) << s->name;
+        if (s->needs_tracepoint) {
+            EXPECT_NE(std::string(s->needs_tracepoint).find(':'), std::string::npos) << s->name;
+            EXPECT_TRUE(s->since) << s->name;
         }
     }
 }
 
-TEST(DelayProgram, LockContentionOnlyWithLocks)
+// A plug-in section's part is in the program only with its switch, with
+// the counters the registry gave it and its maps sized, its rows keyed by
+// kd_row_key.
+TEST(DelayProgram, EachSectionRendersItsPartWithItsCountersAndSizes)
 {
-    DelayProgramParams p = params();
-    EXPECT_EQ(render_delay_program(p).find("RAW_TRACEPOINT_PROBE(contention_begin)"), std::string::npos);
-    p.features.locks = true;
-    const std::string src = render_delay_program(p);
-    EXPECT_NE(src.find("RAW_TRACEPOINT_PROBE(contention_begin)"), std::string::npos);
-    EXPECT_NE(src.find("RAW_TRACEPOINT_PROBE(contention_end)"), std::string::npos);
-    EXPECT_NE(src.find("BPF_HASH(locks, struct kd_lock_key, struct kd_stat, " + std::to_string(p.sizes.locks) + ")"),
-              std::string::npos);
+    std::set<int> full, hist;
+    for (const RegisteredSection& s : registered_sections()) {
+        const ThreadSection& d = *s.def;
+        DelayProgramParams p = params();
+        const std::string rows_map = std::string("BPF_HASH(") + d.maps.front().name + ", struct kd_row_key, struct kd_stat, " +
+                                     std::to_string(section_map_size(d.maps.front(), p.sizes)) + ")";
+        EXPECT_EQ(render_delay_program(p).find(rows_map), std::string::npos) << d.on.name;
+        d.on.turn_on(p.features);
+        const std::string src = render_delay_program(p);
+        EXPECT_NE(src.find(rows_map), std::string::npos) << d.on.name;
+        ASSERT_EQ(s.full.size(), d.maps.size());
+        for (size_t i = 0; i < d.maps.size(); ++i) {
+            if (!d.maps[i].full_macro)
+                continue;
+            EXPECT_GE(s.full[i], KD_MAP_CORE_COUNT);
+            EXPECT_LT(s.full[i], map_full_count());
+            EXPECT_TRUE(full.insert(s.full[i]).second) << d.maps[i].name;
+            EXPECT_NE(src.find("#define " + std::string(d.maps[i].full_macro) + " " + std::to_string(s.full[i]) + "\n"),
+                      std::string::npos);
+        }
+        if (d.hist_macro) {
+            EXPECT_GE(s.hist_kind, KD_HIST_CORE_KINDS);
+            EXPECT_TRUE(hist.insert(s.hist_kind).second) << d.on.name;
+            EXPECT_NE(src.find("#define " + std::string(d.hist_macro) + " " + std::to_string(s.hist_kind) + "\n"),
+                      std::string::npos);
+            EXPECT_TRUE(d.hist_name) << d.on.name;
+        }
+        EXPECT_NE(src.find("BPF_PERCPU_ARRAY(map_full, __u64, " + std::to_string(map_full_count()) + ")"),
+                  std::string::npos);
+        EXPECT_EQ(src.find("{{"), std::string::npos) << d.on.name;
+    }
 }
 
 // probes/delay.json attaches exactly the handlers the program has, with and
@@ -156,12 +187,10 @@ TEST(DelayProgram, ProbeSetAttachesEveryHandlerOfTheProgram)
 {
     for (bool on : {false, true}) {
         DelayProgramParams p = params();
-        std::set<std::string> features;
-        for (const FeatureSwitch& s : kFeatureSwitches) {
-            p.features.*s.on = on;
+        for (const FeatureSwitch* s : feature_switches())
             if (on)
-                features.insert(s.name);
-        }
+                s->turn_on(p.features);
+        const std::set<std::string> features = switches_on(p.features);
         const std::string src = render_delay_program(p);
         std::set<std::string> handlers, hooks;
         const std::regex handler(R"(RAW_TRACEPOINT_PROBE\((\w+)\))");

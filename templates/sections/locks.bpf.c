@@ -1,5 +1,6 @@
-/* ---- kernel lock contention: lock:contention_begin/end (Linux 5.19+) ---- */
-{{#locks}}
+/* ---- --locks: kernel lock contention, from lock:contention_begin/end
+ * (Linux 5.19+); src/delay/sections/locks.cpp describes this section. The
+ * row id is the lock's flags, which say its kind. ---- */
 
 /* The wait a thread is in: the lock and when the wait began. A thread
  * waits for one lock at a time; a contention inside that wait (the
@@ -10,8 +11,8 @@ struct kd_lock_wait {
     __u32 flags;
     __u32 pad;
 };
-BPF_HASH(lock_waits, __u32, struct kd_lock_wait, {{max_threads}});
-BPF_HASH(locks, struct kd_lock_key, struct kd_stat, {{max_locks}});
+BPF_HASH(lock_waits, __u32, struct kd_lock_wait, {{max_lock_waits}});
+BPF_HASH(locks, struct kd_row_key, struct kd_stat, {{max_locks}});
 
 /* Whether a hard or soft interrupt handler runs on this CPU on behalf of
  * the thread it interrupted: its lock waits are the handler's time, which
@@ -30,7 +31,7 @@ RAW_TRACEPOINT_PROBE(contention_begin)
         return 0;
     __u64 lock = ctx->args[0];
     struct kd_lock_wait *w = lock_waits.lookup(&tid);
-    if (w && w->start >= cap->start_ns && w->start) {
+    if (w && w->start >= cap->start_ns) {
         /* The same lock again: a mutex that stops spinning and sleeps. */
         if (w->lock == lock)
             w->flags = (__u32)ctx->args[1];
@@ -56,7 +57,7 @@ RAW_TRACEPOINT_PROBE(contention_end)
     if (start < cap->start_ns)
         return 0;  /* began before this sample */
     __u64 delta = bpf_ktime_get_ns() - start;
-    struct kd_lock_key key = { .tid = tid, .flags = w->flags };
+    struct kd_row_key key = { .tid = tid, .id = w->flags };
     struct kd_stat zero = {};
     struct kd_stat *s = locks.lookup_or_try_init(&key, &zero);
     if (!s) {
@@ -64,7 +65,6 @@ RAW_TRACEPOINT_PROBE(contention_end)
         return 0;
     }
     stat_add(s, delta);
-    hist_add(tid, KD_HIST_LOCK, key.flags, delta);
+    hist_add(tid, KD_HIST_LOCK, key.id, delta);
     return 0;
 }
-{{/locks}}

@@ -1,0 +1,65 @@
+// --locks: [LOCK CONTENTION STATISTICS], each thread's waits for contended
+// kernel locks by kind of lock (templates/sections/locks.bpf.c).
+#include <fmt/format.h>
+#include <map>
+
+#include "delay/section.h"
+
+namespace kdelay {
+namespace {
+
+// lock:contention_begin's flags (the kernel's LCB_F_*), which say the kind
+// of lock.
+enum : uint32_t {
+    kSpin = 0x1,
+    kRead = 0x2,
+    kWrite = 0x4,
+    kRt = 0x8,
+    kPercpu = 0x10,
+    kMutex = 0x20,
+};
+
+// The names perf lock contention gives the same flags.
+std::string lock_kind(uint32_t flags)
+{
+    static const std::map<uint32_t, const char*> kinds = {
+        {kSpin, "spinlock"},
+        {kSpin | kRead, "rwlock:R"},
+        {kSpin | kWrite, "rwlock:W"},
+        {kRead, "rwsem:R"},
+        {kWrite, "rwsem:W"},
+        {kRt, "rt-mutex"},
+        {kRt | kRead, "rwlock-rt:R"},
+        {kRt | kWrite, "rwlock-rt:W"},
+        {kPercpu | kRead, "pcpu-sem:R"},
+        {kPercpu | kWrite, "pcpu-sem:W"},
+        {kMutex, "mutex"},
+        {kMutex | kSpin, "mutex"},  // spinning on the owner, then maybe sleeping
+    };
+    const auto it = kinds.find(flags);
+    return it != kinds.end() ? it->second : fmt::format("flags {:#x}", flags);
+}
+
+}  // namespace
+
+const ThreadSection& locks_section()
+{
+    static const ThreadSection section{
+        {"locks", "--locks",
+         "Add each thread's waits for contended kernel locks (mutexes, rwsems, spinlocks) by\n"
+         "kind of lock (needs the lock:contention_begin tracepoint, Linux 5.19 or later)",
+         "lock:contention_begin", "Linux 5.19"},
+        {
+            {"locks", DelayMap::Reset::clear, "KD_MAP_LOCKS", "lock contention", 4},  // (thread, flags) -> kd_stat
+            {"lock_waits", DelayMap::Reset::clear},  // the lock each thread waits for
+        },
+        "[LOCK CONTENTION STATISTICS]",
+        "flags",
+        lock_kind,
+        "KD_HIST_LOCK",
+        "lock",
+    };
+    return section;
+}
+
+}  // namespace kdelay
