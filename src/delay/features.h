@@ -59,7 +59,7 @@ inline constexpr FeatureSwitch kCoreSwitches[] = {
      nullptr, nullptr, &DelayFeatures::budget},
     {"histograms", "--histogram",
      "Add log2 latency histograms per thread: each syscall, run, ready, hard and soft IRQs,\n"
-     "each kind of lock (with --locks) and the sleeps in each syscall (with --budget)",
+     "the sleeps in each syscall (with --budget), and each row of the sections below",
      nullptr, nullptr, &DelayFeatures::histograms},
 };
 

@@ -30,6 +30,7 @@ kernel_paths=(
     'DelayE2E\.DiskInterruptsCountOnTheThreadTheyInterrupt'        # hard IRQs
     'Case\.FutexPingPongCountsEveryCall'                           # futex counts (RT: sleeping locks)
     'Case\.LockContentionShowsEachWaitForAKernelLock'             # lock tracepoints (RT: rt-mutex)
+    'Case\.MemcgReclaimShowsTheReadsStallsOnTheCgroupLimit'       # vmscan tracepoints, cgroup v2 in the guest
     'BlockE2E\.BiosnoopShowsEachDirectIoOfTheProcessOnly'
     'BlockE2E\.DelayReportAttributesBlockIoToTheIssuingThread'
     'Case\.UsdtStartAndStopFrameExactlyTheSection'

@@ -5,7 +5,8 @@
 
 // The plug-in sections, in report order: a new one is a line here.
 #define KDELAY_SECTIONS(X) \
-    X(locks)
+    X(locks)                \
+    X(reclaim)
 
 namespace kdelay {
 

@@ -1,0 +1,64 @@
+/* ---- --reclaim: time a thread spends reclaiming memory itself before an
+ * allocation can go on, from the vmscan tracepoints; the row id is the kind
+ * of reclaim (src/delay/sections/reclaim.cpp describes this section). ---- */
+#define KD_RECLAIM_DIRECT 0  /* the machine is short of memory */
+#define KD_RECLAIM_MEMCG 1   /* the thread's memory cgroup is at its limit */
+#define KD_RECLAIM_SOFT 2    /* cgroup v1 soft limits, inside a direct reclaim */
+
+/* The reclaim a thread is in. A reclaim inside another (soft limit reclaim
+ * runs inside a direct reclaim) is part of it and not counted apart. */
+struct kd_reclaim_run {
+    __u64 start;
+    __u32 kind;
+    __u32 pad;
+};
+BPF_HASH(reclaim_runs, __u32, struct kd_reclaim_run, {{max_reclaim_runs}});
+BPF_HASH(reclaim, struct kd_row_key, struct kd_stat, {{max_reclaim}});
+
+static __always_inline int reclaim_begin(__u32 kind)
+{
+    __u32 tid;
+    struct kd_capture *cap = capturing_current(&tid);
+    if (!cap)
+        return 0;
+    struct kd_reclaim_run *r = reclaim_runs.lookup(&tid);
+    if (r && r->start >= cap->start_ns)
+        return 0;  /* inside another */
+    struct kd_reclaim_run fresh = { .start = bpf_ktime_get_ns(), .kind = kind };
+    if (reclaim_runs.update(&tid, &fresh) != 0)
+        note_full(KD_MAP_RECLAIM);
+    return 0;
+}
+
+static __always_inline int reclaim_end(__u32 kind)
+{
+    __u32 tid;
+    struct kd_capture *cap = capturing_current(&tid);
+    if (!cap)
+        return 0;
+    struct kd_reclaim_run *r = reclaim_runs.lookup(&tid);
+    if (!r || !r->start || r->kind != kind)
+        return 0;
+    __u64 start = r->start;
+    r->start = 0;
+    if (start < cap->start_ns)
+        return 0;  /* began before this sample */
+    __u64 delta = bpf_ktime_get_ns() - start;
+    struct kd_row_key key = { .tid = tid, .id = kind };
+    struct kd_stat zero = {};
+    struct kd_stat *s = reclaim.lookup_or_try_init(&key, &zero);
+    if (!s) {
+        note_full(KD_MAP_RECLAIM);
+        return 0;
+    }
+    stat_add(s, delta);
+    hist_add(tid, KD_HIST_RECLAIM, kind, delta);
+    return 0;
+}
+
+RAW_TRACEPOINT_PROBE(mm_vmscan_direct_reclaim_begin) { return reclaim_begin(KD_RECLAIM_DIRECT); }
+RAW_TRACEPOINT_PROBE(mm_vmscan_direct_reclaim_end) { return reclaim_end(KD_RECLAIM_DIRECT); }
+RAW_TRACEPOINT_PROBE(mm_vmscan_memcg_reclaim_begin) { return reclaim_begin(KD_RECLAIM_MEMCG); }
+RAW_TRACEPOINT_PROBE(mm_vmscan_memcg_reclaim_end) { return reclaim_end(KD_RECLAIM_MEMCG); }
+RAW_TRACEPOINT_PROBE(mm_vmscan_memcg_softlimit_reclaim_begin) { return reclaim_begin(KD_RECLAIM_SOFT); }
+RAW_TRACEPOINT_PROBE(mm_vmscan_memcg_softlimit_reclaim_end) { return reclaim_end(KD_RECLAIM_SOFT); }
