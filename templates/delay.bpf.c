@@ -97,6 +97,27 @@ static __always_inline void hist_add(__u32 tid, __u32 kind, __u32 id, __u64 delt
 {{/histograms}}
 }
 
+/* A wait of the current thread that began at *start ends now: how long it
+ * took, or 0 when it began before this sample. *start is cleared. */
+static __always_inline __u64 wait_ends(__u64 *start, struct kd_capture *cap)
+{
+    __u64 began = *start;
+    *start = 0;
+    return began && began >= cap->start_ns ? bpf_ktime_get_ns() - began : 0;
+}
+
+/* delta into a plug-in section's row (src/delay/section.h): s is the row
+ * its map gave for key, or null when the map is full. */
+static __always_inline void row_add(struct kd_stat *s, struct kd_row_key *key, int full, __u32 hist_kind, __u64 delta)
+{
+    if (!s) {
+        note_full(full);
+        return;
+    }
+    stat_add(s, delta);
+    hist_add(key->tid, hist_kind, key->id, delta);
+}
+
 static __always_inline __u32 task_u32(void *task, __u64 off)
 {
     __u32 v = 0;

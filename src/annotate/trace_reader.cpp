@@ -34,86 +34,43 @@ enum class Field {
 
 enum Seen : unsigned { seen_lcore = 1, seen_tpoint = 2, seen_tsc = 4, seen_name = 8, seen_id = 16, seen_type = 32 };
 
+// The keys read, by the state they are read in: one table for the lookup
+// and for the names in error messages. The entries' keys are matched on
+// the fast path first, as literals (Handler::known_key).
+struct KeyName {
+    State state;
+    const char* key;
+    Field field;
+};
+constexpr KeyName kKeys[] = {
+    {State::root, "tsc_rate", Field::tsc_rate},  {State::root, "tpoints", Field::tpoints},
+    {State::root, "entries", Field::entries},    {State::root, "owners", Field::owners},
+    {State::tpoint, "name", Field::name},        {State::tpoint, "id", Field::id},
+    {State::tpoint, "new_object", Field::new_object}, {State::tpoint, "args", Field::args},
+    {State::tpoint_arg, "name", Field::name},    {State::tpoint_arg, "type", Field::type},
+    {State::owner, "description", Field::description},
+    {State::entry, "lcore", Field::lcore},       {State::entry, "tpoint", Field::tpoint},
+    {State::entry, "tsc", Field::tsc},           {State::entry, "poller", Field::poller},
+    {State::entry, "owner", Field::owner},       {State::entry, "size", Field::size},
+    {State::entry, "object", Field::object},     {State::entry, "related", Field::related},
+    {State::entry, "args", Field::args},
+    {State::object, "id", Field::id},            {State::object, "time", Field::time},
+    {State::object, "value", Field::value},
+};
+
 const char* field_name(Field f)
 {
-    switch (f) {
-    case Field::tsc_rate: return "tsc_rate";
-    case Field::tpoints: return "tpoints";
-    case Field::entries: return "entries";
-    case Field::owners: return "owners";
-    case Field::name: return "name";
-    case Field::id: return "id";
-    case Field::new_object: return "new_object";
-    case Field::args: return "args";
-    case Field::type: return "type";
-    case Field::description: return "description";
-    case Field::lcore: return "lcore";
-    case Field::tpoint: return "tpoint";
-    case Field::tsc: return "tsc";
-    case Field::poller: return "poller";
-    case Field::owner: return "owner";
-    case Field::size: return "size";
-    case Field::object: return "object";
-    case Field::related: return "related";
-    case Field::time: return "time";
-    case Field::value: return "value";
-    default: return "";
-    }
+    for (const KeyName& k : kKeys)
+        if (k.field == f)
+            return k.key;
+    return "";
 }
 
 Field key_in(State s, std::string_view k)
 {
-    // Dispatch on the first letter: this runs for every key of every entry.
-    const char c = k.empty() ? 0 : k[0];
-    switch (s) {
-    case State::root:
-        if (k == "tsc_rate") return Field::tsc_rate;
-        if (k == "tpoints") return Field::tpoints;
-        if (k == "entries") return Field::entries;
-        if (k == "owners") return Field::owners;
-        break;
-    case State::tpoint:
-        if (k == "name") return Field::name;
-        if (k == "id") return Field::id;
-        if (k == "new_object") return Field::new_object;
-        if (k == "args") return Field::args;
-        break;
-    case State::tpoint_arg:
-        if (k == "name") return Field::name;
-        if (k == "type") return Field::type;
-        break;
-    case State::owner:
-        if (k == "description") return Field::description;
-        break;
-    case State::entry:
-        switch (c) {
-        case 'l': if (k == "lcore") return Field::lcore; break;
-        case 't':
-            if (k == "tsc") return Field::tsc;
-            if (k == "tpoint") return Field::tpoint;
-            break;
-        case 'p': if (k == "poller") return Field::poller; break;
-        case 's': if (k == "size") return Field::size; break;
-        case 'o':
-            if (k == "object") return Field::object;
-            if (k == "owner") return Field::owner;
-            break;
-        case 'r': if (k == "related") return Field::related; break;
-        case 'a': if (k == "args") return Field::args; break;
-        default: break;
-        }
-        break;
-    case State::object:
-        switch (c) {
-        case 'i': if (k == "id") return Field::id; break;
-        case 't': if (k == "time") return Field::time; break;
-        case 'v': if (k == "value") return Field::value; break;
-        default: break;
-        }
-        break;
-    default:
-        break;
-    }
+    for (const KeyName& known : kKeys)
+        if (known.state == s && k == known.key)
+            return known.field;
     return Field::unknown;
 }
 

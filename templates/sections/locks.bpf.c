@@ -50,21 +50,13 @@ RAW_TRACEPOINT_PROBE(contention_end)
     if (!cap)
         return 0;
     struct kd_lock_wait *w = lock_waits.lookup(&tid);
-    if (!w || !w->start || w->lock != ctx->args[0])
+    if (!w || w->lock != ctx->args[0])
         return 0;
-    __u64 start = w->start;
-    w->start = 0;
-    if (start < cap->start_ns)
-        return 0;  /* began before this sample */
-    __u64 delta = bpf_ktime_get_ns() - start;
+    __u64 delta = wait_ends(&w->start, cap);
+    if (!delta)
+        return 0;
     struct kd_row_key key = { .tid = tid, .id = w->flags };
     struct kd_stat zero = {};
-    struct kd_stat *s = locks.lookup_or_try_init(&key, &zero);
-    if (!s) {
-        note_full(KD_MAP_LOCKS);
-        return 0;
-    }
-    stat_add(s, delta);
-    hist_add(tid, KD_HIST_LOCK, key.id, delta);
+    row_add(locks.lookup_or_try_init(&key, &zero), &key, KD_MAP_LOCKS, KD_HIST_LOCK, delta);
     return 0;
 }

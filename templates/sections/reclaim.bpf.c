@@ -37,22 +37,14 @@ static __always_inline int reclaim_end(__u32 kind)
     if (!cap)
         return 0;
     struct kd_reclaim_run *r = reclaim_runs.lookup(&tid);
-    if (!r || !r->start || r->kind != kind)
+    if (!r || r->kind != kind)
         return 0;
-    __u64 start = r->start;
-    r->start = 0;
-    if (start < cap->start_ns)
-        return 0;  /* began before this sample */
-    __u64 delta = bpf_ktime_get_ns() - start;
+    __u64 delta = wait_ends(&r->start, cap);
+    if (!delta)
+        return 0;
     struct kd_row_key key = { .tid = tid, .id = kind };
     struct kd_stat zero = {};
-    struct kd_stat *s = reclaim.lookup_or_try_init(&key, &zero);
-    if (!s) {
-        note_full(KD_MAP_RECLAIM);
-        return 0;
-    }
-    stat_add(s, delta);
-    hist_add(tid, KD_HIST_RECLAIM, kind, delta);
+    row_add(reclaim.lookup_or_try_init(&key, &zero), &key, KD_MAP_RECLAIM, KD_HIST_RECLAIM, delta);
     return 0;
 }
 
