@@ -4,8 +4,12 @@
 // syscall paths use (sys_enter, sys_exit, sched_switch, sched_wakeup,
 // sched_wakeup_new). Gives the floor any tracer on those hooks pays on this
 // machine, to read kdelay's cost against.
+//   HOOK_DECLS, HOOK_BODY: with raw, declarations (maps) and the body of the
+//   two syscall programs instead of an empty one, to price one primitive (a
+//   clock read, a hash lookup) with kernel.bpf_stats_enabled.
 #include <bcc/BPF.h>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -18,8 +22,10 @@ int main(int argc, char** argv)
     }
     const std::string mode = argv[1];
     const bool raw = mode != "tracepoint";
-    std::string src = raw ? "RAW_TRACEPOINT_PROBE(sys_enter) { return 0; }\n"
-                            "RAW_TRACEPOINT_PROBE(sys_exit) { return 0; }\n"
+    const std::string decls = getenv("HOOK_DECLS") ? getenv("HOOK_DECLS") : "";
+    const std::string body = getenv("HOOK_BODY") ? getenv("HOOK_BODY") : "return 0;";
+    std::string src = raw ? decls + "\nRAW_TRACEPOINT_PROBE(sys_enter) { " + body + " }\n"
+                                    "RAW_TRACEPOINT_PROBE(sys_exit) { " + body + " }\n"
                           : "TRACEPOINT_PROBE(raw_syscalls, sys_enter) { return 0; }\n"
                             "TRACEPOINT_PROBE(raw_syscalls, sys_exit) { return 0; }\n";
     const char* const sched[] = {"sched_switch", "sched_wakeup", "sched_wakeup_new"};
