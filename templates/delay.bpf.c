@@ -106,16 +106,16 @@ static __always_inline __u64 wait_ends(__u64 *start, struct kd_capture *cap)
     return began && began >= cap->start_ns ? bpf_ktime_get_ns() - began : 0;
 }
 
-/* delta into a plug-in section's row (src/delay/section.h): s is the row
- * its map gave for key, or null when the map is full. */
-static __always_inline void row_add(struct kd_stat *s, struct kd_row_key *key, int full, __u32 hist_kind, __u64 delta)
+/* delta into the stat s that a map gave for the thread's (kind, id), and
+ * into its histogram; s is null when that map (full, a KD_MAP_*) is full. */
+static __always_inline void stat_into(struct kd_stat *s, int full, __u32 tid, __u32 hist_kind, __u32 id, __u64 delta)
 {
     if (!s) {
         note_full(full);
         return;
     }
     stat_add(s, delta);
-    hist_add(key->tid, hist_kind, key->id, delta);
+    hist_add(tid, hist_kind, id, delta);
 }
 
 static __always_inline __u32 task_u32(void *task, __u64 off)

@@ -37,27 +37,23 @@ static __always_inline void handler_entered(int hard, __u64 what)
         irq_began(irq_slot(hard), what);
 }
 
-/* A handler ends: its start, 0 when it did not interrupt the target. */
-static __always_inline __u64 handler_exited(int hard, struct kd_irq_slot *slot)
+/* A handler ends: the thread of the target it interrupted, with the
+ * handler's slot and start; 0 when it interrupted none, or did nothing
+ * (!handled). */
+static __always_inline __u32 handler_exited(int hard, int handled, struct kd_irq_slot **slot, __u64 *start)
 {
 {{#budget}}
     set_irq_context(hard ? KD_WAKER_HARDIRQ : KD_WAKER_SOFTIRQ, 0);
     irq_time_end(hard);
 {{/budget}}
-    return irq_ended(slot);
-}
-
-/* Adds a handler's time since start to its entry (s, from map) and to the
- * thread's histogram of that kind. */
-static __always_inline void handler_timed(struct kd_stat *s, int map, __u32 tid, __u32 kind, __u32 id, __u64 start)
-{
-    if (!s) {
-        note_full(map);
-        return;
-    }
-    __u64 delta = bpf_ktime_get_ns() - start;
-    stat_add(s, delta);
-    hist_add(tid, kind, id, delta);
+    *slot = irq_slot(hard);
+    *start = irq_ended(*slot);
+    if (!*start || !handled)
+        return 0;
+    __u32 tid = target_current();
+    if (tid)
+        thread_entry(tid, 0);
+    return tid;
 }
 
 RAW_TRACEPOINT_PROBE(irq_handler_entry)
@@ -68,21 +64,19 @@ RAW_TRACEPOINT_PROBE(irq_handler_entry)
 
 RAW_TRACEPOINT_PROBE(irq_handler_exit)
 {
-    struct kd_irq_slot *slot = irq_slot(1);
-    __u64 start = handler_exited(1, slot);
-    if (!start)
-        return 0;
-    __u32 tid = target_current();
-    if (!tid || (int)ctx->args[2] == 0 /* IRQ_NONE: not handled */)
+    struct kd_irq_slot *slot;
+    __u64 start;
+    __u32 tid = handler_exited(1, (int)ctx->args[2] != 0 /* else IRQ_NONE */, &slot, &start);
+    if (!tid)
         return 0;
 
     struct kd_hardirq_key key = { .tid = tid };
     char *name = 0;
     bpf_probe_read_kernel(&name, sizeof(name), (char *)slot->what + IRQACTION_NAME_OFF);
     bpf_probe_read_kernel_str(&key.name, sizeof(key.name), name);
-    thread_entry(tid, 0);
     struct kd_stat fresh = {};
-    handler_timed(hardirqs.lookup_or_try_init(&key, &fresh), KD_MAP_HARDIRQS, tid, KD_HIST_HARDIRQ, 0, start);
+    stat_into(hardirqs.lookup_or_try_init(&key, &fresh), KD_MAP_HARDIRQS, tid, KD_HIST_HARDIRQ, 0,
+              bpf_ktime_get_ns() - start);
     return 0;
 }
 
@@ -94,18 +88,16 @@ RAW_TRACEPOINT_PROBE(softirq_entry)
 
 RAW_TRACEPOINT_PROBE(softirq_exit)
 {
-    struct kd_irq_slot *slot = irq_slot(0);
-    __u64 start = handler_exited(0, slot);
-    if (!start)
-        return 0;
-    __u32 tid = target_current();
+    struct kd_irq_slot *slot;
+    __u64 start;
+    __u32 tid = handler_exited(0, 1, &slot, &start);
     if (!tid)
         return 0;
 
     struct kd_softirq_key key = { .tid = tid, .vec = (__u32)slot->what };
-    thread_entry(tid, 0);
     struct kd_stat fresh = {};
-    handler_timed(softirqs.lookup_or_try_init(&key, &fresh), KD_MAP_SOFTIRQS, tid, KD_HIST_SOFTIRQ, key.vec, start);
+    stat_into(softirqs.lookup_or_try_init(&key, &fresh), KD_MAP_SOFTIRQS, tid, KD_HIST_SOFTIRQ, key.vec,
+              bpf_ktime_get_ns() - start);
     return 0;
 }
 

@@ -57,6 +57,6 @@ RAW_TRACEPOINT_PROBE(contention_end)
         return 0;
     struct kd_row_key key = { .tid = tid, .id = w->flags };
     struct kd_stat zero = {};
-    row_add(locks.lookup_or_try_init(&key, &zero), &key, KD_MAP_LOCKS, KD_HIST_LOCK, delta);
+    stat_into(locks.lookup_or_try_init(&key, &zero), KD_MAP_LOCKS, tid, KD_HIST_LOCK, key.id, delta);
     return 0;
 }

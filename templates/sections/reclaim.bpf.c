@@ -44,7 +44,7 @@ static __always_inline int reclaim_end(__u32 kind)
         return 0;
     struct kd_row_key key = { .tid = tid, .id = kind };
     struct kd_stat zero = {};
-    row_add(reclaim.lookup_or_try_init(&key, &zero), &key, KD_MAP_RECLAIM, KD_HIST_RECLAIM, delta);
+    stat_into(reclaim.lookup_or_try_init(&key, &zero), KD_MAP_RECLAIM, tid, KD_HIST_RECLAIM, kind, delta);
     return 0;
 }
 
