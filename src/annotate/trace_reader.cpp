@@ -172,12 +172,18 @@ public:
     bool RawNumber(const char*, rapidjson::SizeType, bool) { return fail_here("raw numbers are not read"); }
     bool String(const char* s, rapidjson::SizeType n, bool) { return scalar(std::string_view(s, n), "a string"); }
 
-    bool StartObject()
+    bool StartObject() { return opened(&Handler::open_object); }
+    bool StartArray() { return opened(&Handler::open_array); }
+    // An object or array begins: counted, skipped whole under a key that is
+    // not read, else opened by state and key.
+    bool opened(bool (Handler::*open)())
     {
         if (!enter())
             return false;
-        if (skipping())
-            return true;
+        return skipping() || (this->*open)();
+    }
+    bool open_object()
+    {
         switch (state()) {
         case State::document:
             return push(State::root);
@@ -256,12 +262,8 @@ public:
             return true;
         }
     }
-    bool StartArray()
+    bool open_array()
     {
-        if (!enter())
-            return false;
-        if (skipping())
-            return true;
         switch (state()) {
         case State::root:
             if (key_ == Field::tpoints && !in_entries_)
@@ -330,31 +332,14 @@ public:
     const char* fast_entry(const char* p)
     {
         begin_entry_fields(in_.offset(p));
-        p = ws(p + 1);
-        if (*p == '}')
-            return end_entry() ? p + 1 : nullptr;
-        for (;;) {
+        const char* end = members(p + 1, '}', [this](const char* q) {
             Field f = Field::none;
-            if (!(p = key(p, State::entry, f)))
-                return nullptr;
-            p = ws(p);
-            if (f == Field::object)
-                p = object(p);
-            else if (f == Field::args)
-                p = args(p);
-            else
-                p = scalar(p, State::entry, f);
-            if (!p)
-                return nullptr;
-            p = ws(p);
-            if (*p == ',') {
-                p = ws(p + 1);
-                continue;
-            }
-            if (*p != '}')
-                return nullptr;
-            return end_entry() || !error_.empty() ? p + 1 : nullptr;
-        }
+            if (!(q = key(q, State::entry, f)))
+                return q;
+            q = ws(q);
+            return f == Field::object ? object(q) : f == Field::args ? args(q) : scalar(q, State::entry, f);
+        });
+        return end && (end_entry() || !error_.empty()) ? end : nullptr;
     }
 
 private:
@@ -594,50 +579,40 @@ private:
         if (*p != '{')
             return nullptr;
         cur_->has_object = true;
-        p = ws(p + 1);
-        if (*p == '}')
-            return p + 1;
-        for (;;) {
+        return members(p + 1, '}', [this](const char* q) {
             Field f = Field::none;
-            if (!(p = key(p, State::object, f)))
-                return nullptr;
-            p = scalar(ws(p), State::object, f);
-            if (!p)
-                return nullptr;
-            p = ws(p);
-            if (*p == ',') {
-                p = ws(p + 1);
-                continue;
-            }
-            return *p == '}' ? p + 1 : nullptr;
-        }
+            return (q = key(q, State::object, f)) ? scalar(ws(q), State::object, f) : q;
+        });
     }
     const char* args(const char* p)
     {
         if (*p != '[')
             return nullptr;
         cur_->arg_count = 0;
-        p = ws(p + 1);
-        if (*p == ']')
+        return members(p + 1, ']', [this](const char* q) {
+            std::string_view text;
+            uint64_t integer = 0;
+            const bool is_string = *q == '"';
+            q = is_string ? string_at(q, text) : number(q, integer);
+            return q && add_arg(is_string, integer, text) ? q : nullptr;
+        });
+    }
+    // The members of an object or the elements of an array, after its
+    // opening: each read by `member`, which returns the position after it
+    // or null. The position after `close`, or null.
+    template <class Member>
+    static const char* members(const char* p, char close, Member member)
+    {
+        p = ws(p);
+        if (*p == close)
             return p + 1;
         for (;;) {
-            if (*p == '"') {
-                std::string_view v;
-                if ((p = string_at(p, v)) && !add_arg(true, 0, v))
-                    return nullptr;
-            } else {
-                uint64_t v = 0;
-                if ((p = number(p, v)) && !add_arg(false, v, {}))
-                    return nullptr;
-            }
-            if (!p)
+            if (!(p = member(p)))
                 return nullptr;
             p = ws(p);
-            if (*p == ',') {
-                p = ws(p + 1);
-                continue;
-            }
-            return *p == ']' ? p + 1 : nullptr;
+            if (*p != ',')
+                return *p == close ? p + 1 : nullptr;
+            p = ws(p + 1);
         }
     }
 
