@@ -276,9 +276,10 @@ void DelayCollector::read_upcalls(Reading& r)
     r.sample.upcalls = upcall_stats(counts, params_.upcalls == UpcallPlan::Probe::kretprobe);
 }
 
-// How collect() reads each map of kSampleMaps, in the table's order; a map
-// not named here is read with another (recent with syscalls, blame with
-// wakers) or holds no sample data of its own.
+// How collect() reads each map of kCoreMaps, in the table's order, after the
+// plug-in sections' rows (read_section); a map not named here is read with
+// another (recent with syscalls, blame with wakers) or holds no sample data
+// of its own.
 const std::map<std::string, void (DelayCollector::*)(DelayCollector::Reading&)>& DelayCollector::readers()
 {
     static const std::map<std::string, void (DelayCollector::*)(Reading&)> table = {
