@@ -2,6 +2,8 @@
 
 #include <cmath>
 #include <cstring>
+#include <fmt/format.h>
+#include <string>
 
 namespace kdelay {
 namespace {
@@ -85,13 +87,6 @@ char* write_fixed3(char* out, double v, size_t width, Align align)
     if (bits >> 63)
         *--p = '-';
     return pad_to(out, p, static_cast<size_t>(end - p), width, align);
-}
-
-void append_fixed3(fmt::memory_buffer& out, double v, size_t width, Align align)
-{
-    const size_t at = out.size();
-    out.resize(at + std::max(width, kFixed3Max));
-    out.resize(static_cast<size_t>(write_fixed3(out.data() + at, v, width, align) - out.data()));
 }
 
 }  // namespace kdelay

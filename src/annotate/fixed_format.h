@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstddef>
-#include <fmt/format.h>
 
 namespace kdelay {
 
@@ -16,8 +15,5 @@ inline constexpr size_t kFixed3Max = 320;
 // Writes v with 3 decimals at out, padded with spaces to `width`; returns
 // the end. out must have room for max(width, kFixed3Max) bytes.
 char* write_fixed3(char* out, double v, size_t width, Align align);
-
-// The same, appended to a buffer.
-void append_fixed3(fmt::memory_buffer& out, double v, size_t width, Align align);
 
 }  // namespace kdelay

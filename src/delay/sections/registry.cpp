@@ -1,5 +1,3 @@
-#include <algorithm>
-
 #include "delay/section.h"
 #include "delay_abi.h"
 
@@ -14,32 +12,39 @@ namespace kdelay {
 KDELAY_SECTIONS(KDELAY_DECLARE_SECTION)
 #undef KDELAY_DECLARE_SECTION
 
-const std::vector<RegisteredSection>& registered_sections()
+namespace {
+
+// The sections with the counters handed out to them, and how many map-full
+// counters that makes.
+struct Registry {
+    std::vector<RegisteredSection> sections;
+    int map_full_count = KD_MAP_CORE_COUNT;
+};
+
+const Registry& registry()
 {
-    static const std::vector<RegisteredSection> all = [] {
-        std::vector<RegisteredSection> v;
-#define KDELAY_REGISTER_SECTION(name) v.push_back(RegisteredSection{&name##_section(), {}, -1});
+    static const Registry r = [] {
+        Registry reg;
+#define KDELAY_REGISTER_SECTION(name) reg.sections.push_back(RegisteredSection{&name##_section(), {}, -1});
         KDELAY_SECTIONS(KDELAY_REGISTER_SECTION)
 #undef KDELAY_REGISTER_SECTION
-        int full = KD_MAP_CORE_COUNT, hist = KD_HIST_CORE_KINDS;
-        for (RegisteredSection& s : v) {
+        int hist = KD_HIST_CORE_KINDS;
+        for (RegisteredSection& s : reg.sections) {
             for (const SectionMap& m : s.def->maps)
-                s.full.push_back(m.full_macro ? full++ : -1);
+                s.full.push_back(m.full_macro ? reg.map_full_count++ : -1);
             if (s.def->hist_macro)
                 s.hist_kind = hist++;
         }
-        return v;
+        return reg;
     }();
-    return all;
+    return r;
 }
 
-int map_full_count()
-{
-    int n = KD_MAP_CORE_COUNT;
-    for (const RegisteredSection& s : registered_sections())
-        n += static_cast<int>(std::count_if(s.full.begin(), s.full.end(), [](int i) { return i >= 0; }));
-    return n;
-}
+}  // namespace
+
+const std::vector<RegisteredSection>& registered_sections() { return registry().sections; }
+
+int map_full_count() { return registry().map_full_count; }
 
 const std::vector<DelayMap>& sample_maps()
 {

@@ -1,6 +1,7 @@
 // "%.3f" by hand must print what fmt (and so printf and Python) prints.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fmt/format.h>
 #include <limits>
@@ -14,9 +15,9 @@ namespace {
 
 std::string fixed3(double v, size_t width = 0, Align align = Align::right)
 {
-    fmt::memory_buffer b;
-    append_fixed3(b, v, width, align);
-    return fmt::to_string(b);
+    std::string out(std::max(width, kFixed3Max), '\0');
+    out.resize(static_cast<size_t>(write_fixed3(out.data(), v, width, align) - out.data()));
+    return out;
 }
 
 }  // namespace
