@@ -17,6 +17,7 @@
 #define TASK_TGID_OFF {{task_tgid_off}}
 #define TASK_IDS_ADJACENT {{task_ids_adjacent}}
 #define TASK_STATE_OFF {{task_state_off}}
+#define SWITCH_PASSES_PREV_STATE {{switch_passes_prev_state}}
 #define TASK_COMM_OFF {{task_comm_off}}
 #define TASK_RUNTIME_OFF {{task_runtime_off}}
 #define IRQACTION_NAME_OFF {{irqaction_name_off}}
@@ -39,6 +40,13 @@ BPF_RINGBUF_OUTPUT(events, {{ringbuf_pages}});
 {{#stack_traces}}
 BPF_STACK_TRACE(stack_traces, {{stack_trace_size}});
 {{/stack_traces}}
+/* The thread entries. Most live in thread_slots, an array indexed by the
+ * tid's low bits that the JIT turns into an address computation; a thread
+ * whose slot another thread holds lives in the threads hash. A hash lookup
+ * costs more than the rest of a wakeup's work, and a context switch needs
+ * two. */
+#define THREAD_SLOTS {{max_threads}}
+BPF_ARRAY(thread_slots, struct kd_thread, THREAD_SLOTS);
 BPF_HASH(threads, __u32, struct kd_thread, {{max_threads}});
 BPF_HASH(syscalls, struct kd_syscall_key, struct kd_syscall, {{max_syscalls}});
 BPF_HASH(hardirqs, struct kd_hardirq_key, struct kd_stat, {{max_hardirqs}});
@@ -141,20 +149,48 @@ static __always_inline __u32 task_ids(void *task, __u32 *tid)
 #endif
 }
 
+/* The thread's entry, or null when it has none yet. A slot is taken for
+ * good until the collector empties all of them, so a tid is in its slot or
+ * in the hash, never both. */
+static __always_inline struct kd_thread *thread_find(__u32 tid)
+{
+    __u32 slot = tid & (THREAD_SLOTS - 1);
+    struct kd_thread *t = thread_slots.lookup(&slot);
+    if (t && t->tid == tid)
+        return t;
+    return threads.lookup(&tid);
+}
+
+static __always_inline void take_name(char *comm, void *task)
+{
+    if (task)
+        bpf_probe_read_kernel(comm, KD_COMM_LEN, (char *)task + TASK_COMM_OFF);
+    else
+        bpf_get_current_comm(comm, KD_COMM_LEN);
+}
+
 /* The thread's entry, created on first sight. The name is taken now, in the
  * kernel, so a thread that exits before the report keeps it. */
 static __always_inline struct kd_thread *thread_entry(__u32 tid, void *task)
 {
-    struct kd_thread *t = threads.lookup(&tid);
+    __u32 slot = tid & (THREAD_SLOTS - 1);
+    struct kd_thread *t = thread_slots.lookup(&slot);
+    if (!t)
+        return 0;
+    if (t->tid == tid)
+        return t;
+    /* Two CPUs may claim a free slot at once: one wins, the other goes on
+     * to the hash. */
+    if (!t->tid && __sync_val_compare_and_swap(&t->tid, 0, tid) == 0) {
+        take_name(t->comm, task);
+        return t;
+    }
+
+    t = threads.lookup(&tid);
     if (t)
         return t;
-
-    struct kd_thread fresh = {};
-    if (task)
-        bpf_probe_read_kernel(&fresh.comm, sizeof(fresh.comm),
-                              (char *)task + TASK_COMM_OFF);
-    else
-        bpf_get_current_comm(&fresh.comm, sizeof(fresh.comm));
+    struct kd_thread fresh = { .tid = tid };
+    take_name(fresh.comm, task);
     if (threads.insert(&tid, &fresh) != 0) {
         t = threads.lookup(&tid);
         if (!t)

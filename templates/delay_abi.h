@@ -210,6 +210,12 @@ struct kd_irq_context {
 
 struct kd_thread {
     char comm[KD_COMM_LEN];
+    __u64 tid;  /* 0: a free slot of thread_slots; 64 bits for the CAS that claims it */
+    /* The syscall it blocked in, entered at sys_start (0: none): moved here
+     * from the CPU's in-flight slot when the thread left the CPU. */
+    __u64 sys_start;
+    __u32 sys_nr;
+    __u32 pad;
     __u64 run_start;
     __u64 ready_start;
     __u64 stop_start;
@@ -227,17 +233,13 @@ struct kd_syscall_key {
     __u32 nr;
 };
 
-/* A thread is in one syscall at a time, so the in-flight entry time of a
- * syscall that blocked can sit beside the aggregate. */
 struct kd_syscall {
     struct kd_stat stat;
-    __u64 start;
     __u64 blocked_ns;  /* --budget: time blocked in this syscall */
 };
 
-/* Per CPU: the syscalls that last returned there without leaving the CPU,
- * each with the calls of its current run, not yet added to the syscalls
- * hash. Several, so that threads taking turns on a CPU (each calling its own
+/* Per CPU: the syscalls that last returned there, each with the calls of
+ * its current run, not yet added to the syscalls hash. Several, so that threads taking turns on a CPU (each calling its own
  * syscall) do not push each other's runs into the hash at every call. */
 #define KD_RECENT_RUNS 4  /* a power of two */
 struct kd_recent {

@@ -258,11 +258,8 @@ static __always_inline __u32 budget_blocked_nr(struct kd_thread *t, __u32 tid)
 /* A syscall that blocked returns. Blocked time still pending belongs to it
  * when it was entered before the window; otherwise its number was known
  * whenever it blocked, so the pending time was spent outside syscalls. */
-static __always_inline void budget_syscall_returned(__u32 tid, __u32 nr, int entered_in_window)
+static __always_inline void budget_syscall_returned(struct kd_thread *t, __u32 tid, __u32 nr, int entered_in_window)
 {
-    struct kd_thread *t = threads.lookup(&tid);
-    if (!t)
-        return;
     t->budget.in_syscall = 0;
     if (!t->budget.pending_ns)
         return;

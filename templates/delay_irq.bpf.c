@@ -126,7 +126,7 @@ RAW_TRACEPOINT_PROBE(sched_migrate_task)
     __u32 tid;
     if (task_ids((void *)ctx->args[0], &tid) != TARGET_TGID)
         return 0;
-    struct kd_thread *t = threads.lookup(&tid);
+    struct kd_thread *t = thread_find(tid);
     if (t && t->budget.state == KD_B_READY)
         t->budget.migrated_ns = bpf_ktime_get_ns();
     return 0;

@@ -94,7 +94,7 @@ RAW_TRACEPOINT_PROBE(task_rename)
     __u32 tid;
     if (task_ids((void *)ctx->args[0], &tid) != TARGET_TGID)
         return 0;
-    struct kd_thread *t = threads.lookup(&tid);
+    struct kd_thread *t = thread_find(tid);
     if (t)
         bpf_probe_read_kernel_str(&t->comm, sizeof(t->comm), (void *)ctx->args[1]);
     return 0;
@@ -138,8 +138,13 @@ RAW_TRACEPOINT_PROBE(sched_switch)
         if (!now)
             now = bpf_ktime_get_ns();
         struct kd_thread *t = thread_entry(prev_tid, 0);
+        /* The state the scheduler switched prev out in. */
+#if SWITCH_PASSES_PREV_STATE
+        kd_task_state_t state = (kd_task_state_t)ctx->args[3];
+#else
         kd_task_state_t state = 0;
         bpf_probe_read_kernel(&state, sizeof(state), (char *)prev + TASK_STATE_OFF);
+#endif
         __u64 runtime = 0;
         bpf_probe_read_kernel(&runtime, sizeof(runtime), (char *)prev + TASK_RUNTIME_OFF);
         if (t && t->ready_start && !t->run_start) {
@@ -166,7 +171,7 @@ RAW_TRACEPOINT_PROBE(sched_switch)
                 budget_enter(t, KD_B_BLOCKED, nr, now);
         }
 {{/budget}}
-        spill_inflight(prev_tid, cap);
+        spill_inflight(t, prev_tid, cap);
         if (t) {
             t->runtime = runtime;
             if (t->run_start) {

@@ -9,14 +9,6 @@ static __always_inline struct kd_syscall *syscall_entry(struct kd_syscall_key *k
     return s;
 }
 
-/* For the current thread's syscall, the first time in this sample: also
- * record the thread's name, in case it never gets switched out. */
-static __always_inline struct kd_syscall *new_syscall(struct kd_syscall_key *key)
-{
-    thread_entry(key->tid, 0);
-    return syscall_entry(key);
-}
-
 static __always_inline void stat_merge(struct kd_stat *to, struct kd_stat *from)
 {
     if (!to->count || from->min_ns < to->min_ns)
@@ -70,10 +62,10 @@ static __always_inline void recent_add(struct kd_syscall_key *key, __u64 delta)
 }
 
 /* The target's syscall in flight on this CPU. A thread leaves the CPU only
- * through sched_switch, which moves its in-flight syscall into the syscalls
- * hash (spill_inflight); so a syscall that does not block costs no hash
- * lookup on entry, and its exit needs no pt_regs read. A stale slot (from
- * before this sample) is older than capture.start_ns and ignored. */
+ * through sched_switch, which moves its in-flight syscall into its thread
+ * entry (spill_inflight); so a syscall costs no hash lookup on entry or
+ * exit, and its exit needs no pt_regs read. A stale slot (from before this
+ * sample) is older than capture.start_ns and ignored. */
 struct kd_inflight {
     __u32 tid;
     __u32 nr;
@@ -90,18 +82,17 @@ static __always_inline int inflight_is(struct kd_inflight *f, __u32 tid, struct 
     return f && f->start && f->tid == tid && f->start >= cap->start_ns;
 }
 
-static __always_inline void spill_inflight(__u32 tid, struct kd_capture *cap)
+/* The thread (tid, its entry t) leaves the CPU: its syscall in flight
+ * here, if any, waits for its exit in the thread's entry. */
+static __always_inline void spill_inflight(struct kd_thread *t, __u32 tid, struct kd_capture *cap)
 {
     int zero = 0;
     struct kd_inflight *f = inflight.lookup(&zero);
     if (!inflight_is(f, tid, cap))
         return;
-    struct kd_syscall_key key = { .tid = tid, .nr = f->nr };
-    struct kd_syscall *s = syscalls.lookup(&key);
-    if (!s)
-        s = new_syscall(&key);
-    if (s)
-        s->start = f->start;
+    if (t) {
+        t->sys_start = f->start;
+        t->sys_nr = f->nr;
+    }
     f->start = 0;
 }
-

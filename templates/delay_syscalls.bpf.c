@@ -16,7 +16,7 @@ RAW_TRACEPOINT_PROBE(sys_enter)
     }
 
     if (key.nr == POLL_NR) {
-        struct kd_thread *t = threads.lookup(&key.tid);
+        struct kd_thread *t = thread_find(key.tid);
         if (t && t->poll_exit >= cap->start_ns && t->poll_exit) {
             stat_add(&t->long_poll, now - t->poll_exit);
             t->poll_exit = 0;
@@ -33,7 +33,7 @@ RAW_TRACEPOINT_PROBE(sys_exit)
         return 0;
 
     struct kd_syscall_key key = { .tid = (__u32)id };
-    struct kd_syscall *s = 0;  /* 0: the syscall never left the CPU */
+    struct kd_thread *t = 0;  /* 0: the syscall never left the CPU */
     __u64 entry;
     int zero = 0;
     struct kd_inflight *f = inflight.lookup(&zero);
@@ -43,28 +43,31 @@ RAW_TRACEPOINT_PROBE(sys_exit)
         entry = f->start;
         f->start = 0;
     } else {
-        /* The raw tracepoint has no syscall number; read it from pt_regs as
-         * the classic tracepoint does. */
-        kd_regs_nr_t nr = 0;
-        bpf_probe_read_kernel(&nr, sizeof(nr), (char *)ctx->args[0] + PT_REGS_NR_OFF);
-        key.nr = (__u32)nr;
-        s = syscalls.lookup(&key);
+        /* It left the CPU: sched_switch put it in the thread's entry, unless
+         * it was entered before this sample. */
+        t = thread_find(key.tid);
+        entry = t && t->sys_start >= cap->start_ns ? t->sys_start : 0;
+        if (entry) {
+            key.nr = t->sys_nr;
+            t->sys_start = 0;
+        }
 {{#budget}}
-        budget_syscall_returned(key.tid, key.nr, s && s->start && s->start >= cap->start_ns);
+        if (!entry) {
+            /* The raw tracepoint has no syscall number; read it from pt_regs
+             * as the classic tracepoint does. */
+            kd_regs_nr_t nr = 0;
+            bpf_probe_read_kernel(&nr, sizeof(nr), (char *)ctx->args[0] + PT_REGS_NR_OFF);
+            key.nr = (__u32)nr;
+        }
+        if (t)
+            budget_syscall_returned(t, key.tid, key.nr, entry != 0);
 {{/budget}}
-        if (!s)
+        if (!entry)
             return 0;
-        entry = s->start;
-        s->start = 0;
     }
-    if (!entry || entry < cap->start_ns)
-        return 0;
 
     __u64 now = bpf_ktime_get_ns();
-    if (s)
-        stat_add(&s->stat, now - entry);
-    else
-        recent_add(&key, now - entry);
+    recent_add(&key, now - entry);
     hist_add(key.tid, KD_HIST_SYSCALL, key.nr, now - entry);
 {{#syscall_events}}
     if ((SYSCALL_EVENT_MIN_NS == 0 || now - entry > SYSCALL_EVENT_MIN_NS){{#skip_poll}} && key.nr != POLL_NR{{/skip_poll}}) {
@@ -88,7 +91,6 @@ RAW_TRACEPOINT_PROBE(sys_exit)
             e->waker_kind = KD_WAKER_NONE;
 {{#budget}}
             /* A syscall that slept: who woke it, last, inside it. */
-            struct kd_thread *t = s ? threads.lookup(&key.tid) : 0;
             if (t && t->budget.woken_ns >= entry) {
                 e->waker_kind = t->budget.waker_kind;
                 e->waker_tid = t->budget.waker_tid;
@@ -102,7 +104,8 @@ RAW_TRACEPOINT_PROBE(sys_exit)
 {{/syscall_events}}
 
     if (key.nr == POLL_NR) {
-        struct kd_thread *t = threads.lookup(&key.tid);
+        if (!t)
+            t = thread_find(key.tid);
         if (t)
             t->poll_exit = now;
     }

@@ -65,6 +65,22 @@ bool KernelBtf::has_raw_tracepoint(const std::string& name) const
     return btf__find_by_name_kind(btf_, ("btf_trace_" + name).c_str(), BTF_KIND_TYPEDEF) >= 0;
 }
 
+int KernelBtf::raw_tracepoint_args(const std::string& name) const
+{
+    // btf_trace_NAME is a pointer to a function whose first parameter is
+    // the tracepoint's private data, not one of its arguments.
+    const int32_t id = btf__find_by_name_kind(btf_, ("btf_trace_" + name).c_str(), BTF_KIND_TYPEDEF);
+    if (id < 0)
+        return -1;
+    const struct btf_type* ptr = btf__type_by_id(btf_, btf__resolve_type(btf_, id));
+    if (!ptr || !btf_is_ptr(ptr))
+        return -1;
+    const struct btf_type* proto = btf__type_by_id(btf_, ptr->type);
+    if (!proto || !btf_is_func_proto(proto) || btf_vlen(proto) == 0)
+        return -1;
+    return btf_vlen(proto) - 1;
+}
+
 MemberLayout KernelBtf::require(const std::string& type_name,
                                 const std::string& member_name) const
 {
@@ -89,6 +105,7 @@ KernelLayout read_kernel_layout(const KernelBtf& btf)
     layout.regs_syscall_nr = nr ? *nr : btf.require("pt_regs", "syscallno");
     auto ret = btf.member("pt_regs", "ax");
     layout.regs_return = ret ? *ret : btf.require("pt_regs", "regs");
+    layout.switch_passes_prev_state = btf.raw_tracepoint_args("sched_switch") >= 4;
     return layout;
 }
 

@@ -32,6 +32,9 @@ public:
 
     // Whether the kernel has a raw tracepoint of this name (btf_trace_NAME).
     bool has_raw_tracepoint(const std::string& name) const;
+    // How many arguments the raw tracepoint passes (ctx->args[]), or -1
+    // when there is no such tracepoint.
+    int raw_tracepoint_args(const std::string& name) const;
 
     // As member(), but throws Error(Exit::osfile) naming what is missing.
     MemberLayout require(const std::string& type_name, const std::string& member_name) const;
@@ -50,6 +53,9 @@ struct KernelLayout {
     MemberLayout irqaction_name;
     MemberLayout regs_syscall_nr;  // pt_regs.orig_ax (x86), .syscallno (arm64)
     MemberLayout regs_return;      // pt_regs.ax (x86), .regs (arm64: x0 first)
+    // sched_switch passes prev's state as its fourth argument (5.18+), so
+    // it needs no read of the task.
+    bool switch_passes_prev_state;
 };
 
 KernelLayout read_kernel_layout(const KernelBtf& btf);

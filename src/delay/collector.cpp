@@ -114,7 +114,7 @@ std::map<std::pair<uint32_t, uint32_t>, kd_stat> DelayCollector::syscall_stats()
     auto& bpf = session_.bpf();
     std::map<std::pair<uint32_t, uint32_t>, kd_stat> stats;
     for (const auto& [k, s] : read_map_as<kd_syscall_key, kd_syscall>(map_fd("syscalls")))
-        merge(stats[{k.tid, k.nr}], s.stat);  // count 0: entered, not yet returned
+        merge(stats[{k.tid, k.nr}], s.stat);  // count 0: only --budget's blocked time
     std::vector<kd_recent_runs> per_cpu;
     check(bpf.get_percpu_array_table<kd_recent_runs>("recent").get_value(0, per_cpu), "cannot read syscalls");
     for (const auto& runs : per_cpu)
@@ -190,7 +190,14 @@ struct DelayCollector::Reading {
 
 void DelayCollector::read_threads(Reading& r)
 {
-    for (const auto& [tid, t] : read_map_as<uint32_t, kd_thread>(map_fd("threads"))) {
+    // A thread's entry is in its slot of thread_slots, or in the hash.
+    auto entries = read_map_as<uint32_t, kd_thread>(map_fd("thread_slots"));
+    entries.erase(std::remove_if(entries.begin(), entries.end(), [](const auto& e) { return e.second.tid == 0; }),
+                  entries.end());
+    for (auto& e : read_map_as<uint32_t, kd_thread>(map_fd("threads")))
+        entries.push_back(std::move(e));
+    for (const auto& [slot, t] : entries) {
+        const uint32_t tid = t.tid;
         r.names[tid] = bounded(t.comm, sizeof(t.comm));
         if (delay_maps::budget(params_))
             r.budgets[tid] = t.budget;

@@ -42,7 +42,8 @@ inline bool block_io(const DelayProgramParams& p) { return p.block.has_value(); 
 inline bool upcalls(const DelayProgramParams& p) { return p.upcalls != UpcallPlan::Probe::none; }
 }  // namespace delay_maps
 
-inline constexpr std::array<DelayMap, 15> kCoreMaps = {{
+inline constexpr std::array<DelayMap, 16> kCoreMaps = {{
+    {"thread_slots", DelayMap::Reset::zero, delay_maps::always},  // read with threads
     {"threads", DelayMap::Reset::clear, delay_maps::always, KD_MAP_THREADS, "thread"},
     {"syscalls", DelayMap::Reset::clear, delay_maps::always, KD_MAP_SYSCALLS, "syscall"},
     {"hardirqs", DelayMap::Reset::clear, delay_maps::always, KD_MAP_HARDIRQS, "hard IRQ"},

@@ -96,6 +96,7 @@ std::string render_delay_program(const DelayProgramParams& p)
     v.number("task_ids_adjacent", p.layout.task_tgid.offset == p.layout.task_pid.offset + 4 &&
                                       p.layout.task_pid.size == 4 && p.layout.task_tgid.size == 4);
     v.number("task_state_off", p.layout.task_state.offset);
+    v.number("switch_passes_prev_state", p.layout.switch_passes_prev_state);
     v.identifier("task_state_type", uint_type("task_struct state", p.layout.task_state.size));
     v.number("task_comm_off", p.layout.task_comm.offset);
     v.number("task_runtime_off", p.layout.task_runtime.offset);

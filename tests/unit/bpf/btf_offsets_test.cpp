@@ -61,4 +61,16 @@ TEST(KernelBtf, RunningKernelLayoutIsSane)
     EXPECT_TRUE(l.task_state.size == 4 || l.task_state.size == 8);
     EXPECT_EQ(l.irqaction_name.size, 8u);                   // const char *
     EXPECT_EQ(l.regs_syscall_nr.size, sizeof(long));
+    EXPECT_TRUE(l.switch_passes_prev_state);  // every kernel kdelay is tested on is 5.18+
+}
+
+TEST(KernelBtf, CountsARawTracepointsArguments)
+{
+    if (access("/sys/kernel/btf/vmlinux", R_OK) != 0)
+        GTEST_SKIP() << "no /sys/kernel/btf/vmlinux";
+    KernelBtf btf;
+    EXPECT_EQ(btf.raw_tracepoint_args("sys_enter"), 2);       // regs, id
+    EXPECT_EQ(btf.raw_tracepoint_args("sched_wakeup"), 1);    // the task
+    EXPECT_GE(btf.raw_tracepoint_args("sched_switch"), 4);    // preempt, prev, next, prev_state
+    EXPECT_EQ(btf.raw_tracepoint_args("no_such_tracepoint"), -1);
 }

@@ -26,6 +26,7 @@ TEST(DelayProgram, OffsetsAndTargetComeFromParameters)
     EXPECT_NE(src.find("#define TASK_PID_OFF 1264\n"), std::string::npos);
     EXPECT_NE(src.find("#define TASK_TGID_OFF 1268\n"), std::string::npos);
     EXPECT_NE(src.find("typedef __u32 kd_task_state_t;"), std::string::npos);
+    EXPECT_NE(src.find("#define SWITCH_PASSES_PREV_STATE 1\n"), std::string::npos);
     EXPECT_NE(src.find("#define PT_REGS_NR_OFF 120\n"), std::string::npos);
     EXPECT_NE(src.find("typedef __u64 kd_regs_nr_t;"), std::string::npos);
     EXPECT_NE(src.find("struct kd_thread {"), std::string::npos) << "shared ABI header inlined";

@@ -17,6 +17,7 @@ inline kdelay::DelayProgramParams program_params()
     l.irqaction_name = {96, 8};
     l.regs_syscall_nr = {120, 8};
     l.regs_return = {80, 8};
+    l.switch_passes_prev_state = true;
     kdelay::DelayProgramParams p;
     p.tgid = 4321;
     p.poll_nr = 7;
