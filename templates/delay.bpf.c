@@ -20,6 +20,7 @@
 #define SWITCH_PASSES_PREV_STATE {{switch_passes_prev_state}}
 #define TASK_COMM_OFF {{task_comm_off}}
 #define TASK_RUNTIME_OFF {{task_runtime_off}}
+#define TASK_RUNTIME_AT_PICK_OFF {{task_runtime_at_pick_off}}
 #define IRQACTION_NAME_OFF {{irqaction_name_off}}
 #define PT_REGS_NR_OFF {{pt_regs_nr_off}}
 typedef {{task_state_type}} kd_task_state_t;
@@ -129,6 +130,13 @@ static __always_inline void stat_into(struct kd_stat *s, int full, __u32 tid, __
 static __always_inline __u32 task_u32(void *task, __u64 off)
 {
     __u32 v = 0;
+    bpf_probe_read_kernel(&v, sizeof(v), (char *)task + off);
+    return v;
+}
+
+static __always_inline __u64 task_u64(void *task, __u64 off)
+{
+    __u64 v = 0;
     bpf_probe_read_kernel(&v, sizeof(v), (char *)task + off);
     return v;
 }

@@ -224,7 +224,6 @@ struct kd_thread {
     struct kd_stat ready;
     struct kd_stat stopped;
     struct kd_stat long_poll;
-    __u64 runtime;  /* the kernel's CPU time of the thread when it last left a CPU */
     struct kd_budget budget;
 };
 

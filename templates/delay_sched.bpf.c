@@ -10,8 +10,6 @@ static __always_inline void woken(void *task, struct kd_capture *cap, int is_new
         return;
 
     __u64 now = bpf_ktime_get_ns();
-    if (!t->runtime)
-        bpf_probe_read_kernel(&t->runtime, sizeof(t->runtime), (char *)task + TASK_RUNTIME_OFF);
     if (t->stop_start) {
         stat_add(&t->stopped, now - t->stop_start);
         t->stop_start = 0;
@@ -103,10 +101,15 @@ RAW_TRACEPOINT_PROBE(task_rename)
 /* prev leaves its CPU, so it had been switched in, but that switch was not
  * seen: a tracepoint can be skipped (BPF's recursion guard; some kernels
  * hide a task from tracing, and its own switches never fire). Its CPU time
- * since it last left a CPU says when it got this one, at the latest. */
-static __always_inline __u64 missed_switch_in(struct kd_thread *t, __u64 runtime, __u64 waiting_since, __u64 now)
+ * since the scheduler picked it says when it got this CPU, at the latest.
+ * The fair scheduler keeps that time for its slices; a real-time thread's
+ * is not kept, reads as too long, and the wait then ends now. Read here
+ * only, not at every switch: a missed switch-in is rare. */
+static __always_inline __u64 missed_switch_in(void *prev, __u64 waiting_since, __u64 now)
 {
-    __u64 ran = runtime > t->runtime ? runtime - t->runtime : 0;
+    __u64 runtime = task_u64(prev, TASK_RUNTIME_OFF);
+    __u64 at_pick = task_u64(prev, TASK_RUNTIME_AT_PICK_OFF);
+    __u64 ran = runtime > at_pick ? runtime - at_pick : 0;
     __u64 waited = now > waiting_since ? now - waiting_since : 0;
     return ran < waited ? now - ran : waiting_since;
 }
@@ -145,10 +148,8 @@ RAW_TRACEPOINT_PROBE(sched_switch)
         kd_task_state_t state = 0;
         bpf_probe_read_kernel(&state, sizeof(state), (char *)prev + TASK_STATE_OFF);
 #endif
-        __u64 runtime = 0;
-        bpf_probe_read_kernel(&runtime, sizeof(runtime), (char *)prev + TASK_RUNTIME_OFF);
         if (t && t->ready_start && !t->run_start) {
-            __u64 in = missed_switch_in(t, runtime, t->ready_start, now);
+            __u64 in = missed_switch_in(prev, t->ready_start, now);
             stat_add(&t->ready, in - t->ready_start);
             hist_add(prev_tid, KD_HIST_READY, 0, in - t->ready_start);
             t->ready_start = 0;
@@ -156,7 +157,7 @@ RAW_TRACEPOINT_PROBE(sched_switch)
         }
 {{#budget}}
         if (t && t->budget.state == KD_B_READY)
-            budget_switched_in(t, prev_tid, cap, missed_switch_in(t, runtime, t->budget.since, now));
+            budget_switched_in(t, prev_tid, cap, missed_switch_in(prev, t->budget.since, now));
         /* Before the in-flight slot is spilled, which forgets the syscall. */
         if (t && t->budget.state != KD_B_DEAD) {
             __u32 nr = budget_blocked_nr(t, prev_tid);
@@ -173,7 +174,6 @@ RAW_TRACEPOINT_PROBE(sched_switch)
 {{/budget}}
         spill_inflight(t, prev_tid, cap);
         if (t) {
-            t->runtime = runtime;
             if (t->run_start) {
                 stat_add(&t->run, now - t->run_start);
                 hist_add(prev_tid, KD_HIST_RUN, 0, now - t->run_start);

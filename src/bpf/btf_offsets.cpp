@@ -100,6 +100,8 @@ KernelLayout read_kernel_layout(const KernelBtf& btf)
     const MemberLayout se = btf.require("task_struct", "se");
     const MemberLayout runtime = btf.require("sched_entity", "sum_exec_runtime");
     layout.task_runtime = {se.offset + runtime.offset, runtime.size};
+    const MemberLayout picked = btf.require("sched_entity", "prev_sum_exec_runtime");
+    layout.task_runtime_at_pick = {se.offset + picked.offset, picked.size};
     layout.irqaction_name = btf.require("irqaction", "name");
     auto nr = btf.member("pt_regs", "orig_ax");
     layout.regs_syscall_nr = nr ? *nr : btf.require("pt_regs", "syscallno");

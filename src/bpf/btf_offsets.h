@@ -50,6 +50,7 @@ struct KernelLayout {
     MemberLayout task_state;  // __state since 5.14, state before
     MemberLayout task_comm;
     MemberLayout task_runtime;  // se.sum_exec_runtime: the kernel's CPU time of the task
+    MemberLayout task_runtime_at_pick;  // se.prev_sum_exec_runtime: the same when the fair scheduler last picked it
     MemberLayout irqaction_name;
     MemberLayout regs_syscall_nr;  // pt_regs.orig_ax (x86), .syscallno (arm64)
     MemberLayout regs_return;      // pt_regs.ax (x86), .regs (arm64: x0 first)

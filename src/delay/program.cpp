@@ -100,6 +100,7 @@ std::string render_delay_program(const DelayProgramParams& p)
     v.identifier("task_state_type", uint_type("task_struct state", p.layout.task_state.size));
     v.number("task_comm_off", p.layout.task_comm.offset);
     v.number("task_runtime_off", p.layout.task_runtime.offset);
+    v.number("task_runtime_at_pick_off", p.layout.task_runtime_at_pick.offset);
     v.number("irqaction_name_off", p.layout.irqaction_name.offset);
     v.number("pt_regs_nr_off", p.layout.regs_syscall_nr.offset);
     v.identifier("pt_regs_nr_type", uint_type("pt_regs syscall number", p.layout.regs_syscall_nr.size));

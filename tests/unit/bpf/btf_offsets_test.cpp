@@ -57,6 +57,7 @@ TEST(KernelBtf, RunningKernelLayoutIsSane)
     EXPECT_EQ(l.task_tgid.offset, l.task_pid.offset + 4);  // pid_t pid; pid_t tgid;
     EXPECT_EQ(l.task_comm.size, 16u);                      // TASK_COMM_LEN
     EXPECT_EQ(l.task_runtime.size, 8u);                    // u64 sum_exec_runtime
+    EXPECT_EQ(l.task_runtime_at_pick.size, 8u);            // u64 prev_sum_exec_runtime
     EXPECT_GT(l.task_runtime.offset, l.task_state.offset);  // inside se, after __state
     EXPECT_TRUE(l.task_state.size == 4 || l.task_state.size == 8);
     EXPECT_EQ(l.irqaction_name.size, 8u);                   // const char *

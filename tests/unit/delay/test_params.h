@@ -14,6 +14,7 @@ inline kdelay::DelayProgramParams program_params()
     l.task_state = {24, 4};
     l.task_comm = {1752, 16};
     l.task_runtime = {192, 8};
+    l.task_runtime_at_pick = {200, 8};
     l.irqaction_name = {96, 8};
     l.regs_syscall_nr = {120, 8};
     l.regs_return = {80, 8};
