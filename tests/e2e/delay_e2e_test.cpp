@@ -490,6 +490,31 @@ TEST(DelayE2E, WithoutPidItFindsTheSingleOvsVswitchd)
     rmdir(dir);
 }
 
+TEST(DelayE2E, ThreadsWhoseSlotIsTakenAreKeptInTheHash)
+{
+    KD_REQUIRE_BPF();
+    // Sized for 1 thread at start: 256 thread slots, and a hash as large.
+    // 400 threads made while sampling: by pigeonhole at least 144 find
+    // their slot taken and live in the hash. Each must show, whole.
+    ReleasedRun run;
+    ASSERT_NO_FATAL_FAILURE(run_released(run, {kWorkload, "threads", "400"}, {"--sample-time", "3"}, 20s));
+    ASSERT_EQ(run.status, 0) << run.err;
+    EXPECT_EQ(run.out.find("WARNING"), std::string::npos) << run.out.substr(0, 2000);
+    size_t threads = 0;
+    const auto samples = parse_samples(run.out);
+    ASSERT_FALSE(samples.empty()) << run.out;
+    for (const auto& [tid, t] : samples[0]) {
+        const Row* getppid = find_row(t, kSyscalls, "getppid");
+        if (!getppid)
+            continue;  // the main thread
+        ++threads;
+        EXPECT_EQ(number((*getppid)[2]), 1u) << tid;
+        EXPECT_EQ(t.name, "kd_workload") << tid;  // named by its entry
+        EXPECT_TRUE(t.sections.count(kRun)) << tid;
+    }
+    EXPECT_EQ(threads, 400u);
+}
+
 TEST(DelayE2E, AFullMapIsReportedNotSilent)
 {
     KD_REQUIRE_BPF();

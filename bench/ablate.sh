@@ -1,0 +1,59 @@
+#!/bin/bash
+# sudo bench/ablate.sh VARIANT...: what one change to the delay program's
+# kernel side costs on the scheduler path, without rebuilding kdelay. For
+# each run and variant (alternating), ctx_storm pipe1 starts, kdelay renders
+# its program for it (--ebpf -p), the variant edits the text, and
+# program_loader holds it while the storm is counted.
+# A variant is one of:
+#   as-is    the program kdelay renders
+#   floor    empty programs on the same five hooks
+#   FILE.sed sed expressions applied to the program
+#   FILE     an executable that edits the program file named as its argument
+# RUNS (5), STORM_SECONDS (4): as in ctxswitch.sh. Medians, round trips/s.
+set -euo pipefail
+source "$(dirname "$0")/lib.sh"
+seconds=${STORM_SECONDS:-4}
+warmup=3
+[ $# -gt 0 ] || { echo "usage: ablate.sh VARIANT..." >&2; exit 64; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+floor_program() {
+    echo 'struct kd_capture { __u32 state; __u32 pad; __u64 ns[3]; };'
+    echo 'BPF_ARRAY(capture, struct kd_capture, 1);'
+    for tp in sys_enter sys_exit sched_switch sched_wakeup sched_wakeup_new; do
+        echo "RAW_TRACEPOINT_PROBE($tp) { return 0; }"
+    done
+}
+
+# One measurement of variant $1: round trips/s.
+measure() {
+    local variant=$1 prog=$work/program.c out=$work/storm.out storm loader
+    $b/ctx_storm pipe1 "$seconds" "$warmup" >"$out" &
+    storm=$!
+    case $variant in
+    floor) floor_program >"$prog" ;;
+    *) "$kdelay" --ebpf -p "$storm" >"$prog" ;;
+    esac
+    case $variant in
+    as-is | floor) ;;
+    *.sed) sed -i -f "$variant" "$prog" ;;
+    *) "$variant" "$prog" ;;
+    esac
+    $b/program_loader "$prog" $((seconds + warmup + 2)) &
+    loader=$!
+    wait "$storm"
+    kill "$loader" 2>/dev/null || true
+    wait "$loader" 2>/dev/null || true
+    awk '{print $2}' "$out"
+}
+
+declare -A result=()
+for _ in $(seq "$runs"); do
+    for v in "$@"; do
+        result[$v]+="$(measure "$v") "
+    done
+done
+for v in "$@"; do
+    printf '%-24s median %8s   (runs: %s)\n' "$(basename "$v")" "$(tr ' ' '\n' <<<"${result[$v]}" | grep . | median)" "${result[$v]}"
+done
