@@ -238,8 +238,9 @@ struct kd_syscall {
 };
 
 /* Per CPU: the syscalls that last returned there, each with the calls of
- * its current run, not yet added to the syscalls hash. Several, so that threads taking turns on a CPU (each calling its own
- * syscall) do not push each other's runs into the hash at every call. */
+ * its current run, not yet added to the syscalls hash. Several, so that
+ * threads taking turns on a CPU (each calling its own syscall) do not push
+ * each other's runs into the hash at every call. */
 #define KD_RECENT_RUNS 4  /* a power of two */
 struct kd_recent {
     __u32 tid;
