@@ -8,7 +8,8 @@
 # KERNEL_DELAY_PY set, also by that script (run by PYTHON, default
 # /usr/bin/python3), started alongside after UPSTREAM_WARMUP seconds (default
 # 15) that the storm does not count; "n/a" when it did not sample.
-# Runs alternate; medians of RUNS. MODES picks the variants (default: pipe1
+# Runs alternate; medians of RUNS, and for each tracer the median of its
+# ratios to the floor run of the same round. MODES picks the variants (default: pipe1
 # pipe2 futex), KINDS the tracers (default: all but kernel_delay_py and
 # baseline; baseline is another kdelay build, KDELAY_BASELINE, for A/B runs).
 # docs/PERFORMANCE.md records the results.
@@ -57,5 +58,15 @@ for mode in ${MODES:-pipe1 pipe2 futex}; do
     for k in "${kinds[@]}"; do
         printf '%-17s median %8s   (runs: %s)\n' "$k" "$(tr ' ' '\n' <<<"${result[$k]}" | grep . | median)" "${result[$k]}"
     done
+    # Against the floor run of the same round: the machine drifts between
+    # rounds by more than the differences measured here.
+    if [ -n "${result[floor]:-}" ]; then
+        for k in "${kinds[@]}"; do
+            case $k in untraced | floor) continue ;; esac
+            printf '%-17s / floor, median of same-round ratios %s\n' "$k" \
+                "$(paste <(tr ' ' '\n' <<<"${result[$k]}") <(tr ' ' '\n' <<<"${result[floor]}") |
+                    awk '$1 ~ /^[0-9]+$/ && $2 > 0 {printf "%.3f\n", $1 / $2}' | median)"
+        done
+    fi
     unset result
 done

@@ -157,14 +157,24 @@ static __always_inline __u32 task_ids(void *task, __u32 *tid)
 #endif
 }
 
-/* The thread's entry, or null when it has none yet. A slot is taken for
- * good until the collector empties all of them, so a tid is in its slot or
- * in the hash, never both. */
-static __always_inline struct kd_thread *thread_find(__u32 tid)
+/* The slot of thread_slots where tid's entry lives, unless another thread
+ * holds it. */
+static __always_inline struct kd_thread *thread_slot(__u32 tid)
 {
     __u32 slot = tid & (THREAD_SLOTS - 1);
-    struct kd_thread *t = thread_slots.lookup(&slot);
-    if (t && t->tid == tid)
+    return thread_slots.lookup(&slot);
+}
+
+/* The thread's entry, or null when it has none yet. A slot is taken for
+ * good until the collector empties all of them, so a tid is in its slot or
+ * in the hash, never both; and a free slot means no thread with those low
+ * bits has an entry, in the hash either. */
+static __always_inline struct kd_thread *thread_find(__u32 tid)
+{
+    struct kd_thread *t = thread_slot(tid);
+    if (!t || !t->tid)
+        return 0;
+    if (t->tid == tid)
         return t;
     return threads.lookup(&tid);
 }
@@ -181,8 +191,7 @@ static __always_inline void take_name(char *comm, void *task)
  * kernel, so a thread that exits before the report keeps it. */
 static __always_inline struct kd_thread *thread_entry(__u32 tid, void *task)
 {
-    __u32 slot = tid & (THREAD_SLOTS - 1);
-    struct kd_thread *t = thread_slots.lookup(&slot);
+    struct kd_thread *t = thread_slot(tid);
     if (!t)
         return 0;
     if (t->tid == tid)
