@@ -11,7 +11,8 @@
 # Runs alternate; medians of RUNS, and for each tracer the median of its
 # ratios to the floor run of the same round. MODES picks the variants (default: pipe1
 # pipe2 futex), KINDS the tracers (default: all but kernel_delay_py and
-# baseline; baseline is another kdelay build, KDELAY_BASELINE, for A/B runs).
+# baseline; baseline is another kdelay build, KDELAY_BASELINE, with the
+# options BASELINE_ARGS, for A/B runs).
 # docs/PERFORMANCE.md records the results.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -39,7 +40,7 @@ measure() {
     kdelay) "$kdelay" --skip-upcall-stats --sample-time 60 -- $b/ctx_storm "$mode" "$seconds" | rate ;;
     kdelay_histogram) "$kdelay" --skip-upcall-stats --histogram --sample-time 60 -- $b/ctx_storm "$mode" "$seconds" | rate ;;
     kdelay_budget) "$kdelay" --skip-upcall-stats --budget --sample-time 60 -- $b/ctx_storm "$mode" "$seconds" | rate ;;
-    baseline) "$KDELAY_BASELINE" --sample-time 60 -- $b/ctx_storm "$mode" "$seconds" | rate ;;
+    baseline) "$KDELAY_BASELINE" ${BASELINE_ARGS:-} --sample-time 60 -- $b/ctx_storm "$mode" "$seconds" | rate ;;
     kernel_delay_py) upstream "$mode" ;;
     *) echo "ctxswitch.sh: unknown kind $kind" >&2; exit 64 ;;
     esac

@@ -5,8 +5,8 @@
 # Results go to stdout; docs/PERFORMANCE.md records them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-bash scripts/build.sh >/dev/null
-kdelay=build/kdelay
+[ -n "${KDELAY_NO_BUILD:-}" ] || bash scripts/build.sh >/dev/null
+kdelay=${KDELAY:-build/kdelay}  # KDELAY: another build, for A/B runs
 sleepers=build/tests/kd_sleepers
 samples=${SAMPLES:-4}
 

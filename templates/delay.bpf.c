@@ -89,6 +89,7 @@ static __always_inline void stat_add(struct kd_stat *s, __u64 delta)
 
 {{#histograms}}
 BPF_HASH(hist, struct kd_hist_key, __u64, {{max_hist}});
+BPF_ARRAY(thread_hists, struct kd_thread_hists, THREAD_SLOTS);
 {{/histograms}}
 
 /* One more value in a log2 histogram; with the stats it mirrors, so the
@@ -215,6 +216,26 @@ static __always_inline struct kd_thread *thread_entry(__u32 tid, void *task)
         return t;
     }
     return threads.lookup(&tid);
+}
+
+/* One more RUN or READY value (kind) of the thread tid. Every context
+ * switch adds two; a thread in its slot keeps them beside it, where a value
+ * costs an increment instead of a hash update. Only the thread's own
+ * switches add them, and a thread is on one CPU at a time: no atomic add. */
+static __always_inline void thread_hist_add(__u32 tid, __u32 kind, __u64 delta)
+{
+{{#histograms}}
+    struct kd_thread *in_slot = thread_slot(tid);
+    if (!in_slot || in_slot->tid != tid) {
+        hist_add(tid, kind, 0, delta);
+        return;
+    }
+    __u32 slot = tid & (THREAD_SLOTS - 1);
+    struct kd_thread_hists *h = thread_hists.lookup(&slot);
+    __u32 bucket = bpf_log2l(delta);
+    if (h && bucket < KD_HIST_SLOTS)
+        h->count[kind == KD_HIST_RUN ? 0 : 1][bucket]++;
+{{/histograms}}
 }
 
 /* The capture state when the task of id (pid_tgid) belongs to the target and

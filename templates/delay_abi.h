@@ -81,6 +81,14 @@ struct kd_upcall_key {
 #define KD_HIST_CORE_KINDS 6
 #define KD_HIST_SLOTS 65
 
+/* --histogram: a thread's RUN and READY histograms, in thread_hists at the
+ * index of its slot of thread_slots (a thread in the threads hash uses the
+ * hist hash instead): a value there is an increment, not a hash update. */
+#define KD_THREAD_HISTS 2  /* KD_HIST_RUN, KD_HIST_READY */
+struct kd_thread_hists {
+    __u64 count[KD_THREAD_HISTS][KD_HIST_SLOTS];
+};
+
 struct kd_hist_key {
     __u32 tid;
     __u32 kind;
@@ -251,6 +259,12 @@ struct kd_recent_runs {
     struct kd_recent run[KD_RECENT_RUNS];
     __u32 next;  /* the run to replace next */
     __u32 pad;
+};
+
+/* --histogram: the histogram of each per-CPU run (run[i] of kd_recent_runs
+ * has count[i]), added to the hist hash only when the run is pushed out. */
+struct kd_recent_hists {
+    __u64 count[KD_RECENT_RUNS][KD_HIST_SLOTS];
 };
 
 /* The key of a plug-in section's rows (src/delay/section.h): what id

@@ -151,7 +151,7 @@ RAW_TRACEPOINT_PROBE(sched_switch)
         if (t && t->ready_start && !t->run_start) {
             __u64 in = missed_switch_in(prev, t->ready_start, now);
             stat_add(&t->ready, in - t->ready_start);
-            hist_add(prev_tid, KD_HIST_READY, 0, in - t->ready_start);
+            thread_hist_add(prev_tid, KD_HIST_READY, in - t->ready_start);
             t->ready_start = 0;
             t->run_start = in;
         }
@@ -176,7 +176,7 @@ RAW_TRACEPOINT_PROBE(sched_switch)
         if (t) {
             if (t->run_start) {
                 stat_add(&t->run, now - t->run_start);
-                hist_add(prev_tid, KD_HIST_RUN, 0, now - t->run_start);
+                thread_hist_add(prev_tid, KD_HIST_RUN, now - t->run_start);
                 t->run_start = 0;
             }
             /* Preempted, or still runnable: it waits for a CPU from now. */
@@ -197,7 +197,7 @@ RAW_TRACEPOINT_PROBE(sched_switch)
         return 0;
     if (t->ready_start) {
         stat_add(&t->ready, now - t->ready_start);
-        hist_add(next_tid, KD_HIST_READY, 0, now - t->ready_start);
+        thread_hist_add(next_tid, KD_HIST_READY, now - t->ready_start);
         t->ready_start = 0;
     }
     if (t->stop_start) {

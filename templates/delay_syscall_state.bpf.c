@@ -22,9 +22,52 @@ static __always_inline void stat_merge(struct kd_stat *to, struct kd_stat *from)
 /* A run of one syscall of one thread on one CPU (a getppid storm, a busy
  * read loop, two threads taking turns) is summed in a per-CPU slot and costs
  * no hash lookup per call; a run that needs a slot when all are taken moves
- * the oldest into the syscalls hash. The collector adds what the slots hold
- * at the end of the sample (and zeroes them between samples). */
+ * the oldest into the syscalls hash (and its histogram into the hist hash).
+ * The collector adds what the slots hold at the end of the sample (and
+ * zeroes them between samples). */
 BPF_PERCPU_ARRAY(recent, struct kd_recent_runs, 1);
+{{#histograms}}
+BPF_PERCPU_ARRAY(recent_hists, struct kd_recent_hists, 1);
+{{/histograms}}
+
+/* One more value in the histogram of the CPU's run i. */
+static __always_inline void recent_hist_add(int i, __u64 delta)
+{
+{{#histograms}}
+    int zero = 0;
+    struct kd_recent_hists *h = recent_hists.lookup(&zero);
+    __u32 bucket = bpf_log2l(delta);
+    if (h && bucket < KD_HIST_SLOTS)
+        h->count[i & (KD_RECENT_RUNS - 1)][bucket]++;
+{{/histograms}}
+}
+
+/* The run in slot i, of the syscall done, leaves the CPU's runs: its
+ * histogram goes to the hist hash, a bucket at a time, and is emptied. */
+static __always_inline void recent_hist_flush(int i, struct kd_syscall_key *done)
+{
+{{#histograms}}
+    int zero = 0;
+    struct kd_recent_hists *h = recent_hists.lookup(&zero);
+    if (!h)
+        return;
+    __u64 *row = h->count[i & (KD_RECENT_RUNS - 1)];
+#pragma clang loop unroll(disable)
+    for (__u32 b = 0; b < KD_HIST_SLOTS; b++) {
+        __u64 n = row[b];
+        if (!n)
+            continue;
+        row[b] = 0;
+        struct kd_hist_key key = { .tid = done->tid, .kind = KD_HIST_SYSCALL, .id = done->nr, .slot = b };
+        __u64 none = 0;
+        __u64 *to = hist.lookup_or_try_init(&key, &none);
+        if (to)
+            __sync_fetch_and_add(to, n);
+        else
+            note_full(KD_MAP_HIST);
+    }
+{{/histograms}}
+}
 
 static __always_inline void recent_add(struct kd_syscall_key *key, __u64 delta)
 {
@@ -37,6 +80,7 @@ static __always_inline void recent_add(struct kd_syscall_key *key, __u64 delta)
         struct kd_recent *run = &runs->run[i];
         if (run->tid == key->tid && run->nr == key->nr && run->stat.count) {
             stat_add(&run->stat, delta);
+            recent_hist_add(i, delta);
             return;
         }
     }
@@ -50,6 +94,7 @@ static __always_inline void recent_add(struct kd_syscall_key *key, __u64 delta)
         struct kd_syscall *s = syscall_entry(&done);
         if (s)
             stat_merge(&s->stat, &r->stat);
+        recent_hist_flush(slot, &done);
     }
     if (r->tid != key->tid)
         thread_entry(key->tid, 0);
@@ -59,6 +104,7 @@ static __always_inline void recent_add(struct kd_syscall_key *key, __u64 delta)
     r->stat.total_ns = delta;
     r->stat.min_ns = delta;
     r->stat.max_ns = delta;
+    recent_hist_add(slot, delta);
 }
 
 /* The target's syscall in flight on this CPU. A thread leaves the CPU only

@@ -67,8 +67,7 @@ RAW_TRACEPOINT_PROBE(sys_exit)
     }
 
     __u64 now = bpf_ktime_get_ns();
-    recent_add(&key, now - entry);
-    hist_add(key.tid, KD_HIST_SYSCALL, key.nr, now - entry);
+    recent_add(&key, now - entry);  /* with its histogram */
 {{#syscall_events}}
     if ((SYSCALL_EVENT_MIN_NS == 0 || now - entry > SYSCALL_EVENT_MIN_NS){{#skip_poll}} && key.nr != POLL_NR{{/skip_poll}}) {
         struct kd_event *e = events.ringbuf_reserve(sizeof(struct kd_event));

@@ -25,7 +25,6 @@
 namespace kdelay {
 namespace {
 
-
 Stat to_stat(const kd_stat& s) { return Stat{s.count, s.total_ns, s.min_ns, s.max_ns}; }
 
 std::optional<Stat> if_any(const kd_stat& s)
@@ -54,6 +53,14 @@ void merge(kd_stat& to, const kd_stat& from)
     to.max_ns = std::max(to.max_ns, from.max_ns);
     to.count += from.count;
     to.total_ns += from.total_ns;
+}
+
+// A histogram the delay program keeps as an array of KD_HIST_SLOTS counts.
+void add_buckets(Log2Hist& to, const __u64 (&counts)[KD_HIST_SLOTS])
+{
+    static_assert(KD_HIST_SLOTS == std::tuple_size_v<decltype(Log2Hist::slots)>);
+    for (size_t b = 0; b < KD_HIST_SLOTS; ++b)
+        to.slots[b] += counts[b];
 }
 
 template <class T>
@@ -185,6 +192,7 @@ struct DelayCollector::Reading {
     std::map<uint32_t, ThreadSample> threads;
     std::map<uint32_t, std::string> names;
     std::map<uint32_t, kd_budget> budgets;
+    std::map<uint32_t, uint32_t> slot_tids;  // thread_slots' index -> the tid there
     Sample sample;
 };
 
@@ -194,6 +202,8 @@ void DelayCollector::read_threads(Reading& r)
     auto entries = read_map_as<uint32_t, kd_thread>(map_fd("thread_slots"));
     entries.erase(std::remove_if(entries.begin(), entries.end(), [](const auto& e) { return e.second.tid == 0; }),
                   entries.end());
+    for (const auto& [slot, t] : entries)
+        r.slot_tids[slot] = static_cast<uint32_t>(t.tid);
     for (auto& e : read_map_as<uint32_t, kd_thread>(map_fd("threads")))
         entries.push_back(std::move(e));
     for (const auto& [slot, t] : entries) {
@@ -252,6 +262,26 @@ void DelayCollector::read_histograms(Reading& r)
     for (const auto& [k, n] : read_map_as<kd_hist_key, uint64_t>(map_fd("hist")))
         if (k.slot < Log2Hist{}.slots.size())
             hists[{k.tid, k.kind, k.id}].slots[k.slot] += n;
+    // The syscall histograms of the per-CPU runs still on their CPU.
+    std::vector<kd_recent_runs> runs;
+    std::vector<kd_recent_hists> run_hists;
+    auto& bpf = session_.bpf();
+    check(bpf.get_percpu_array_table<kd_recent_runs>("recent").get_value(0, runs), "cannot read syscalls");
+    check(bpf.get_percpu_array_table<kd_recent_hists>("recent_hists").get_value(0, run_hists),
+          "cannot read syscall histograms");
+    for (size_t cpu = 0; cpu < runs.size() && cpu < run_hists.size(); ++cpu)
+        for (size_t i = 0; i < KD_RECENT_RUNS; ++i)
+            if (runs[cpu].run[i].stat.count)
+                add_buckets(hists[{runs[cpu].run[i].tid, KD_HIST_SYSCALL, runs[cpu].run[i].nr}],
+                            run_hists[cpu].count[i]);
+    // The RUN and READY histograms of the threads in their slots.
+    for (const auto& [slot, h] : read_map_as<uint32_t, kd_thread_hists>(map_fd("thread_hists"))) {
+        const auto tid = r.slot_tids.find(slot);
+        if (tid == r.slot_tids.end())
+            continue;
+        for (uint32_t i = 0; i < KD_THREAD_HISTS; ++i)
+            add_buckets(hists[{tid->second, KD_HIST_RUN + i, 0}], h.count[i]);
+    }
     // Indexed by KD_HIST_*; the plug-in sections' kinds follow.
     static const char* const kinds[KD_HIST_CORE_KINDS] = {"syscall", "run",     "ready",
                                                           "hardirq", "softirq", "blocked"};

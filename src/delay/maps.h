@@ -42,7 +42,7 @@ inline bool block_io(const DelayProgramParams& p) { return p.block.has_value(); 
 inline bool upcalls(const DelayProgramParams& p) { return p.upcalls != UpcallPlan::Probe::none; }
 }  // namespace delay_maps
 
-inline constexpr std::array<DelayMap, 16> kCoreMaps = {{
+inline constexpr std::array<DelayMap, 18> kCoreMaps = {{
     {"thread_slots", DelayMap::Reset::zero, delay_maps::always},  // read with threads
     {"threads", DelayMap::Reset::clear, delay_maps::always, KD_MAP_THREADS, "thread"},
     {"syscalls", DelayMap::Reset::clear, delay_maps::always, KD_MAP_SYSCALLS, "syscall"},
@@ -51,9 +51,11 @@ inline constexpr std::array<DelayMap, 16> kCoreMaps = {{
     {"hardirq_slot", DelayMap::Reset::zero, delay_maps::always},
     {"softirq_slot", DelayMap::Reset::zero, delay_maps::always},
     {"recent", DelayMap::Reset::zero, delay_maps::always},  // per-CPU syscall runs
+    {"recent_hists", DelayMap::Reset::zero, delay_maps::histograms},  // their histograms, read with hist
     {"stack_traces", DelayMap::Reset::clear, delay_maps::stack_traces},
     {"blockio", DelayMap::Reset::clear, delay_maps::always, KD_MAP_BLOCKIO, "block I/O"},  // declared even without block I/O
     {"hist", DelayMap::Reset::clear, delay_maps::histograms, KD_MAP_HIST, "histogram"},
+    {"thread_hists", DelayMap::Reset::zero, delay_maps::histograms},  // read with hist
     {"wakers", DelayMap::Reset::clear, delay_maps::budget, KD_MAP_WAKERS, "waker"},
     {"blame", DelayMap::Reset::clear, delay_maps::budget, KD_MAP_BLAME, "READY blame"},
     {"waiting", DelayMap::Reset::zero, delay_maps::budget},  // threads left waiting when the window closed

@@ -153,6 +153,29 @@ TEST(JsonE2E, BiosnoopAsJsonLines)
     EXPECT_TRUE(summary);
 }
 
+namespace {
+
+// A thread's histograms by (kind, id): the sum of their buckets, each
+// checked against the histogram's own count and percentiles.
+std::map<std::pair<std::string, uint64_t>, uint64_t> histogram_sums(const json& t)
+{
+    std::map<std::pair<std::string, uint64_t>, uint64_t> hist;
+    for (const auto& h : t["histograms"]) {
+        uint64_t sum = 0;
+        for (const auto& b : h["buckets"]) {
+            EXPECT_LE(b["low"].get<uint64_t>(), b["high"].get<uint64_t>());
+            sum += b["count"].get<uint64_t>();
+        }
+        EXPECT_EQ(sum, h["count"].get<uint64_t>());
+        EXPECT_LE(h["p50_ns"].get<uint64_t>(), h["p90_ns"].get<uint64_t>());
+        EXPECT_LE(h["p90_ns"].get<uint64_t>(), h["p99_ns"].get<uint64_t>());
+        hist[{h["kind"], h["id"]}] = sum;
+    }
+    return hist;
+}
+
+}  // namespace
+
 TEST(JsonE2E, HistogramTotalsEqualTheCounts)
 {
     KD_REQUIRE_BPF();
@@ -171,18 +194,7 @@ TEST(JsonE2E, HistogramTotalsEqualTheCounts)
         if (l["type"] != "sample")
             continue;
         for (const auto& t : l["threads"]) {
-            std::map<std::pair<std::string, uint64_t>, uint64_t> hist;
-            for (const auto& h : t["histograms"]) {
-                uint64_t sum = 0;
-                for (const auto& b : h["buckets"]) {
-                    EXPECT_LE(b["low"].get<uint64_t>(), b["high"].get<uint64_t>());
-                    sum += b["count"].get<uint64_t>();
-                }
-                EXPECT_EQ(sum, h["count"].get<uint64_t>());
-                EXPECT_LE(h["p50_ns"].get<uint64_t>(), h["p90_ns"].get<uint64_t>());
-                EXPECT_LE(h["p90_ns"].get<uint64_t>(), h["p99_ns"].get<uint64_t>());
-                hist[{h["kind"], h["id"]}] = sum;
-            }
+            auto hist = histogram_sums(t);
             for (const auto& s : t["syscalls"]) {
                 EXPECT_EQ((hist[{"syscall", s["nr"]}]), s["count"].get<uint64_t>()) << s["name"];
                 ++checked;
@@ -210,4 +222,45 @@ TEST(JsonE2E, HistogramTotalsEqualTheCounts)
         }
     }
     EXPECT_GT(checked, 5);
+}
+
+// A histogram value is kept where it is cheapest: RUN and READY beside the
+// thread's slot, or in the hist hash for a thread whose slot another holds
+// (400 threads against 256 slots put at least 144 there); a syscall's in
+// its per-CPU run, added to the hash when the run is pushed out (each
+// thread's getppid run is, by the next threads' runs). Wherever kept, every
+// thread's histograms must match its counts.
+TEST(JsonE2E, HistogramsMatchTheCountsInSlotsHashAndPerCpuRuns)
+{
+    KD_REQUIRE_BPF();
+    Process workload({kWorkload, "threads", "400"});
+    ASSERT_TRUE(workload.wait_for_output("ready", 5s));
+    Process kdelay({kKdelay, "-p", std::to_string(workload.pid()), "--sample-time", "3", "--histogram",
+                    "--format", "json"});
+    ASSERT_TRUE(kdelay.wait_for_output("\"marker\":\"start\"", kStartTimeout)) << kdelay.err();
+    workload.signal(SIGUSR1);
+    ASSERT_TRUE(workload.wait_for_output("done", 20s));
+    ASSERT_EQ(kdelay.wait(20s), 0) << kdelay.err();
+
+    int runs = 0, getppids = 0;
+    for (const auto& l : json_lines(kdelay.out())) {
+        if (l["type"] != "sample")
+            continue;
+        for (const auto& t : l["threads"]) {
+            auto hist = histogram_sums(t);
+            for (const char* kind : {"run", "ready"}) {
+                if (t[kind].is_null())
+                    continue;
+                EXPECT_EQ((hist[{kind, 0}]), t[kind]["count"].get<uint64_t>()) << kind << " of " << t["tid"];
+                runs += kind == std::string("run");
+            }
+            for (const auto& sc : t["syscalls"]) {
+                EXPECT_EQ((hist[{"syscall", sc["nr"]}]), sc["count"].get<uint64_t>())
+                    << sc["name"] << " of " << t["tid"];
+                getppids += sc["name"] == "getppid";
+            }
+        }
+    }
+    EXPECT_GE(runs, 400);
+    EXPECT_EQ(getppids, 400);
 }
