@@ -71,17 +71,19 @@ struct ReleasedRun {
 };
 
 // Fills run; a failed step is a fatal failure (call it inside
-// ASSERT_NO_FATAL_FAILURE).
+// ASSERT_NO_FATAL_FAILURE). start_marker: how kdelay's output says sampling
+// started (the JSON marker with --format json).
 inline void run_released(ReleasedRun& run, const std::vector<std::string>& workload,
                          const std::vector<std::string>& kdelay_args, std::chrono::seconds done_within,
-                         std::chrono::seconds kdelay_within = std::chrono::seconds(20))
+                         std::chrono::seconds kdelay_within = std::chrono::seconds(20),
+                         const std::string& start_marker = "# Start sampling")
 {
     Process w(workload);
     ASSERT_TRUE(w.wait_for_output("ready", std::chrono::seconds(5))) << w.err();
     std::vector<std::string> argv = {kKdelay, "-p", std::to_string(w.pid())};
     argv.insert(argv.end(), kdelay_args.begin(), kdelay_args.end());
     Process kdelay(argv);
-    ASSERT_TRUE(kdelay.wait_for_output("# Start sampling", kStartTimeout)) << kdelay.err();
+    ASSERT_TRUE(kdelay.wait_for_output(start_marker, kStartTimeout)) << kdelay.err();
     w.signal(SIGUSR1);
     ASSERT_TRUE(w.wait_for_output("done", done_within)) << w.out();
     run.workload_out = w.out();

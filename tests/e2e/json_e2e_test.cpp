@@ -155,6 +155,15 @@ TEST(JsonE2E, BiosnoopAsJsonLines)
 
 namespace {
 
+const char* const kJsonStart = "\"marker\":\"start\"";
+
+// kdelay's arguments for one sample of that many seconds, with histograms,
+// as JSON.
+std::vector<std::string> histogram_json_args(int seconds)
+{
+    return {"--sample-time", std::to_string(seconds), "--histogram", "--format", "json"};
+}
+
 // A thread's histograms by (kind, id): the sum of their buckets, each
 // checked against the histogram's own count and percentiles.
 std::map<std::pair<std::string, uint64_t>, uint64_t> histogram_sums(const json& t)
@@ -179,18 +188,14 @@ std::map<std::pair<std::string, uint64_t>, uint64_t> histogram_sums(const json& 
 TEST(JsonE2E, HistogramTotalsEqualTheCounts)
 {
     KD_REQUIRE_BPF();
-    Process workload({kWorkload, "syscalls", "1000", "20"});
-    ASSERT_TRUE(workload.wait_for_output("ready", 5s));
-    Process kdelay({kKdelay, "-p", std::to_string(workload.pid()), "--sample-time", "2", "--histogram",
-                    "--format", "json"});
-    ASSERT_TRUE(kdelay.wait_for_output("\"marker\":\"start\"", kStartTimeout)) << kdelay.err();
-    workload.signal(SIGUSR1);
-    ASSERT_TRUE(workload.wait_for_output("done", 10s));
-    const uint32_t tid = workload_tid(workload.out(), "kd-counter");
-    ASSERT_EQ(kdelay.wait(20s), 0) << kdelay.err();
+    ReleasedRun run;
+    ASSERT_NO_FATAL_FAILURE(run_released(run, {kWorkload, "syscalls", "1000", "20"}, histogram_json_args(2), 10s,
+                                         20s, kJsonStart));
+    ASSERT_EQ(run.status, 0) << run.err;
+    const uint32_t tid = workload_tid(run.workload_out, "kd-counter");
 
     int checked = 0;
-    for (const auto& l : json_lines(kdelay.out())) {
+    for (const auto& l : json_lines(run.out)) {
         if (l["type"] != "sample")
             continue;
         for (const auto& t : l["threads"]) {
@@ -233,17 +238,13 @@ TEST(JsonE2E, HistogramTotalsEqualTheCounts)
 TEST(JsonE2E, HistogramsMatchTheCountsInSlotsHashAndPerCpuRuns)
 {
     KD_REQUIRE_BPF();
-    Process workload({kWorkload, "threads", "400"});
-    ASSERT_TRUE(workload.wait_for_output("ready", 5s));
-    Process kdelay({kKdelay, "-p", std::to_string(workload.pid()), "--sample-time", "3", "--histogram",
-                    "--format", "json"});
-    ASSERT_TRUE(kdelay.wait_for_output("\"marker\":\"start\"", kStartTimeout)) << kdelay.err();
-    workload.signal(SIGUSR1);
-    ASSERT_TRUE(workload.wait_for_output("done", 20s));
-    ASSERT_EQ(kdelay.wait(20s), 0) << kdelay.err();
+    ReleasedRun run;
+    ASSERT_NO_FATAL_FAILURE(
+        run_released(run, {kWorkload, "threads", "400"}, histogram_json_args(3), 20s, 20s, kJsonStart));
+    ASSERT_EQ(run.status, 0) << run.err;
 
     int runs = 0, getppids = 0;
-    for (const auto& l : json_lines(kdelay.out())) {
+    for (const auto& l : json_lines(run.out)) {
         if (l["type"] != "sample")
             continue;
         for (const auto& t : l["threads"]) {

@@ -26,6 +26,7 @@ kernel_paths=(
     'SyscallWorkload\.'                                          # BTF offsets, names
     'Case\.CountsExactlyTheSyscallsMadeInTheWindow'               # exact counts
     'DelayE2E\.BusyThreadsSharingOneCpuSplitTheWindowIntoRunAndReady'
+    'JsonE2E\.HistogramTotalsEqualTheCounts'                      # histogram arrays, per-CPU runs' flush loop
     'DelayE2E\.LoopbackUdpShowsNetRxSoftIrqsOnTheThread'
     'DelayE2E\.DiskInterruptsCountOnTheThreadTheyInterrupt'        # hard IRQs
     'Case\.FutexPingPongCountsEveryCall'                           # futex counts (RT: sleeping locks)
