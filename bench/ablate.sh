@@ -18,12 +18,10 @@ warmup=3
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
+# hook_floor's programs, with the capture map program_loader starts.
 floor_program() {
-    echo 'struct kd_capture { __u32 state; __u32 pad; __u64 ns[3]; };'
-    echo 'BPF_ARRAY(capture, struct kd_capture, 1);'
-    for tp in sys_enter sys_exit sched_switch sched_wakeup sched_wakeup_new; do
-        echo "RAW_TRACEPOINT_PROBE($tp) { return 0; }"
-    done
+    HOOK_DECLS='struct kd_capture { __u32 state; __u32 pad; __u64 ns[3]; };
+BPF_ARRAY(capture, struct kd_capture, 1);' "$b/hook_floor" --print sched
 }
 
 # One measurement of variant $1: round trips/s.

@@ -1,5 +1,6 @@
 // hook_floor raw|tracepoint|sched STORM ARGS...: attaches empty eBPF
-// programs, then runs STORM. raw and tracepoint: sys_enter/sys_exit (raw or
+// programs, then runs STORM. hook_floor --print MODE writes the program
+// instead (bench/ablate.sh loads it against a storm already running). raw and tracepoint: sys_enter/sys_exit (raw or
 // classic tracepoints); sched: every raw tracepoint kdelay's scheduler and
 // syscall paths use (sys_enter, sys_exit, sched_switch, sched_wakeup,
 // sched_wakeup_new). Gives the floor any tracer on those hooks pays on this
@@ -16,11 +17,13 @@
 
 int main(int argc, char** argv)
 {
+    const bool print = argc == 3 && std::string(argv[1]) == "--print";
     if (argc < 3) {
-        fprintf(stderr, "usage: hook_floor raw|tracepoint|sched STORM [ARGS...]\n");
+        fprintf(stderr, "usage: hook_floor raw|tracepoint|sched STORM [ARGS...]\n"
+                        "       hook_floor --print raw|tracepoint|sched\n");
         return 64;
     }
-    const std::string mode = argv[1];
+    const std::string mode = argv[print ? 2 : 1];
     const bool raw = mode != "tracepoint";
     const std::string decls = getenv("HOOK_DECLS") ? getenv("HOOK_DECLS") : "";
     const std::string body = getenv("HOOK_BODY") ? getenv("HOOK_BODY") : "return 0;";
@@ -32,6 +35,10 @@ int main(int argc, char** argv)
     if (mode == "sched")
         for (const char* tp : sched)
             src += std::string("RAW_TRACEPOINT_PROBE(") + tp + ") { return 0; }\n";
+    if (print) {
+        fputs(src.c_str(), stdout);
+        return 0;
+    }
     ebpf::BPF bpf(0, nullptr, false);
     auto st = bpf.init(src);
     if (!st.ok()) {

@@ -158,11 +158,17 @@ static __always_inline __u32 task_ids(void *task, __u32 *tid)
 #endif
 }
 
+/* The index of tid's slot, in thread_slots and in the maps beside it. */
+static __always_inline __u32 thread_slot_index(__u32 tid)
+{
+    return tid & (THREAD_SLOTS - 1);
+}
+
 /* The slot of thread_slots where tid's entry lives, unless another thread
  * holds it. */
 static __always_inline struct kd_thread *thread_slot(__u32 tid)
 {
-    __u32 slot = tid & (THREAD_SLOTS - 1);
+    __u32 slot = thread_slot_index(tid);
     return thread_slots.lookup(&slot);
 }
 
@@ -230,7 +236,7 @@ static __always_inline void thread_hist_add(__u32 tid, __u32 kind, __u64 delta)
         hist_add(tid, kind, 0, delta);
         return;
     }
-    __u32 slot = tid & (THREAD_SLOTS - 1);
+    __u32 slot = thread_slot_index(tid);
     struct kd_thread_hists *h = thread_hists.lookup(&slot);
     __u32 bucket = bpf_log2l(delta);
     if (h && bucket < KD_HIST_SLOTS)

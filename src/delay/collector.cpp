@@ -111,20 +111,26 @@ uint64_t DelayCollector::progress()
     if (events_)
         return pending_.size();
     uint64_t n = 0;
-    for (const auto& [key, stat] : syscall_stats())
+    for (const auto& [key, stat] : syscall_stats(recent_runs()))
         n += stat.count;
     return n;
 }
 
-std::map<std::pair<uint32_t, uint32_t>, kd_stat> DelayCollector::syscall_stats()
+std::vector<kd_recent_runs> DelayCollector::recent_runs()
 {
-    auto& bpf = session_.bpf();
+    std::vector<kd_recent_runs> per_cpu;
+    check(session_.bpf().get_percpu_array_table<kd_recent_runs>("recent").get_value(0, per_cpu),
+          "cannot read syscalls");
+    return per_cpu;
+}
+
+std::map<std::pair<uint32_t, uint32_t>, kd_stat> DelayCollector::syscall_stats(
+    const std::vector<kd_recent_runs>& recent)
+{
     std::map<std::pair<uint32_t, uint32_t>, kd_stat> stats;
     for (const auto& [k, s] : read_map_as<kd_syscall_key, kd_syscall>(map_fd("syscalls")))
         merge(stats[{k.tid, k.nr}], s.stat);  // count 0: only --budget's blocked time
-    std::vector<kd_recent_runs> per_cpu;
-    check(bpf.get_percpu_array_table<kd_recent_runs>("recent").get_value(0, per_cpu), "cannot read syscalls");
-    for (const auto& runs : per_cpu)
+    for (const auto& runs : recent)
         for (const auto& r : runs.run)
             if (r.stat.count)
                 merge(stats[{r.tid, r.nr}], r.stat);
@@ -193,6 +199,7 @@ struct DelayCollector::Reading {
     std::map<uint32_t, std::string> names;
     std::map<uint32_t, kd_budget> budgets;
     std::map<uint32_t, uint32_t> slot_tids;  // thread_slots' index -> the tid there
+    std::vector<kd_recent_runs> recent;      // per CPU, read with syscalls
     Sample sample;
 };
 
@@ -223,7 +230,8 @@ void DelayCollector::read_threads(Reading& r)
 
 void DelayCollector::read_syscalls(Reading& r)
 {
-    for (const auto& [key, stat] : syscall_stats())
+    r.recent = recent_runs();
+    for (const auto& [key, stat] : syscall_stats(r.recent))
         if (stat.count > 0)
             r.threads[key.first].syscalls.push_back(SyscallStat{key.second, syscall_name(key.second), to_stat(stat)});
 }
@@ -262,12 +270,11 @@ void DelayCollector::read_histograms(Reading& r)
     for (const auto& [k, n] : read_map_as<kd_hist_key, uint64_t>(map_fd("hist")))
         if (k.slot < Log2Hist{}.slots.size())
             hists[{k.tid, k.kind, k.id}].slots[k.slot] += n;
-    // The syscall histograms of the per-CPU runs still on their CPU.
-    std::vector<kd_recent_runs> runs;
+    // The syscall histograms of the per-CPU runs still on their CPU (read
+    // with the syscalls, before).
+    const std::vector<kd_recent_runs>& runs = r.recent;
     std::vector<kd_recent_hists> run_hists;
-    auto& bpf = session_.bpf();
-    check(bpf.get_percpu_array_table<kd_recent_runs>("recent").get_value(0, runs), "cannot read syscalls");
-    check(bpf.get_percpu_array_table<kd_recent_hists>("recent_hists").get_value(0, run_hists),
+    check(session_.bpf().get_percpu_array_table<kd_recent_hists>("recent_hists").get_value(0, run_hists),
           "cannot read syscall histograms");
     for (size_t cpu = 0; cpu < runs.size() && cpu < run_hists.size(); ++cpu)
         for (size_t i = 0; i < KD_RECENT_RUNS; ++i)

@@ -63,9 +63,11 @@ private:
     void set_capture(uint32_t state);
     int map_fd(const char* name);
     uint64_t percpu_sum(const char* table, int index);
+    // The per-CPU syscall runs (kd_recent_runs of each CPU).
+    std::vector<kd_recent_runs> recent_runs();
     // Per thread and syscall number: the syscalls hash plus the runs still
-    // in the per-CPU slots.
-    std::map<std::pair<uint32_t, uint32_t>, kd_stat> syscall_stats();
+    // in the per-CPU slots (recent).
+    std::map<std::pair<uint32_t, uint32_t>, kd_stat> syscall_stats(const std::vector<kd_recent_runs>& recent);
     std::vector<SyscallEvent> resolve_events();
     void add_budgets(std::map<uint32_t, ThreadSample>& threads, std::map<uint32_t, std::string>& names,
                      const std::map<uint32_t, kd_budget>& budgets);
