@@ -8,7 +8,8 @@
 #   as-is    the program kdelay renders
 #   floor    empty programs on the same five hooks
 #   FILE.sed sed expressions applied to the program
-#   FILE     an executable that edits the program file named as its argument
+#   FILE     an executable that edits (or replaces) the program file named
+#            as its argument
 # RUNS (5), STORM_SECONDS (4): as in ctxswitch.sh. Medians, round trips/s.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"

@@ -1,6 +1,6 @@
 // program_loader PROGRAM.c SECONDS: loads a delay program as `kdelay --ebpf`
 // printed it (and as bench/ablate.sh edited it), attaches each of its
-// RAW_TRACEPOINT_PROBEs, starts capturing, and holds it for SECONDS. Prices
+// RAW_TRACEPOINT_PROBEs and BTF_TRACEPOINT_PROBEs, starts capturing, and holds it for SECONDS. Prices
 // one change to the kernel side without rebuilding kdelay.
 #include <bcc/BPF.h>
 #include <cstdio>
@@ -14,6 +14,7 @@
 
 #include <linux/types.h>
 
+#include "bpf/btf_tracepoint.h"
 #include "delay_abi.h"
 
 int main(int argc, char** argv)
@@ -42,6 +43,15 @@ int main(int argc, char** argv)
         st = bpf.attach_raw_tracepoint(tp, "raw_tracepoint__" + tp);
         if (!st.ok()) {
             fprintf(stderr, "attach %s: %s\n", tp.c_str(), st.msg().c_str());
+            return 71;
+        }
+    }
+    const std::regex typed(R"(\nBTF_TRACEPOINT_PROBE\((\w+)\))");
+    for (std::sregex_iterator it(src.begin(), src.end(), typed), end; it != end; ++it) {
+        int link = -1;  // held until exit
+        st = kdelay::attach_btf_tracepoint(bpf, kdelay::kBtfTracepointPrefix + (*it)[1].str(), &link);
+        if (!st.ok()) {
+            fprintf(stderr, "attach %s: %s\n", (*it)[1].str().c_str(), st.msg().c_str());
             return 71;
         }
     }

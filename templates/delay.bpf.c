@@ -31,6 +31,12 @@ typedef {{pt_regs_nr_type}} kd_regs_nr_t;
 #define KD_TASK_STOPPED 0x4
 #define KD_TASK_TRACED 0x8
 
+/* A program on a raw tracepoint whose arguments the kernel types from BTF
+ * (tp_btf): a task it passes is read with plain loads (typed_task_ids).
+ * Same context as RAW_TRACEPOINT_PROBE; src/bpf/btf_tracepoint.cpp loads
+ * it by this name. */
+#define BTF_TRACEPOINT_PROBE(event) int tp_btf__##event(struct bpf_raw_tracepoint_args *ctx)
+
 BPF_ARRAY(capture, struct kd_capture, 1);
 BPF_PERCPU_ARRAY(map_full, __u64, {{map_full_count}});
 BPF_PERCPU_ARRAY(counters, __u64, KD_STAT_COUNT);
@@ -156,6 +162,14 @@ static __always_inline __u32 task_ids(void *task, __u32 *tid)
     *tid = task_u32(task, TASK_PID_OFF);
     return task_u32(task, TASK_TGID_OFF);
 #endif
+}
+
+/* The same from a task pointer the kernel typed from BTF (an argument of a
+ * BTF_TRACEPOINT_PROBE): two plain loads, no helper call. */
+static __always_inline __u32 typed_task_ids(void *task, __u32 *tid)
+{
+    *tid = *(__u32 *)((char *)task + TASK_PID_OFF);
+    return *(__u32 *)((char *)task + TASK_TGID_OFF);
 }
 
 /* The index of tid's slot, in thread_slots and in the maps beside it. */

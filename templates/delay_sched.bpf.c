@@ -3,7 +3,7 @@
 static __always_inline void woken(void *task, struct kd_capture *cap, int is_new)
 {
     __u32 tid;
-    if (task_ids(task, &tid) != TARGET_TGID)
+    if (typed_task_ids(task, &tid) != TARGET_TGID)
         return;
     struct kd_thread *t = thread_entry(tid, task);
     if (!t)
@@ -33,7 +33,7 @@ static __always_inline void woken(void *task, struct kd_capture *cap, int is_new
 {{/budget}}
 }
 
-RAW_TRACEPOINT_PROBE(sched_wakeup)
+BTF_TRACEPOINT_PROBE(sched_wakeup)
 {
     struct kd_capture *cap = capturing();
     if (cap)
@@ -41,7 +41,7 @@ RAW_TRACEPOINT_PROBE(sched_wakeup)
     return 0;
 }
 
-RAW_TRACEPOINT_PROBE(sched_wakeup_new)
+BTF_TRACEPOINT_PROBE(sched_wakeup_new)
 {
     struct kd_capture *cap = capturing();
     if (cap)
@@ -114,7 +114,7 @@ static __always_inline __u64 missed_switch_in(void *prev, __u64 waiting_since, _
     return ran < waited ? now - ran : waiting_since;
 }
 
-RAW_TRACEPOINT_PROBE(sched_switch)
+BTF_TRACEPOINT_PROBE(sched_switch)
 {
     struct kd_capture *cap = capturing();
     if (!cap)
@@ -188,7 +188,7 @@ RAW_TRACEPOINT_PROBE(sched_switch)
     }
 
     __u32 next_tid;
-    if (task_ids(next, &next_tid) != TARGET_TGID)
+    if (typed_task_ids(next, &next_tid) != TARGET_TGID)
         return 0;
     if (!now)
         now = bpf_ktime_get_ns();

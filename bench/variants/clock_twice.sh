@@ -10,8 +10,8 @@ extra = " { int z = 0; __u64 *x = extra_clock.lookup(&z); if (x) *x = bpf_ktime_
 src = src.replace("RAW_TRACEPOINT_PROBE(sys_enter)\n{",
                   "BPF_PERCPU_ARRAY(extra_clock, __u64, 1);\nRAW_TRACEPOINT_PROBE(sys_enter)\n{", 1)
 for tp in ("sys_enter", "sys_exit", "sched_switch", "sched_wakeup"):
-    head = "RAW_TRACEPOINT_PROBE(%s)\n{" % tp
-    assert head in src, tp
+    heads = ["%s_TRACEPOINT_PROBE(%s)\n{" % (kind, tp) for kind in ("RAW", "BTF")]
+    head = next(h for h in heads if h in src)
     src = src.replace(head, head + extra, 1)
 open(path, "w").write(src)
 PY

@@ -18,6 +18,8 @@ std::vector<ProbeSpec> parse_probe_set(const std::string& name, const std::strin
             const std::string type = p.at("type").get<std::string>();
             if (type == "raw_tracepoint")
                 spec.type = ProbeSpec::Type::raw_tracepoint;
+            else if (type == "tp_btf")
+                spec.type = ProbeSpec::Type::btf_tracepoint;
             else if (type == "tracepoint")
                 spec.type = ProbeSpec::Type::tracepoint;
             else if (type == "kprobe")
@@ -32,6 +34,9 @@ std::vector<ProbeSpec> parse_probe_set(const std::string& name, const std::strin
             spec.when = p.value("when", "");
             if (!is_c_identifier(spec.function))
                 throw Error(Exit::software, name + ": bad function name '" + spec.function + "'");
+            // The loader finds a tp_btf program's tracepoint by its name.
+            if (spec.type == ProbeSpec::Type::btf_tracepoint && spec.function != kBtfTracepointPrefix + spec.target)
+                throw Error(Exit::software, name + ": a tp_btf function is named " + kBtfTracepointPrefix + spec.target);
             probes.push_back(std::move(spec));
         }
     } catch (const nlohmann::json::exception& e) {

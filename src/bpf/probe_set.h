@@ -7,11 +7,14 @@
 
 namespace kdelay {
 
+// The prefix of a tp_btf program's function name; its tracepoint follows.
+inline constexpr const char* kBtfTracepointPrefix = "tp_btf__";
+
 struct ProbeSpec {
-    enum class Type { raw_tracepoint, tracepoint, kprobe, kretprobe };
+    enum class Type { raw_tracepoint, btf_tracepoint, tracepoint, kprobe, kretprobe };
     Type type;
     std::string target;    // "sched_switch", "block:block_rq_issue", or a kernel function
-    std::string function;  // the eBPF function to attach
+    std::string function;  // the eBPF function to attach; btf_tracepoint: tp_btf__TARGET
     std::string fallback;  // attach here instead when target does not exist (older kernels)
     std::string when;      // attach only when the caller names this feature; "" = always
 };

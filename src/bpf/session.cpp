@@ -2,7 +2,9 @@
 
 #include <bcc/BPF.h>
 #include <sstream>
+#include <unistd.h>
 
+#include "bpf/btf_tracepoint.h"
 #include "bpf/kallsyms_bypass.h"
 #include "core/error.h"
 #include "sys/kernel_env.h"
@@ -58,6 +60,8 @@ BpfSession::~BpfSession()
 {
     // ~BPF() detaches; what BCC says while doing so is noise unless -D.
     StderrCapture capture(!verbose_);
+    for (int link : links_)
+        close(link);
     bpf_.reset();
 }
 
@@ -89,6 +93,13 @@ void BpfSession::attach(const std::vector<ProbeSpec>& probes)
             auto attach_to = [&](const std::string& target) {
                 switch (p.type) {
                 case ProbeSpec::Type::raw_tracepoint: return bpf_->attach_raw_tracepoint(target, p.function);
+                case ProbeSpec::Type::btf_tracepoint: {
+                    int link = -1;
+                    ebpf::StatusTuple status = attach_btf_tracepoint(*bpf_, p.function, &link);
+                    if (status.ok())
+                        links_.push_back(link);
+                    return status;
+                }
                 case ProbeSpec::Type::tracepoint: return bpf_->attach_tracepoint(target, p.function);
                 case ProbeSpec::Type::kprobe:
                     return bpf_->attach_kprobe(target, p.function, 0, BPF_PROBE_ENTRY);

@@ -61,6 +61,7 @@ private:
     void attach_quietly(const std::string& what, Attach&& attach);
     std::unique_ptr<ebpf::BPF> bpf_;
     std::vector<UsdtAttach> usdts_;
+    std::vector<int> links_;  // tp_btf attachments (BCC keeps the others)
     bool verbose_;
 };
 

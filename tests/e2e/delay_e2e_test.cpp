@@ -56,8 +56,10 @@ double marker_time(const std::string& out, const std::string& what)
     return static_cast<double>(mktime(&tm)) + (m[7].matched ? std::stod(m[7]) : 0.0);
 }
 
-// Loaded raw-tracepoint programs named as BCC names kdelay's (the function
-// name less "raw_tracepoint__", cut to 15 characters).
+// Loaded programs named as BCC names two of kdelay's: its raw tracepoint
+// sys_enter (the function name less "raw_tracepoint__") and its tp_btf
+// sched_switch (the function name cut to 15 characters), so both kinds of
+// attachment are seen to go.
 int loaded_raw_tracepoint_programs()
 {
     int count = 0;
@@ -69,8 +71,8 @@ int loaded_raw_tracepoint_programs()
         bpf_prog_info info{};
         __u32 len = sizeof(info);
         if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0 &&
-            info.type == BPF_PROG_TYPE_RAW_TRACEPOINT &&
-            (std::string(info.name) == "sched_switch" || std::string(info.name) == "sys_enter"))
+            ((info.type == BPF_PROG_TYPE_RAW_TRACEPOINT && std::string(info.name) == "sys_enter") ||
+             (info.type == BPF_PROG_TYPE_TRACING && std::string(info.name) == "tp_btf__sched_s")))
             ++count;
         close(fd);
     }

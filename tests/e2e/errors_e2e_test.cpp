@@ -75,7 +75,7 @@ TEST(ErrorsE2E, EbpfPrintsTheSourceWithoutRootAndWithoutKernelHeaders)
     Result r = run({kKdelay, "--ebpf", "-p", "1"}, 10s, user);
     ASSERT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.out.find("#define TARGET_TGID 1\n"), std::string::npos);
-    EXPECT_NE(r.out.find("RAW_TRACEPOINT_PROBE(sched_switch)"), std::string::npos);
+    EXPECT_NE(r.out.find("BTF_TRACEPOINT_PROBE(sched_switch)"), std::string::npos);
     EXPECT_EQ(r.out.find("#include"), std::string::npos) << "no kernel headers in the program";
     EXPECT_EQ(r.out.find("{{"), std::string::npos) << "every placeholder is filled";
 }

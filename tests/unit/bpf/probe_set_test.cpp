@@ -10,10 +10,17 @@ using namespace kdelay;
 // handlers (tests/unit/delay/program_test.cpp); here, their shape.
 TEST(ProbeSet, EmbeddedDelaySetIsRawTracepointsNamedForTheirHandlers)
 {
+    int typed = 0;
     for (const auto& p : load_probe_set("delay", {"budget", "locks"})) {
+        if (p.type == ProbeSpec::Type::btf_tracepoint) {
+            EXPECT_EQ(p.function, "tp_btf__" + p.target);
+            ++typed;
+            continue;
+        }
         EXPECT_EQ(p.type, ProbeSpec::Type::raw_tracepoint);
         EXPECT_EQ(p.function, "raw_tracepoint__" + p.target);
     }
+    EXPECT_EQ(typed, 3) << "sched_switch, sched_wakeup, sched_wakeup_new: the tasks they pass are read with loads";
 }
 
 TEST(ProbeSet, MalformedSetsAreRejected)
@@ -23,6 +30,7 @@ TEST(ProbeSet, MalformedSetsAreRejected)
         R"j({"probes":[{"type":"fentry","target":"a","function":"f"}]})j",
         R"j({"probes":[{"type":"tracepoint","target":"a:b"}]})j",
         R"j({"probes":[{"type":"tracepoint","target":"a:b","function":"f()"}]})j",
+        R"j({"probes":[{"type":"tp_btf","target":"sched_switch","function":"tp_btf__sched_wakeup"}]})j",
     };
     for (const auto& json : bad) {
         bool threw = false;

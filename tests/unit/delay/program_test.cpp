@@ -194,11 +194,12 @@ TEST(DelayProgram, ProbeSetAttachesEveryHandlerOfTheProgram)
         const std::set<std::string> features = switches_on(p.features);
         const std::string src = render_delay_program(p);
         std::set<std::string> handlers, hooks;
-        const std::regex handler(R"(RAW_TRACEPOINT_PROBE\((\w+)\))");
+        // Each handler on a hook of its own kind: raw, or typed from BTF.
+        const std::regex handler(R"(\n(RAW|BTF)_TRACEPOINT_PROBE\((\w+)\))");
         for (auto it = std::sregex_iterator(src.begin(), src.end(), handler); it != std::sregex_iterator(); ++it)
-            handlers.insert((*it)[1]);
+            handlers.insert((*it)[1].str() + " " + (*it)[2].str());
         for (const auto& probe : load_probe_set("delay", features))
-            hooks.insert(probe.target);
+            hooks.insert((probe.type == ProbeSpec::Type::btf_tracepoint ? "BTF " : "RAW ") + probe.target);
         EXPECT_EQ(hooks, handlers) << "switches " << (on ? "on" : "off");
     }
 }
