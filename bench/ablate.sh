@@ -19,11 +19,6 @@ warmup=3
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-# hook_floor's programs, with the capture map program_loader starts.
-floor_program() {
-    HOOK_DECLS='struct kd_capture { __u32 state; __u32 pad; __u64 ns[3]; };
-BPF_ARRAY(capture, struct kd_capture, 1);' "$b/hook_floor" --print sched
-}
 
 # One measurement of variant $1: round trips/s.
 measure() {
@@ -31,7 +26,7 @@ measure() {
     $b/ctx_storm pipe1 "$seconds" "$warmup" >"$out" &
     storm=$!
     case $variant in
-    floor) floor_program >"$prog" ;;
+    floor) "$b/hook_floor" --print sched >"$prog" ;;
     *) "$kdelay" --ebpf -p "$storm" >"$prog" ;;
     esac
     case $variant in

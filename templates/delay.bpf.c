@@ -15,7 +15,6 @@
 
 #define TASK_PID_OFF {{task_pid_off}}
 #define TASK_TGID_OFF {{task_tgid_off}}
-#define TASK_IDS_ADJACENT {{task_ids_adjacent}}
 #define TASK_STATE_OFF {{task_state_off}}
 #define SWITCH_PASSES_PREV_STATE {{switch_passes_prev_state}}
 #define TASK_COMM_OFF {{task_comm_off}}
@@ -32,7 +31,7 @@ typedef {{pt_regs_nr_type}} kd_regs_nr_t;
 #define KD_TASK_TRACED 0x8
 
 /* A program on a raw tracepoint whose arguments the kernel types from BTF
- * (tp_btf): a task it passes is read with plain loads (typed_task_ids).
+ * (tp_btf): a task it passes is read with plain loads (task_ids).
  * Same context as RAW_TRACEPOINT_PROBE; src/bpf/btf_tracepoint.cpp loads
  * it by this name. */
 #define BTF_TRACEPOINT_PROBE(event) int tp_btf__##event(struct bpf_raw_tracepoint_args *ctx)
@@ -134,13 +133,6 @@ static __always_inline void stat_into(struct kd_stat *s, int full, __u32 tid, __
     hist_add(tid, hist_kind, id, delta);
 }
 
-static __always_inline __u32 task_u32(void *task, __u64 off)
-{
-    __u32 v = 0;
-    bpf_probe_read_kernel(&v, sizeof(v), (char *)task + off);
-    return v;
-}
-
 static __always_inline __u64 task_u64(void *task, __u64 off)
 {
     __u64 v = 0;
@@ -148,25 +140,10 @@ static __always_inline __u64 task_u64(void *task, __u64 off)
     return v;
 }
 
-/* A task's tgid (returned) and tid. task_struct has pid and tgid side by
- * side, so one read takes both: a helper call saved on every wakeup and
- * switch. The renderer checks the layout from BTF. */
+/* A task's tgid (returned) and tid, from a task pointer the kernel typed
+ * from BTF (an argument of a BTF_TRACEPOINT_PROBE): two plain loads, no
+ * helper call. */
 static __always_inline __u32 task_ids(void *task, __u32 *tid)
-{
-#if TASK_IDS_ADJACENT
-    __u32 ids[2] = {};
-    bpf_probe_read_kernel(ids, sizeof(ids), (char *)task + TASK_PID_OFF);
-    *tid = ids[0];
-    return ids[1];
-#else
-    *tid = task_u32(task, TASK_PID_OFF);
-    return task_u32(task, TASK_TGID_OFF);
-#endif
-}
-
-/* The same from a task pointer the kernel typed from BTF (an argument of a
- * BTF_TRACEPOINT_PROBE): two plain loads, no helper call. */
-static __always_inline __u32 typed_task_ids(void *task, __u32 *tid)
 {
     *tid = *(__u32 *)((char *)task + TASK_PID_OFF);
     return *(__u32 *)((char *)task + TASK_TGID_OFF);

@@ -118,7 +118,7 @@ RAW_TRACEPOINT_PROBE(hrtimer_expire_exit)
 
 /* A waiting thread of the target moves to another CPU's queue: who held
  * the old CPU is not known on the new one. */
-RAW_TRACEPOINT_PROBE(sched_migrate_task)
+BTF_TRACEPOINT_PROBE(sched_migrate_task)
 {
     struct kd_capture *cap = capturing();
     if (!cap)

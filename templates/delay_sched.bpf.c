@@ -3,7 +3,7 @@
 static __always_inline void woken(void *task, struct kd_capture *cap, int is_new)
 {
     __u32 tid;
-    if (typed_task_ids(task, &tid) != TARGET_TGID)
+    if (task_ids(task, &tid) != TARGET_TGID)
         return;
     struct kd_thread *t = thread_entry(tid, task);
     if (!t)
@@ -87,7 +87,7 @@ static __always_inline void budget_switched_in(struct kd_thread *t, __u32 tid, s
 /* A thread renames itself (prctl, its /proc comm, exec): its entry takes the
  * new name, so the report shows the name it has now, or had when it exited,
  * without a copy of the name at every switch. */
-RAW_TRACEPOINT_PROBE(task_rename)
+BTF_TRACEPOINT_PROBE(task_rename)
 {
     __u32 tid;
     if (task_ids((void *)ctx->args[0], &tid) != TARGET_TGID)
@@ -188,7 +188,7 @@ BTF_TRACEPOINT_PROBE(sched_switch)
     }
 
     __u32 next_tid;
-    if (typed_task_ids(next, &next_tid) != TARGET_TGID)
+    if (task_ids(next, &next_tid) != TARGET_TGID)
         return 0;
     if (!now)
         now = bpf_ktime_get_ns();

@@ -93,8 +93,6 @@ std::string render_delay_program(const DelayProgramParams& p)
     v.number("poll_nr", p.poll_nr);
     v.number("task_pid_off", p.layout.task_pid.offset);
     v.number("task_tgid_off", p.layout.task_tgid.offset);
-    v.number("task_ids_adjacent", p.layout.task_tgid.offset == p.layout.task_pid.offset + 4 &&
-                                      p.layout.task_pid.size == 4 && p.layout.task_tgid.size == 4);
     v.number("task_state_off", p.layout.task_state.offset);
     v.number("switch_passes_prev_state", p.layout.switch_passes_prev_state);
     v.identifier("task_state_type", uint_type("task_struct state", p.layout.task_state.size));

@@ -16,6 +16,8 @@
 //   kd_workload threads N [--now]     N short-lived threads, one after another, each one getppid()
 //   kd_workload mixed N [--now]       threads "kd-mix-a", "kd-mix-b" on CPU 0, each N times:
 //                                     getppid, getppid, getuid; a sched_yield every 100th time
+//   kd_workload rename                thread "kd-before" sleeps 1 ms at a time; after SIGUSR1 it
+//                                     names itself "kd-after" (prctl) and prints "renamed"
 //   kd_workload demo                  all of the above at once for about a second (scripts/demo.sh)
 //
 // Without --now the work waits for SIGUSR1, so a test can start it inside a
@@ -219,9 +221,29 @@ void* futex_player(void* arg)
     return nullptr;
 }
 
+std::atomic<bool> g_rename{false};
+
+// Seen by kdelay under one name first, then renamed while it samples.
+void* renamer(void*)
+{
+    prctl(PR_SET_NAME, "kd-before");
+    bool renamed = false;
+    for (;;) {
+        if (!renamed && g_rename.load()) {
+            prctl(PR_SET_NAME, "kd-after");
+            renamed = true;
+            puts("renamed");
+            fflush(stdout);
+        }
+        const timespec ms{0, 1000000};
+        nanosleep(&ms, nullptr);
+    }
+    return nullptr;
+}
+
 int usage()
 {
-    fprintf(stderr, "usage: kd_workload syscalls N M [--now] | spin | udp N [--now] | poll N [--now] | dio FILE N KIB [--now] | irq FILE N CPU [--now] | futex N [--now] | threads N [--now] | mixed N [--now] | demo\n");
+    fprintf(stderr, "usage: kd_workload syscalls N M [--now] | spin | udp N [--now] | poll N [--now] | dio FILE N KIB [--now] | irq FILE N CPU [--now] | futex N [--now] | threads N [--now] | mixed N [--now] | rename | demo\n");
     return 64;
 }
 
@@ -298,6 +320,15 @@ int main(int argc, char** argv)
         pthread_create(&t2, nullptr, spinner, const_cast<char*>("spin-b"));
         puts("ready");
         fflush(stdout);
+        pause();
+    } else if (mode == "rename") {
+        sigset_t go;  // blocked before the thread starts, so SIGUSR1 goes to sigwait()
+        sigemptyset(&go);
+        sigaddset(&go, SIGUSR1);
+        pthread_sigmask(SIG_BLOCK, &go, nullptr);
+        pthread_create(&t, nullptr, renamer, nullptr);
+        wait_for_go(false);
+        g_rename.store(true);
         pause();
     } else if (mode == "demo") {
         g_n = 20000;
