@@ -2,7 +2,8 @@
 // printed it (and as bench/ablate.sh edited it), attaches each of its
 // RAW_TRACEPOINT_PROBEs and BTF_TRACEPOINT_PROBEs through kdelay's own
 // BpfSession, starts capturing, and holds it for SECONDS. Prices one change
-// to the kernel side without rebuilding kdelay.
+// to the kernel side without rebuilding kdelay. LOADER_DEBUG=N passes N as
+// kdelay's -D (BCC's debug flags; any N shows BCC's output and the verifier's).
 #include <bcc/BPF.h>
 #include <cstdio>
 #include <cstdlib>
@@ -56,7 +57,8 @@ int main(int argc, char** argv)
     text << in.rdbuf();
     const std::string src = "\n" + text.str();
     try {
-        kdelay::BpfSession session(src);
+        const char* debug = getenv("LOADER_DEBUG");
+        kdelay::BpfSession session(src, debug ? static_cast<unsigned>(atoi(debug)) : 0);
         session.attach(handlers(src));
         timespec now{};
         clock_gettime(CLOCK_MONOTONIC, &now);

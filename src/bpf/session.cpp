@@ -1,6 +1,9 @@
 #include "bpf/session.h"
 
 #include <bcc/BPF.h>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
 #include <sstream>
 #include <unistd.h>
 
@@ -23,6 +26,28 @@ std::string first_error_line(const std::string& bcc_output, const std::string& f
     return fallback.empty() ? "unknown error" : fallback;
 }
 
+namespace {
+
+// LLVM ends the process with exit(1) on some backend errors (a program
+// over BPF's 512-byte stack), from inside BPF::init, with the message in
+// the capture. This says it in one line, with kdelay's exit code for it.
+StderrCapture* g_compiling = nullptr;
+
+void report_compiler_exit()
+{
+    if (!g_compiling)
+        return;
+    const std::string output = g_compiling->finish();
+    g_compiling = nullptr;
+    std::cout.flush();
+    fprintf(stderr, "kdelay: eBPF program failed to compile: %s\n",
+            first_error_line(output, "the compiler exited (-D shows BCC's output)").c_str());
+    fflush(stderr);
+    _exit(static_cast<int>(Exit::software));
+}
+
+}  // namespace
+
 BpfSession::BpfSession(const std::string& source, unsigned debug, const std::vector<UsdtAttach>& usdts)
     // No rw engine: it JIT-compiles string readers for maps that only the
     // Python-style table API uses.
@@ -37,9 +62,14 @@ BpfSession::BpfSession(const std::string& source, unsigned debug, const std::vec
     for (const auto& u : usdts_)
         probes.emplace_back(u.binary, u.provider, u.probe, u.function);
     StderrCapture capture(!verbose_);
+    static const bool guarded = std::atexit(report_compiler_exit) == 0;
+    (void)guarded;
     ebpf::StatusTuple status = [&] {
         KallsymsBypass bypass;
-        return bpf_->init(source, {}, probes);
+        g_compiling = &capture;
+        auto st = bpf_->init(source, {}, probes);
+        g_compiling = nullptr;
+        return st;
     }();
     const std::string output = capture.finish();
     if (status.ok())
