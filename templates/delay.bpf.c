@@ -18,8 +18,12 @@
 #define TASK_STATE_OFF {{task_state_off}}
 #define SWITCH_PASSES_PREV_STATE {{switch_passes_prev_state}}
 #define TASK_COMM_OFF {{task_comm_off}}
-#define TASK_RUNTIME_OFF {{task_runtime_off}}
-#define TASK_RUNTIME_AT_PICK_OFF {{task_runtime_at_pick_off}}
+#define TASK_RUN_DELAY_OFF {{task_run_delay_off}}
+#define TASK_LAST_ARRIVAL_OFF {{task_last_arrival_off}}
+#define TASK_LAST_QUEUED_OFF {{task_last_queued_off}}
+#define TASK_CFS_RQ_OFF {{task_cfs_rq_off}}
+#define CFS_RQ_RQ_OFF {{cfs_rq_rq_off}}
+#define RQ_CLOCK_OFF {{rq_clock_off}}
 #define IRQACTION_NAME_OFF {{irqaction_name_off}}
 #define PT_REGS_NR_OFF {{pt_regs_nr_off}}
 typedef {{task_state_type}} kd_task_state_t;
@@ -54,6 +58,11 @@ BPF_STACK_TRACE(stack_traces, {{stack_trace_size}});
 #define THREAD_SLOTS {{max_threads}}
 BPF_ARRAY(thread_slots, struct kd_thread, THREAD_SLOTS);
 BPF_HASH(threads, __u32, struct kd_thread, {{max_threads}});
+/* An empty entry to create one in the hash from: a map value, not a
+ * kd_thread on the stack of every program that may create one (two per
+ * sched_switch), which BPF's 512 bytes cannot hold beside the budget's
+ * work. Never written. */
+BPF_ARRAY(thread_empty, struct kd_thread, 1);
 BPF_HASH(syscalls, struct kd_syscall_key, struct kd_syscall, {{max_syscalls}});
 BPF_HASH(hardirqs, struct kd_hardirq_key, struct kd_stat, {{max_hardirqs}});
 BPF_HASH(softirqs, struct kd_softirq_key, struct kd_stat, {{max_softirqs}});
@@ -133,13 +142,6 @@ static __always_inline void stat_into(struct kd_stat *s, int full, __u32 tid, __
     hist_add(tid, hist_kind, id, delta);
 }
 
-static __always_inline __u64 task_u64(void *task, __u64 off)
-{
-    __u64 v = 0;
-    bpf_probe_read_kernel(&v, sizeof(v), (char *)task + off);
-    return v;
-}
-
 /* A task's tgid (returned) and tid, from a task pointer the kernel typed
  * from BTF (an argument of a BTF_TRACEPOINT_PROBE): two plain loads, no
  * helper call. */
@@ -204,15 +206,22 @@ static __always_inline struct kd_thread *thread_entry(__u32 tid, void *task)
     t = threads.lookup(&tid);
     if (t)
         return t;
-    struct kd_thread fresh = { .tid = tid };
-    take_name(fresh.comm, task);
-    if (threads.insert(&tid, &fresh) != 0) {
+    int zero = 0;
+    struct kd_thread *empty = thread_empty.lookup(&zero);
+    if (!empty)
+        return 0;
+    if (threads.insert(&tid, empty) != 0) {
         t = threads.lookup(&tid);
         if (!t)
             note_full(KD_MAP_THREADS);
         return t;
     }
-    return threads.lookup(&tid);
+    t = threads.lookup(&tid);
+    if (t) {
+        t->tid = tid;
+        take_name(t->comm, task);
+    }
+    return t;
 }
 
 /* One more RUN or READY value (kind) of the thread tid. Every context

@@ -223,9 +223,11 @@ struct kd_thread {
      * from the CPU's in-flight slot when the thread left the CPU. */
     __u64 sys_start;
     __u32 sys_nr;
-    __u32 pad;
+    __u32 wait_known;  /* wait_seen is set (not before its first switch in a sample) */
     __u64 run_start;
-    __u64 ready_start;
+    /* The kernel's total wait for a CPU of the thread (sched_info.run_delay)
+     * at its last switch: a READY value is what it grew by since. */
+    __u64 wait_seen;
     __u64 stop_start;
     __u64 poll_exit;
     struct kd_stat run;

@@ -1,5 +1,10 @@
 /* ---- scheduling: run, ready (runnable, waiting for a CPU) and stopped ---- */
 
+{{#budget}}
+/* A wakeup matters to the budget only (who woke a thread, and when its
+ * blocked time ended). READY and STOPPED come from the kernel's own
+ * run-queue accounting at the switches below, so without --budget no
+ * program runs at a wakeup, the target's or any other task's. */
 static __always_inline void woken(void *task, struct kd_capture *cap, int is_new)
 {
     __u32 tid;
@@ -10,12 +15,6 @@ static __always_inline void woken(void *task, struct kd_capture *cap, int is_new
         return;
 
     __u64 now = bpf_ktime_get_ns();
-    if (t->stop_start) {
-        stat_add(&t->stopped, now - t->stop_start);
-        t->stop_start = 0;
-    }
-    t->ready_start = now;
-{{#budget}}
     if (is_new) {
         t->budget.born_ns = now;
         budget_enter(t, KD_B_READY, 0, now);
@@ -30,7 +29,6 @@ static __always_inline void woken(void *task, struct kd_capture *cap, int is_new
     budget_enter(t, KD_B_READY, 0, now);
     if (was != KD_B_STOPPED)
         note_waker(t, tid, blocked, now);
-{{/budget}}
 }
 
 BTF_TRACEPOINT_PROBE(sched_wakeup)
@@ -48,6 +46,7 @@ BTF_TRACEPOINT_PROBE(sched_wakeup_new)
         woken((void *)ctx->args[0], cap, 1);
     return 0;
 }
+{{/budget}}
 
 {{#budget}}
 /* A thread of the target exits: it ran until now, and is gone after. */
@@ -98,20 +97,102 @@ BTF_TRACEPOINT_PROBE(task_rename)
     return 0;
 }
 
+/* The kernel's run-queue accounting of a task the scheduler is switching
+ * (sched_info, in its run queue's clock), read with plain loads from the
+ * BTF-typed task. Each is called before anything hands that task to a
+ * bpf_probe_read*() helper: BCC turns every later dereference of a pointer
+ * so handed into another such call, at three times the cost. */
+
+/* A 64-bit field at off in a struct the kernel typed from BTF, read with
+ * one load instruction written as such: BCC cannot rewrite it. */
+static __always_inline __u64 typed_u64(void *object, __u64 off)
+{
+    __u64 v;
+    asm volatile("%0 = *(u64 *)(%1 + %2)" : "=r"(v) : "r"(object), "i"(off));
+    return v;
+}
+
+/* The clock of the task's run queue, updated when this schedule() began:
+ * se.cfs_rq, its rq, the rq's clock. */
+static __always_inline __u64 rq_clock_of(void *task)
+{
+    void *cfs_rq = (void *)typed_u64(task, TASK_CFS_RQ_OFF);
+    void *rq = (void *)typed_u64(cfs_rq, CFS_RQ_RQ_OFF);
+    return typed_u64(rq, RQ_CLOCK_OFF);
+}
+
+/* next gets a CPU: its total wait for one so far, the wait ending now
+ * (*current) included. The kernel adds a wait to run_delay when it ends,
+ * after this tracepoint, so the wait still running is the clock less when
+ * the thread was queued. */
+static __always_inline __u64 wait_total_at_switch_in(void *next, __u64 *current)
+{
+    __u64 queued = typed_u64(next, TASK_LAST_QUEUED_OFF);
+    __u64 clock = queued ? rq_clock_of(next) : 0;
+    *current = clock > queued ? clock - queued : 0;
+    return typed_u64(next, TASK_RUN_DELAY_OFF) + *current;
+}
+
+/* prev leaves its CPU: its total wait for one so far, and how long ago it
+ * got this one (*ran, from sched_info.last_arrival). */
+static __always_inline __u64 wait_total_at_switch_out(void *prev, __u64 *ran)
+{
+    __u64 arrived = typed_u64(prev, TASK_LAST_ARRIVAL_OFF);
+    __u64 clock = rq_clock_of(prev);
+    *ran = clock > arrived ? clock - arrived : 0;
+    return typed_u64(prev, TASK_RUN_DELAY_OFF);
+}
+
+/* The thread (tid, entry t) ends a wait for a CPU of `waited` ns, at `at`
+ * (ns, the report's clock). A stop ended when SIGCONT queued it, where
+ * that wait began. */
+static __always_inline void ready_ends(struct kd_thread *t, __u32 tid, __u64 waited, __u64 at)
+{
+    stat_add(&t->ready, waited);
+    thread_hist_add(tid, KD_HIST_READY, waited);
+    if (t->stop_start) {
+        __u64 queued = at - waited;
+        stat_add(&t->stopped, queued > t->stop_start ? queued - t->stop_start : 0);
+        t->stop_start = 0;
+    }
+}
+
 /* prev leaves its CPU, so it had been switched in, but that switch was not
  * seen: a tracepoint can be skipped (BPF's recursion guard; some kernels
- * hide a task from tracing, and its own switches never fire). Its CPU time
- * since the scheduler picked it says when it got this CPU, at the latest.
- * The fair scheduler keeps that time for its slices; a real-time thread's
- * is not kept, reads as too long, and the wait then ends now. Read here
- * only, not at every switch: a missed switch-in is rare. */
-static __always_inline __u64 missed_switch_in(void *prev, __u64 waiting_since, __u64 now)
+ * hide a task from tracing, and its own switches never fire), or the
+ * thread got its CPU before this sample. The kernel knows when it arrived,
+ * so the run started `now` less the time since. Returns when the run
+ * started. The wait that arrival ended stays in run_delay, and is counted
+ * with the next wait at the thread's next switch-in (one READY value for
+ * the two); a stop it ended ends where the run began, at the latest. */
+static __always_inline __u64 missed_switch_in(void *prev, struct kd_thread *t, __u64 now)
 {
-    __u64 runtime = task_u64(prev, TASK_RUNTIME_OFF);
-    __u64 at_pick = task_u64(prev, TASK_RUNTIME_AT_PICK_OFF);
-    __u64 ran = runtime > at_pick ? runtime - at_pick : 0;
-    __u64 waited = now > waiting_since ? now - waiting_since : 0;
-    return ran < waited ? now - ran : waiting_since;
+    __u64 ran;
+    __u64 total = wait_total_at_switch_out(prev, &ran);
+    __u64 in = now - ran;
+    if (!t->wait_known) {
+        t->wait_seen = total;
+        t->wait_known = 1;
+    }
+    if (t->stop_start) {
+        stat_add(&t->stopped, in > t->stop_start ? in - t->stop_start : 0);
+        t->stop_start = 0;
+    }
+    return in;
+}
+
+/* next (the thread tid, entry t) gets a CPU now, ending a wait whose total
+ * (see wait_total_at_switch_in) is total. What the total grew by since the
+ * thread's last switch is the wait since, a wait spread over two run
+ * queues by a migration included. A thread first seen in this sample
+ * counts its wait only if it began in the sample. */
+static __always_inline void switched_in(struct kd_thread *t, __u32 tid, struct kd_capture *cap, __u64 total,
+                                        __u64 current, __u64 now)
+{
+    if (t->wait_known || now - current >= cap->start_ns)
+        ready_ends(t, tid, t->wait_known ? total - t->wait_seen : current, now);
+    t->wait_seen = total;
+    t->wait_known = 1;
 }
 
 BTF_TRACEPOINT_PROBE(sched_switch)
@@ -148,16 +229,16 @@ BTF_TRACEPOINT_PROBE(sched_switch)
         kd_task_state_t state = 0;
         bpf_probe_read_kernel(&state, sizeof(state), (char *)prev + TASK_STATE_OFF);
 #endif
-        if (t && t->ready_start && !t->run_start) {
-            __u64 in = missed_switch_in(prev, t->ready_start, now);
-            stat_add(&t->ready, in - t->ready_start);
-            thread_hist_add(prev_tid, KD_HIST_READY, in - t->ready_start);
-            t->ready_start = 0;
-            t->run_start = in;
+        if (t && !t->run_start) {
+            __u64 in = missed_switch_in(prev, t, now);
+            if (in >= cap->start_ns)
+                t->run_start = in;
+{{#budget}}
+            if (t->budget.state == KD_B_READY)
+                budget_switched_in(t, prev_tid, cap, in);
+{{/budget}}
         }
 {{#budget}}
-        if (t && t->budget.state == KD_B_READY)
-            budget_switched_in(t, prev_tid, cap, missed_switch_in(prev, t->budget.since, now));
         /* Before the in-flight slot is spilled, which forgets the syscall. */
         if (t && t->budget.state != KD_B_DEAD) {
             __u32 nr = budget_blocked_nr(t, prev_tid);
@@ -179,10 +260,9 @@ BTF_TRACEPOINT_PROBE(sched_switch)
                 thread_hist_add(prev_tid, KD_HIST_RUN, now - t->run_start);
                 t->run_start = 0;
             }
-            /* Preempted, or still runnable: it waits for a CPU from now. */
-            if (preempt || state == KD_TASK_RUNNING)
-                t->ready_start = now;
-            else if (state & (KD_TASK_STOPPED | KD_TASK_TRACED))
+            /* Stopped from now until SIGCONT queues it (a preempted or
+             * still runnable thread is queued at once: its wait is READY). */
+            if (!preempt && (state & (KD_TASK_STOPPED | KD_TASK_TRACED)))
                 t->stop_start = now;
         }
     }
@@ -190,20 +270,14 @@ BTF_TRACEPOINT_PROBE(sched_switch)
     __u32 next_tid;
     if (task_ids(next, &next_tid) != TARGET_TGID)
         return 0;
+    __u64 current;
+    __u64 total = wait_total_at_switch_in(next, &current);  /* before thread_entry() reads next's name */
     if (!now)
         now = bpf_ktime_get_ns();
     struct kd_thread *t = thread_entry(next_tid, next);
     if (!t)
         return 0;
-    if (t->ready_start) {
-        stat_add(&t->ready, now - t->ready_start);
-        thread_hist_add(next_tid, KD_HIST_READY, now - t->ready_start);
-        t->ready_start = 0;
-    }
-    if (t->stop_start) {
-        stat_add(&t->stopped, now - t->stop_start);
-        t->stop_start = 0;
-    }
+    switched_in(t, next_tid, cap, total, current, now);
     t->run_start = now;
 {{#budget}}
     budget_switched_in(t, next_tid, cap, now);

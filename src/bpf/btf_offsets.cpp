@@ -97,11 +97,23 @@ KernelLayout read_kernel_layout(const KernelBtf& btf)
     auto state = btf.member("task_struct", "__state");
     layout.task_state = state ? *state : btf.require("task_struct", "state");
     layout.task_comm = btf.require("task_struct", "comm");
+    const MemberLayout info = btf.require("task_struct", "sched_info");
+    const auto in_info = [&](const char* name) {
+        const MemberLayout m = btf.require("sched_info", name);
+        return MemberLayout{info.offset + m.offset, m.size};
+    };
+    layout.task_run_delay = in_info("run_delay");
+    layout.task_last_arrival = in_info("last_arrival");
+    layout.task_last_queued = in_info("last_queued");
     const MemberLayout se = btf.require("task_struct", "se");
-    const MemberLayout runtime = btf.require("sched_entity", "sum_exec_runtime");
-    layout.task_runtime = {se.offset + runtime.offset, runtime.size};
-    const MemberLayout picked = btf.require("sched_entity", "prev_sum_exec_runtime");
-    layout.task_runtime_at_pick = {se.offset + picked.offset, picked.size};
+    const MemberLayout cfs_rq = btf.require("sched_entity", "cfs_rq");
+    layout.task_cfs_rq = {se.offset + cfs_rq.offset, cfs_rq.size};
+    layout.cfs_rq_rq = btf.require("cfs_rq", "rq");
+    layout.rq_clock = btf.require("rq", "clock");
+    for (const MemberLayout& m : {layout.task_run_delay, layout.task_last_arrival, layout.task_last_queued,
+                                  layout.task_cfs_rq, layout.cfs_rq_rq, layout.rq_clock})
+        if (m.size != 8)
+            throw Error(Exit::osfile, "kernel BTF: a run-queue clock or sched_info field is not 8 bytes");
     layout.irqaction_name = btf.require("irqaction", "name");
     auto nr = btf.member("pt_regs", "orig_ax");
     layout.regs_syscall_nr = nr ? *nr : btf.require("pt_regs", "syscallno");

@@ -49,8 +49,18 @@ struct KernelLayout {
     MemberLayout task_tgid;
     MemberLayout task_state;  // __state since 5.14, state before
     MemberLayout task_comm;
-    MemberLayout task_runtime;  // se.sum_exec_runtime: the kernel's CPU time of the task
-    MemberLayout task_runtime_at_pick;  // se.prev_sum_exec_runtime: the same when the fair scheduler last picked it
+    // The kernel's run-queue accounting of the task (sched_info,
+    // CONFIG_SCHED_INFO), in its run queue's clock: the total of its ended
+    // waits for a CPU, when it last got one, and since when it waits now
+    // (0: not queued).
+    MemberLayout task_run_delay;
+    MemberLayout task_last_arrival;
+    MemberLayout task_last_queued;
+    // The way to that clock from a task: se.cfs_rq, then cfs_rq.rq, then
+    // rq.clock (CONFIG_FAIR_GROUP_SCHED).
+    MemberLayout task_cfs_rq;
+    MemberLayout cfs_rq_rq;
+    MemberLayout rq_clock;
     MemberLayout irqaction_name;
     MemberLayout regs_syscall_nr;  // pt_regs.orig_ax (x86), .syscallno (arm64)
     MemberLayout regs_return;      // pt_regs.ax (x86), .regs (arm64: x0 first)

@@ -97,8 +97,12 @@ std::string render_delay_program(const DelayProgramParams& p)
     v.number("switch_passes_prev_state", p.layout.switch_passes_prev_state);
     v.identifier("task_state_type", uint_type("task_struct state", p.layout.task_state.size));
     v.number("task_comm_off", p.layout.task_comm.offset);
-    v.number("task_runtime_off", p.layout.task_runtime.offset);
-    v.number("task_runtime_at_pick_off", p.layout.task_runtime_at_pick.offset);
+    v.number("task_run_delay_off", p.layout.task_run_delay.offset);
+    v.number("task_last_arrival_off", p.layout.task_last_arrival.offset);
+    v.number("task_last_queued_off", p.layout.task_last_queued.offset);
+    v.number("task_cfs_rq_off", p.layout.task_cfs_rq.offset);
+    v.number("cfs_rq_rq_off", p.layout.cfs_rq_rq.offset);
+    v.number("rq_clock_off", p.layout.rq_clock.offset);
     v.number("irqaction_name_off", p.layout.irqaction_name.offset);
     v.number("pt_regs_nr_off", p.layout.regs_syscall_nr.offset);
     v.identifier("pt_regs_nr_type", uint_type("pt_regs syscall number", p.layout.regs_syscall_nr.size));

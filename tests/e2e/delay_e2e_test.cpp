@@ -225,6 +225,58 @@ TEST(DelayE2E, CommandModeTracesFromTheFirstInstructionAndEndsWithIt)
     EXPECT_TRUE(saw_execve_or_brk) << r.out;
 }
 
+// Loaded programs of any kind with this name (BCC's, cut to 15 characters).
+int loaded_programs_named(const std::string& name)
+{
+    int count = 0;
+    __u32 id = 0;
+    while (bpf_prog_get_next_id(id, &id) == 0) {
+        int fd = bpf_prog_get_fd_by_id(id);
+        if (fd < 0)
+            continue;
+        bpf_prog_info info{};
+        __u32 len = sizeof(info);
+        if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0 && name == info.name)
+            ++count;
+        close(fd);
+    }
+    return count;
+}
+
+// Without --budget no program runs at a wakeup: READY and STOPPED come from
+// the kernel's run-queue accounting at the switches. A stop ends where
+// SIGCONT queued the thread, which is where its next wait for a CPU began.
+// Both spinners share CPU 0, so each waits for it after SIGCONT.
+TEST(DelayE2E, StoppedAndReadyTimeComeWithoutAWakeupProgram)
+{
+    KD_REQUIRE_BPF();
+    Process workload({kWorkload, "spin"});
+    ASSERT_TRUE(workload.wait_for_output("ready", 5s));
+    const int wakeup_programs = loaded_programs_named("tp_btf__sched_w");
+    Process kdelay({kKdelay, "-p", std::to_string(workload.pid()), "--sample-time", "2"});
+    ASSERT_TRUE(kdelay.wait_for_output("# Start sampling", kStartTimeout)) << kdelay.err();
+    EXPECT_EQ(loaded_programs_named("tp_btf__sched_w"), wakeup_programs);
+    EXPECT_GE(loaded_programs_named("tp_btf__sched_s"), 1);
+    std::this_thread::sleep_for(200ms);
+    workload.signal(SIGSTOP);
+    std::this_thread::sleep_for(500ms);
+    workload.signal(SIGCONT);
+    ASSERT_EQ(kdelay.wait(30s), 0) << kdelay.err();
+    const std::string out = kdelay.out();
+    auto samples = parse_samples(out);
+    ASSERT_EQ(samples.size(), 1u) << out;
+    for (const char* name : {"spin-a", "spin-b"}) {
+        const ThreadBlock* t = thread_named(samples[0], name);
+        ASSERT_TRUE(t && t->sections.count(kStopped) && t->sections.count(kReady)) << name << "\n" << out;
+        const auto& stopped = t->sections.at(kStopped).at(0);
+        EXPECT_GE(number(stopped.at(0)), 1u) << name << "\n" << out;
+        EXPECT_GE(number(stopped.at(1)), 400'000'000u) << name << "\n" << out;
+        EXPECT_LE(number(stopped.at(1)), 1'000'000'000u) << name << "\n" << out;
+        // Two spinners on one CPU: each waits about as long as it runs.
+        EXPECT_GE(number(t->sections.at(kReady).at(0).at(1)), 200'000'000u) << name << "\n" << out;
+    }
+}
+
 TEST(DelayE2E, BusyThreadsSharingOneCpuSplitTheWindowIntoRunAndReady)
 {
     KD_REQUIRE_BPF();

@@ -56,9 +56,11 @@ TEST(KernelBtf, RunningKernelLayoutIsSane)
     EXPECT_EQ(l.task_pid.size, 4u);
     EXPECT_EQ(l.task_tgid.offset, l.task_pid.offset + 4);  // pid_t pid; pid_t tgid;
     EXPECT_EQ(l.task_comm.size, 16u);                      // TASK_COMM_LEN
-    EXPECT_EQ(l.task_runtime.size, 8u);                    // u64 sum_exec_runtime
-    EXPECT_EQ(l.task_runtime_at_pick.size, 8u);            // u64 prev_sum_exec_runtime
-    EXPECT_GT(l.task_runtime.offset, l.task_state.offset);  // inside se, after __state
+    // sched_info: pcount, run_delay, ..., last_arrival, last_queued.
+    EXPECT_LT(l.task_run_delay.offset, l.task_last_arrival.offset);
+    EXPECT_EQ(l.task_last_queued.offset, l.task_last_arrival.offset + 8);
+    EXPECT_GT(l.task_cfs_rq.offset, l.task_state.offset);  // inside se, after __state
+    EXPECT_EQ(l.rq_clock.size, 8u);                        // u64 clock
     EXPECT_TRUE(l.task_state.size == 4 || l.task_state.size == 8);
     EXPECT_EQ(l.irqaction_name.size, 8u);                   // const char *
     EXPECT_EQ(l.regs_syscall_nr.size, sizeof(long));

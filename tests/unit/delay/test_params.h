@@ -13,8 +13,12 @@ inline kdelay::DelayProgramParams program_params()
     l.task_tgid = {1268, 4};
     l.task_state = {24, 4};
     l.task_comm = {1752, 16};
-    l.task_runtime = {192, 8};
-    l.task_runtime_at_pick = {200, 8};
+    l.task_run_delay = {800, 8};
+    l.task_last_arrival = {816, 8};
+    l.task_last_queued = {824, 8};
+    l.task_cfs_rq = {320, 8};
+    l.cfs_rq_rq = {304, 8};
+    l.rq_clock = {192, 8};
     l.irqaction_name = {96, 8};
     l.regs_syscall_nr = {120, 8};
     l.regs_return = {80, 8};
