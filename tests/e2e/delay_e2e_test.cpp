@@ -3,6 +3,7 @@
 #include <chrono>
 #include <climits>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <sys/sysmacros.h>
 #include <csignal>
@@ -56,11 +57,8 @@ double marker_time(const std::string& out, const std::string& what)
     return static_cast<double>(mktime(&tm)) + (m[7].matched ? std::stod(m[7]) : 0.0);
 }
 
-// Loaded programs named as BCC names two of kdelay's: its raw tracepoint
-// sys_enter (the function name less "raw_tracepoint__") and its tp_btf
-// sched_switch (the function name cut to 15 characters), so both kinds of
-// attachment are seen to go.
-int loaded_raw_tracepoint_programs()
+// How many loaded eBPF programs match.
+int loaded_programs(const std::function<bool(const bpf_prog_info&)>& match)
 {
     int count = 0;
     __u32 id = 0;
@@ -70,13 +68,30 @@ int loaded_raw_tracepoint_programs()
             continue;
         bpf_prog_info info{};
         __u32 len = sizeof(info);
-        if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0 &&
-            ((info.type == BPF_PROG_TYPE_RAW_TRACEPOINT && std::string(info.name) == "sys_enter") ||
-             (info.type == BPF_PROG_TYPE_TRACING && std::string(info.name) == "tp_btf__sched_s")))
+        if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0 && match(info))
             ++count;
         close(fd);
     }
     return count;
+}
+
+// Loaded programs with this name, of any kind (BCC's names: a tp_btf
+// function's name cut to 15 characters).
+int loaded_programs_named(const std::string& name)
+{
+    return loaded_programs([&](const bpf_prog_info& info) { return name == info.name; });
+}
+
+// Loaded programs named as BCC names two of kdelay's: its raw tracepoint
+// sys_enter (the function name less "raw_tracepoint__") and its tp_btf
+// sched_switch (the function name cut to 15 characters), so both kinds of
+// attachment are seen to go.
+int loaded_raw_tracepoint_programs()
+{
+    return loaded_programs([](const bpf_prog_info& info) {
+        return (info.type == BPF_PROG_TYPE_RAW_TRACEPOINT && std::string(info.name) == "sys_enter") ||
+               (info.type == BPF_PROG_TYPE_TRACING && std::string(info.name) == "tp_btf__sched_s");
+    });
 }
 
 // The kernel frees programs asynchronously after their last fd closes.
@@ -223,24 +238,6 @@ TEST(DelayE2E, CommandModeTracesFromTheFirstInstructionAndEndsWithIt)
     for (const auto& [tid, t] : samples[0])
         saw_execve_or_brk |= find_row(t, kSyscalls, "execve") || find_row(t, kSyscalls, "brk");
     EXPECT_TRUE(saw_execve_or_brk) << r.out;
-}
-
-// Loaded programs of any kind with this name (BCC's, cut to 15 characters).
-int loaded_programs_named(const std::string& name)
-{
-    int count = 0;
-    __u32 id = 0;
-    while (bpf_prog_get_next_id(id, &id) == 0) {
-        int fd = bpf_prog_get_fd_by_id(id);
-        if (fd < 0)
-            continue;
-        bpf_prog_info info{};
-        __u32 len = sizeof(info);
-        if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0 && name == info.name)
-            ++count;
-        close(fd);
-    }
-    return count;
 }
 
 // Without --budget no program runs at a wakeup: READY and STOPPED come from

@@ -26,6 +26,8 @@ kernel_paths=(
     'SyscallWorkload\.'                                          # BTF offsets, names
     'Case\.CountsExactlyTheSyscallsMadeInTheWindow'               # exact counts
     'DelayE2E\.BusyThreadsSharingOneCpuSplitTheWindowIntoRunAndReady'
+    'DelayE2E\.StoppedAndReadyTimeComeWithoutAWakeupProgram'     # sched_info, the run queue's clock
+    'Case\.RenamedThreadShowsItsNewName'                          # tp_btf task_rename
     'JsonE2E\.HistogramTotalsEqualTheCounts'                      # histogram arrays, per-CPU runs' flush loop
     'DelayE2E\.LoopbackUdpShowsNetRxSoftIrqsOnTheThread'
     'DelayE2E\.DiskInterruptsCountOnTheThreadTheyInterrupt'        # hard IRQs
