@@ -98,13 +98,13 @@ BTF_TRACEPOINT_PROBE(task_rename)
 }
 
 /* The kernel's run-queue accounting of a task the scheduler is switching
- * (sched_info, in its run queue's clock), read with plain loads from the
- * BTF-typed task. Each is called before anything hands that task to a
- * bpf_probe_read*() helper: BCC turns every later dereference of a pointer
- * so handed into another such call, at three times the cost. */
+ * (sched_info, in its run queue's clock), read from the BTF-typed task with
+ * one load instruction a field. */
 
-/* A 64-bit field at off in a struct the kernel typed from BTF, read with
- * one load instruction written as such: BCC cannot rewrite it. */
+/* A 64-bit field at off in a struct the kernel typed from BTF. Written as
+ * the instruction itself: BCC rewrites a C dereference of a pointer it has
+ * seen handed to a bpf_probe_read*() call (take_name() hands it next) into
+ * another such call, at three times the cost, and leaves assembly alone. */
 static __always_inline __u64 typed_u64(void *object, __u64 off)
 {
     __u64 v;
@@ -271,7 +271,7 @@ BTF_TRACEPOINT_PROBE(sched_switch)
     if (task_ids(next, &next_tid) != TARGET_TGID)
         return 0;
     __u64 current;
-    __u64 total = wait_total_at_switch_in(next, &current);  /* before thread_entry() reads next's name */
+    __u64 total = wait_total_at_switch_in(next, &current);
     if (!now)
         now = bpf_ktime_get_ns();
     struct kd_thread *t = thread_entry(next_tid, next);
