@@ -224,7 +224,10 @@ struct kd_thread {
     __u64 sys_start;
     __u32 sys_nr;
     __u32 wait_known;  /* wait_seen is set (not before its first switch in a sample) */
-    __u64 run_start;
+    /* Its switch-in was seen in this sample, so the run it began counts
+     * whole at its switch-out (the kernel's sched_info.last_arrival gives
+     * the run's length). */
+    __u64 run_seen;
     /* The kernel's total wait for a CPU of the thread (sched_info.run_delay)
      * at its last switch: a READY value is what it grew by since. */
     __u64 wait_seen;

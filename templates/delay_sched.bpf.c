@@ -133,51 +133,59 @@ static __always_inline __u64 wait_total_at_switch_in(void *next, __u64 *current)
     return typed_u64(next, TASK_RUN_DELAY_OFF) + *current;
 }
 
-/* prev leaves its CPU: its total wait for one so far, and how long ago it
- * got this one (*ran, from sched_info.last_arrival). */
-static __always_inline __u64 wait_total_at_switch_out(void *prev, __u64 *ran)
+/* How long prev, leaving its CPU, ran on it: its run queue's clock less
+ * when it got the CPU (sched_info.last_arrival), the kernel's own measure
+ * of the run, so a switch reads no clock of its own. */
+static __always_inline __u64 run_length(void *prev)
 {
     __u64 arrived = typed_u64(prev, TASK_LAST_ARRIVAL_OFF);
     __u64 clock = rq_clock_of(prev);
-    *ran = clock > arrived ? clock - arrived : 0;
-    return typed_u64(prev, TASK_RUN_DELAY_OFF);
+    return clock > arrived ? clock - arrived : 0;
 }
 
-/* The thread (tid, entry t) ends a wait for a CPU of `waited` ns, at `at`
- * (ns, the report's clock). A stop ended when SIGCONT queued it, where
- * that wait began. */
-static __always_inline void ready_ends(struct kd_thread *t, __u32 tid, __u64 waited, __u64 at)
+/* The report's clock, read at most once a program and only on the paths
+ * that need it (a first sight, a stop, a missed switch, the budget). */
+static __always_inline __u64 clock_now(__u64 *now)
+{
+    if (!*now)
+        *now = bpf_ktime_get_ns();
+    return *now;
+}
+
+/* A stop of the thread ended at `at`, where SIGCONT queued it. */
+static __always_inline void stop_ends(struct kd_thread *t, __u64 at)
+{
+    stat_add(&t->stopped, at > t->stop_start ? at - t->stop_start : 0);
+    t->stop_start = 0;
+}
+
+/* The thread (tid, entry t) ends now a wait for a CPU of `waited` ns. A
+ * stop ended where that wait began. */
+static __always_inline void ready_ends(struct kd_thread *t, __u32 tid, __u64 waited, __u64 *now)
 {
     stat_add(&t->ready, waited);
     thread_hist_add(tid, KD_HIST_READY, waited);
-    if (t->stop_start) {
-        __u64 queued = at - waited;
-        stat_add(&t->stopped, queued > t->stop_start ? queued - t->stop_start : 0);
-        t->stop_start = 0;
-    }
+    if (t->stop_start)
+        stop_ends(t, clock_now(now) - waited);
 }
 
-/* prev leaves its CPU, so it had been switched in, but that switch was not
- * seen: a tracepoint can be skipped (BPF's recursion guard; some kernels
- * hide a task from tracing, and its own switches never fire), or the
- * thread got its CPU before this sample. The kernel knows when it arrived,
- * so the run started `now` less the time since. Returns when the run
- * started. The wait that arrival ended stays in run_delay, and is counted
- * with the next wait at the thread's next switch-in (one READY value for
- * the two); a stop it ended ends where the run began, at the latest. */
-static __always_inline __u64 missed_switch_in(void *prev, struct kd_thread *t, __u64 now)
+/* prev leaves its CPU after a run of `ran` ns, so it had been switched in,
+ * but that switch was not seen: a tracepoint can be skipped (BPF's
+ * recursion guard; some kernels hide a task from tracing, and its own
+ * switches never fire), or the thread got its CPU before this sample.
+ * Returns when the run started. The wait that arrival ended stays in
+ * run_delay, and is counted with the next wait at the thread's next
+ * switch-in (one READY value for the two); a stop it ended ends where the
+ * run began, at the latest. */
+static __always_inline __u64 missed_switch_in(void *prev, struct kd_thread *t, __u64 ran, __u64 *now)
 {
-    __u64 ran;
-    __u64 total = wait_total_at_switch_out(prev, &ran);
-    __u64 in = now - ran;
+    __u64 in = clock_now(now) - ran;
     if (!t->wait_known) {
-        t->wait_seen = total;
+        t->wait_seen = typed_u64(prev, TASK_RUN_DELAY_OFF);
         t->wait_known = 1;
     }
-    if (t->stop_start) {
-        stat_add(&t->stopped, in > t->stop_start ? in - t->stop_start : 0);
-        t->stop_start = 0;
-    }
+    if (t->stop_start)
+        stop_ends(t, in);
     return in;
 }
 
@@ -187,9 +195,9 @@ static __always_inline __u64 missed_switch_in(void *prev, struct kd_thread *t, _
  * queues by a migration included. A thread first seen in this sample
  * counts its wait only if it began in the sample. */
 static __always_inline void switched_in(struct kd_thread *t, __u32 tid, struct kd_capture *cap, __u64 total,
-                                        __u64 current, __u64 now)
+                                        __u64 current, __u64 *now)
 {
-    if (t->wait_known || now - current >= cap->start_ns)
+    if (t->wait_known || clock_now(now) - current >= cap->start_ns)
         ready_ends(t, tid, t->wait_known ? total - t->wait_seen : current, now);
     t->wait_seen = total;
     t->wait_known = 1;
@@ -204,23 +212,19 @@ BTF_TRACEPOINT_PROBE(sched_switch)
     int preempt = (int)ctx->args[0];
     void *prev = (void *)ctx->args[1];
     void *next = (void *)ctx->args[2];
-    __u64 now = 0;
+    __u64 now = 0;  /* clock_now() */
 {{#budget}}
     /* Who had this CPU, for the threads of the target waiting for it. */
-    if (someone_waits()) {
-        now = bpf_ktime_get_ns();
-        holder_leaves(now);
-    } else {
+    if (someone_waits())
+        holder_leaves(clock_now(&now));
+    else
         holder_forget();
-    }
 {{/budget}}
 
     /* prev is the current task: its ids come without a memory read. */
     __u64 prev_id = bpf_get_current_pid_tgid();
     if ((prev_id >> 32) == TARGET_TGID) {
         __u32 prev_tid = (__u32)prev_id;
-        if (!now)
-            now = bpf_ktime_get_ns();
         struct kd_thread *t = thread_entry(prev_tid, 0);
         /* The state the scheduler switched prev out in. */
 #if SWITCH_PASSES_PREV_STATE
@@ -229,10 +233,10 @@ BTF_TRACEPOINT_PROBE(sched_switch)
         kd_task_state_t state = 0;
         bpf_probe_read_kernel(&state, sizeof(state), (char *)prev + TASK_STATE_OFF);
 #endif
-        if (t && !t->run_start) {
-            __u64 in = missed_switch_in(prev, t, now);
-            if (in >= cap->start_ns)
-                t->run_start = in;
+        __u64 ran = t ? run_length(prev) : 0;
+        if (t && !t->run_seen) {
+            __u64 in = missed_switch_in(prev, t, ran, &now);
+            t->run_seen = in >= cap->start_ns;
 {{#budget}}
             if (t->budget.state == KD_B_READY)
                 budget_switched_in(t, prev_tid, cap, in);
@@ -241,6 +245,7 @@ BTF_TRACEPOINT_PROBE(sched_switch)
 {{#budget}}
         /* Before the in-flight slot is spilled, which forgets the syscall. */
         if (t && t->budget.state != KD_B_DEAD) {
+            clock_now(&now);
             __u32 nr = budget_blocked_nr(t, prev_tid);
             budget_leave(t, prev_tid, cap, now, KD_B_RUNNING);
             if (nr < KD_B_SYSCALL_UNKNOWN)
@@ -255,15 +260,15 @@ BTF_TRACEPOINT_PROBE(sched_switch)
 {{/budget}}
         spill_inflight(t, prev_tid, cap);
         if (t) {
-            if (t->run_start) {
-                stat_add(&t->run, now - t->run_start);
-                thread_hist_add(prev_tid, KD_HIST_RUN, now - t->run_start);
-                t->run_start = 0;
+            if (t->run_seen) {
+                stat_add(&t->run, ran);
+                thread_hist_add(prev_tid, KD_HIST_RUN, ran);
+                t->run_seen = 0;
             }
             /* Stopped from now until SIGCONT queues it (a preempted or
              * still runnable thread is queued at once: its wait is READY). */
             if (!preempt && (state & (KD_TASK_STOPPED | KD_TASK_TRACED)))
-                t->stop_start = now;
+                t->stop_start = clock_now(&now);
         }
     }
 
@@ -272,16 +277,13 @@ BTF_TRACEPOINT_PROBE(sched_switch)
         return 0;
     __u64 current;
     __u64 total = wait_total_at_switch_in(next, &current);
-    if (!now)
-        now = bpf_ktime_get_ns();
     struct kd_thread *t = thread_entry(next_tid, next);
     if (!t)
         return 0;
-    switched_in(t, next_tid, cap, total, current, now);
-    t->run_start = now;
+    switched_in(t, next_tid, cap, total, current, &now);
+    t->run_seen = 1;
 {{#budget}}
-    budget_switched_in(t, next_tid, cap, now);
+    budget_switched_in(t, next_tid, cap, clock_now(&now));
 {{/budget}}
     return 0;
 }
-
