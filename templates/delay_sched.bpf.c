@@ -101,17 +101,6 @@ BTF_TRACEPOINT_PROBE(task_rename)
  * (sched_info, in its run queue's clock), read from the BTF-typed task with
  * one load instruction a field. */
 
-/* A 64-bit field at off in a struct the kernel typed from BTF. Written as
- * the instruction itself: BCC rewrites a C dereference of a pointer it has
- * seen handed to a bpf_probe_read*() call (take_name() hands it next) into
- * another such call, at three times the cost, and leaves assembly alone. */
-static __always_inline __u64 typed_u64(void *object, __u64 off)
-{
-    __u64 v;
-    asm volatile("%0 = *(u64 *)(%1 + %2)" : "=r"(v) : "r"(object), "i"(off));
-    return v;
-}
-
 /* The clock of the task's run queue, updated when this schedule() began:
  * se.cfs_rq, its rq, the rq's clock. */
 static __always_inline __u64 rq_clock_of(void *task)
