@@ -224,10 +224,9 @@ struct kd_thread {
     __u64 sys_start;
     __u32 sys_nr;
     __u32 wait_known;  /* wait_seen is set (not before its first switch in a sample) */
-    /* Its switch-in was seen in this sample, so the run it began counts
-     * whole at its switch-out (the kernel's sched_info.last_arrival gives
-     * the run's length). */
-    __u64 run_seen;
+    /* Its run queue's clock at its switch-in, seen in this sample (0: not
+     * seen); the run ends at that clock's value at its switch-out. */
+    __u64 run_clock;
     /* The kernel's total wait for a CPU of the thread (sched_info.run_delay)
      * at its last switch: a READY value is what it grew by since. */
     __u64 wait_seen;

@@ -110,26 +110,15 @@ static __always_inline __u64 rq_clock_of(void *task)
     return typed_u64(rq, RQ_CLOCK_OFF);
 }
 
-/* next gets a CPU: its total wait for one so far, the wait ending now
- * (*current) included. The kernel adds a wait to run_delay when it ends,
- * after this tracepoint, so the wait still running is the clock less when
- * the thread was queued. */
-static __always_inline __u64 wait_total_at_switch_in(void *next, __u64 *current)
+/* next gets a CPU at its run queue's clock `clock`: its total wait for
+ * one so far, the wait ending now (*current) included. The kernel adds a
+ * wait to run_delay when it ends, after this tracepoint, so the wait still
+ * running is the clock less when the thread was queued. */
+static __always_inline __u64 wait_total_at_switch_in(void *next, __u64 clock, __u64 *current)
 {
     __u64 queued = typed_u64(next, TASK_LAST_QUEUED_OFF);
-    __u64 clock = queued ? rq_clock_of(next) : 0;
-    *current = clock > queued ? clock - queued : 0;
+    *current = queued && clock > queued ? clock - queued : 0;
     return typed_u64(next, TASK_RUN_DELAY_OFF) + *current;
-}
-
-/* How long prev, leaving its CPU, ran on it: its run queue's clock less
- * when it got the CPU (sched_info.last_arrival), the kernel's own measure
- * of the run, so a switch reads no clock of its own. */
-static __always_inline __u64 run_length(void *prev)
-{
-    __u64 arrived = typed_u64(prev, TASK_LAST_ARRIVAL_OFF);
-    __u64 clock = rq_clock_of(prev);
-    return clock > arrived ? clock - arrived : 0;
 }
 
 /* The report's clock, read at most once a program and only on the paths
@@ -158,17 +147,21 @@ static __always_inline void ready_ends(struct kd_thread *t, __u32 tid, __u64 wai
         stop_ends(t, clock_now(now) - waited);
 }
 
-/* prev leaves its CPU after a run of `ran` ns, so it had been switched in,
- * but that switch was not seen: a tracepoint can be skipped (BPF's
- * recursion guard; some kernels hide a task from tracing, and its own
- * switches never fire), or the thread got its CPU before this sample.
- * Returns when the run started. The wait that arrival ended stays in
- * run_delay, and is counted with the next wait at the thread's next
- * switch-in (one READY value for the two); a stop it ended ends where the
- * run began, at the latest. */
-static __always_inline __u64 missed_switch_in(void *prev, struct kd_thread *t, __u64 ran, __u64 *now)
+/* prev leaves its CPU at its run queue's clock `clock`, so it had been
+ * switched in, but that switch was not seen: a tracepoint can be skipped
+ * (BPF's recursion guard; some kernels hide a task from tracing, and its
+ * own switches never fire), or the thread got its CPU before this sample.
+ * The kernel noted when (sched_info.last_arrival): *ran is how long it ran
+ * since. Returns when the run started, by the report's clock. The wait
+ * that arrival ended stays in run_delay, and is counted with the next wait
+ * at the thread's next switch-in (one READY value for the two); a stop it
+ * ended ends where the run began, at the latest. */
+static __always_inline __u64 missed_switch_in(void *prev, struct kd_thread *t, __u64 clock, __u64 *ran,
+                                              __u64 *now)
 {
-    __u64 in = clock_now(now) - ran;
+    __u64 arrived = typed_u64(prev, TASK_LAST_ARRIVAL_OFF);
+    *ran = clock > arrived ? clock - arrived : 0;
+    __u64 in = clock_now(now) - *ran;
     if (!t->wait_known) {
         t->wait_seen = typed_u64(prev, TASK_RUN_DELAY_OFF);
         t->wait_known = 1;
@@ -222,10 +215,14 @@ BTF_TRACEPOINT_PROBE(sched_switch)
         kd_task_state_t state = 0;
         bpf_probe_read_kernel(&state, sizeof(state), (char *)prev + TASK_STATE_OFF);
 #endif
-        __u64 ran = t ? run_length(prev) : 0;
-        if (t && !t->run_seen) {
-            __u64 in = missed_switch_in(prev, t, ran, &now);
-            t->run_seen = in >= cap->start_ns;
+        /* A run is the run queue's clock at the switch-out less at the
+         * switch-in, as the kernel measures it, so a switch reads no clock
+         * of its own. */
+        __u64 clock = t ? rq_clock_of(prev) : 0;
+        __u64 ran = t && clock > t->run_clock ? clock - t->run_clock : 0;
+        if (t && !t->run_clock) {
+            __u64 in = missed_switch_in(prev, t, clock, &ran, &now);
+            t->run_clock = in >= cap->start_ns ? clock - ran : 0;
 {{#budget}}
             if (t->budget.state == KD_B_READY)
                 budget_switched_in(t, prev_tid, cap, in);
@@ -249,10 +246,10 @@ BTF_TRACEPOINT_PROBE(sched_switch)
 {{/budget}}
         spill_inflight(t, prev_tid, cap);
         if (t) {
-            if (t->run_seen) {
+            if (t->run_clock) {
                 stat_add(&t->run, ran);
                 thread_hist_add(prev_tid, KD_HIST_RUN, ran);
-                t->run_seen = 0;
+                t->run_clock = 0;
             }
             /* Stopped from now until SIGCONT queues it (a preempted or
              * still runnable thread is queued at once: its wait is READY). */
@@ -264,13 +261,14 @@ BTF_TRACEPOINT_PROBE(sched_switch)
     __u32 next_tid;
     if (task_ids(next, &next_tid) != TARGET_TGID)
         return 0;
+    __u64 clock = rq_clock_of(next);
     __u64 current;
-    __u64 total = wait_total_at_switch_in(next, &current);
+    __u64 total = wait_total_at_switch_in(next, clock, &current);
     struct kd_thread *t = thread_entry(next_tid, next);
     if (!t)
         return 0;
     switched_in(t, next_tid, cap, total, current, &now);
-    t->run_seen = 1;
+    t->run_clock = clock;
 {{#budget}}
     budget_switched_in(t, next_tid, cap, clock_now(&now));
 {{/budget}}
