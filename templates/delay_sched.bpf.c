@@ -220,9 +220,10 @@ BTF_TRACEPOINT_PROBE(sched_switch)
          * of its own. */
         __u64 clock = t ? rq_clock_of(prev) : 0;
         __u64 ran = t && clock > t->run_clock ? clock - t->run_clock : 0;
+        int run_counts = t && t->run_clock;  /* began in this sample */
         if (t && !t->run_clock) {
             __u64 in = missed_switch_in(prev, t, clock, &ran, &now);
-            t->run_clock = in >= cap->start_ns ? clock - ran : 0;
+            run_counts = in >= cap->start_ns;
 {{#budget}}
             if (t->budget.state == KD_B_READY)
                 budget_switched_in(t, prev_tid, cap, in);
@@ -246,11 +247,11 @@ BTF_TRACEPOINT_PROBE(sched_switch)
 {{/budget}}
         spill_inflight(t, prev_tid, cap);
         if (t) {
-            if (t->run_clock) {
+            if (run_counts) {
                 stat_add(&t->run, ran);
                 thread_hist_add(prev_tid, KD_HIST_RUN, ran);
-                t->run_clock = 0;
             }
+            t->run_clock = 0;
             /* Stopped from now until SIGCONT queues it (a preempted or
              * still runnable thread is queued at once: its wait is READY). */
             if (!preempt && (state & (KD_TASK_STOPPED | KD_TASK_TRACED)))
