@@ -1,14 +1,11 @@
 #!/usr/bin/env bash
-# Prepares a Debian bookworm machine for kdelay: installs the build and test
-# dependencies that are missing, and gives BCC a kernel header tree.
+# Prepares a Debian machine (12 bookworm, 13 trixie or unstable) for kdelay:
+# installs the build and test dependencies that are missing. kdelay finds a
+# kernel header tree for BCC itself, so nothing is linked by hand.
 #   scripts/setup.sh [--vm]    --vm: also what tests/vm/ needs (qemu, busybox,
 #                              and Open vSwitch for the upcall tests in guests)
+#   scripts/setup.sh --list    print the build and test packages, one a line
 set -euo pipefail
-
-if [ "$(id -u)" -ne 0 ]; then
-    echo "setup.sh: run as root (it installs packages and links kernel headers)" >&2
-    exit 77
-fi
 
 packages=(
     build-essential cmake pkg-config
@@ -18,10 +15,19 @@ packages=(
     googletest libgtest-dev            # tests
     systemtap-sdt-dev                  # <sys/sdt.h> for USDT test programs
     linux-headers-amd64                # BCC compiles against a header tree
+    dpkg-dev file                      # scripts/package.sh: dpkg-shlibdeps computes the .deb's dependencies
     util-linux                         # unshare(1), used by an e2e test
     man-db                             # man -l, to check the installed man page
     time bc                            # bench/annotate.sh
 )
+if [ "${1:-}" = "--list" ]; then
+    printf '%s\n' "${packages[@]}"
+    exit 0
+fi
+if [ "$(id -u)" -ne 0 ]; then
+    echo "setup.sh: run as root (it installs packages)" >&2
+    exit 77
+fi
 # The kernel-matrix guests (tests/vm/): only with --vm.
 if [ "${1:-}" = "--vm" ]; then
     packages+=(qemu-system-x86 busybox-static cpio xz-utils zstd kmod e2fsprogs iproute2)
@@ -42,20 +48,4 @@ if [ ${#missing[@]} -gt 0 ]; then
     apt-get update -qq
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
     [ -z "$policy" ] || rm -f "$policy"
-fi
-
-# No headers match the running kernel here; BCC only needs some header tree,
-# and Debian splits it in two (BCC_KERNEL_SOURCE cannot express that).
-modules="/lib/modules/$(uname -r)"
-newest() { ls -d $1 2>/dev/null | sort -V | tail -n 1; }
-mkdir -p "$modules"
-if [ ! -e "$modules/build/include" ]; then
-    target=$(newest '/usr/src/linux-headers-*-amd64')
-    [ -n "$target" ] || { echo "setup.sh: no /usr/src/linux-headers-*-amd64 after install" >&2; exit 72; }
-    ln -sfn "$target" "$modules/build"
-fi
-if [ ! -e "$modules/source/include" ]; then
-    target=$(newest '/usr/src/linux-headers-*-common')
-    [ -n "$target" ] || { echo "setup.sh: no /usr/src/linux-headers-*-common after install" >&2; exit 72; }
-    ln -sfn "$target" "$modules/source"
 fi

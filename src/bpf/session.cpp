@@ -53,7 +53,7 @@ BpfSession::BpfSession(const std::string& source, unsigned debug, const std::vec
     // Python-style table API uses.
     : bpf_(std::make_unique<ebpf::BPF>(debug, nullptr, false)), usdts_(usdts), verbose_(debug != 0)
 {
-    require_kernel_headers();
+    const KernelHeaders headers;  // only BCC's compile needs them
     // BCC reads and writes tracefs for uprobes, USDT and kprobes, even when
     // it attaches through perf_event_open, and prints to stderr when it is
     // not mounted. Where it cannot be mounted the attach itself says so.

@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Runs a command on a copy of kdelay's tracked source in a clean root
+# filesystem of a Debian release, against this machine's kernel (/proc, /sys
+# and /dev are bind-mounted; kdelay traces the host's processes).
+#
+#   tests/distro/chroot.sh SUITE [COMMAND...]
+#       SUITE: bookworm, trixie or sid. COMMAND runs in the copy with bash
+#       -c; default: KDELAY_SKIP_VM=1 scripts/test.sh. A dist/ that the
+#       command leaves (scripts/package.sh) is copied back to dist/SUITE/.
+#   tests/distro/chroot.sh --bare SUITE [COMMAND...]
+#       A minimal root filesystem instead: no build or test packages, as a
+#       new user's system (for installing the .deb). The command runs in /.
+#
+# Each root filesystem is made once by mmdebstrap from this machine's Debian
+# mirror and kept in /var/cache/kdelay/chroot/ (remade when scripts/setup.sh's
+# package list changes). Unstable's Release file may be past its
+# Valid-Until date on the mirror, so that check is off.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+tree=$PWD
+
+bare=0
+if [ "${1:-}" = "--bare" ]; then bare=1; shift; fi
+suite=${1:?usage: tests/distro/chroot.sh [--bare] SUITE [COMMAND...]}
+shift
+command=${*:-KDELAY_SKIP_VM=1 scripts/test.sh}
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "chroot.sh: run as root (it mounts and chroots)" >&2
+    exit 77
+fi
+command -v mmdebstrap >/dev/null || {
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends mmdebstrap >/dev/null
+}
+
+mirror() {
+    local uri
+    uri=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n 1)
+    [ -n "$uri" ] || uri=$(awk '$1 == "deb" { print $2; exit }' /etc/apt/sources.list 2>/dev/null)
+    echo "${uri:-http://deb.debian.org/debian}"
+}
+
+cache=/var/cache/kdelay/chroot
+mkdir -p "$cache"
+if [ "$bare" = 1 ]; then
+    name=$suite-bare
+    packages="ca-certificates"
+else
+    name=$suite
+    packages="$(bash scripts/setup.sh --list | tr '\n' ',')git,ca-certificates"
+fi
+tarball=$cache/$name.tar
+stamp=$cache/$name.packages
+if [ ! -s "$tarball" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$packages" ]; then
+    echo "chroot.sh: making the $name root filesystem (mmdebstrap, a few minutes)"
+    rm -f "$tarball"
+    mmdebstrap --quiet --variant=minbase --format=tar --aptopt='Acquire::Check-Valid-Until "false"' \
+        --include="$packages" "$suite" "$tarball.part" "$(mirror)"
+    mv "$tarball.part" "$tarball"
+    echo "$packages" >"$stamp"
+fi
+
+root=$(mktemp -d /var/tmp/kdelay-chroot-XXXXXX)
+cleanup() {
+    for m in dev sys proc; do
+        mountpoint -q "$root/$m" && { mount --make-rslave "$root/$m"; umount -R "$root/$m"; }
+    done
+    rm -rf --one-file-system "$root"
+}
+trap cleanup EXIT
+tar -C "$root" -xf "$tarball"
+mount -t proc proc "$root/proc"
+mount --rbind /sys "$root/sys"
+mount --rbind /dev "$root/dev"
+cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+
+if [ "$bare" = 1 ]; then
+    [ -d dist ] && cp -r dist "$root/dist"
+    chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root bash -c "cd / && $command"
+    exit
+fi
+mkdir -p "$root/src/kdelay"
+git ls-files -z | tar -C "$tree" --null -T - -cf - | tar -C "$root/src/kdelay" -xf -
+echo "chroot.sh: $suite: $command"
+status=0
+chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root CI="${CI:-}" \
+    bash -c "cd /src/kdelay && $command" || status=$?
+if [ -d "$root/src/kdelay/dist" ]; then
+    mkdir -p "dist/$suite"
+    cp "$root/src/kdelay/dist/"* "dist/$suite/"
+fi
+exit "$status"

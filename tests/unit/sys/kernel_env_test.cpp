@@ -1,0 +1,117 @@
+#include "sys/kernel_env.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+
+#include "core/error.h"
+
+namespace fs = std::filesystem;
+using kdelay::Error;
+using kdelay::find_header_tree;
+using kdelay::HeaderTree;
+using kdelay::merge_header_tree;
+
+namespace {
+
+// A scratch /lib/modules and /usr/src laid out as Debian's headers packages do.
+class HeaderTrees : public ::testing::Test {
+protected:
+    void SetUp() override
+    {
+        char tmpl[] = "/tmp/kd-headers-test-XXXXXX";
+        ASSERT_NE(mkdtemp(tmpl), nullptr);
+        root_ = tmpl;
+        modules_ = root_ / "modules";
+        fs::create_directories(modules_);
+    }
+    void TearDown() override { fs::remove_all(root_); }
+
+    void touch(const fs::path& file)
+    {
+        fs::create_directories(file.parent_path());
+        std::ofstream(file) << file.filename().string() << "\n";
+    }
+
+    // A split tree (build + source) for release, linked from modules_.
+    void install_split(const std::string& release)
+    {
+        const fs::path build = root_ / "src" / (release + "-amd64");
+        const fs::path common = root_ / "src" / (release + "-common");
+        touch(build / "include/generated/autoconf.h");
+        touch(build / "include/config/auto.conf");
+        touch(build / "arch/x86/include/generated/asm/unistd_64.h");
+        touch(build / "Makefile");
+        touch(common / "include/linux/kconfig.h");
+        touch(common / "arch/x86/include/asm/page.h");
+        touch(common / "Makefile");
+        fs::create_directories(modules_ / release);
+        fs::create_directory_symlink(build, modules_ / release / "build");
+        fs::create_directory_symlink(common, modules_ / release / "source");
+    }
+
+    fs::path root_, modules_;
+};
+
+}  // namespace
+
+TEST_F(HeaderTrees, TheRunningReleaseTreeComesFirst)
+{
+    install_split("6.1.0-9");
+    install_split("6.12.5-1");
+    const HeaderTree tree = find_header_tree(modules_, "6.1.0-9");
+    EXPECT_EQ(tree.release, "6.1.0-9");
+    EXPECT_EQ(tree.build, (modules_ / "6.1.0-9/build").string());
+    EXPECT_EQ(tree.source, (modules_ / "6.1.0-9/source").string());
+}
+
+TEST_F(HeaderTrees, WithoutOneTheNewestReleaseByVersionOrder)
+{
+    install_split("6.9.0-1");
+    install_split("6.12.5-1");  // newer than 6.9 though it sorts first as text
+    fs::create_directories(modules_ / "7.0.0-1");  // modules only, no headers
+    EXPECT_EQ(find_header_tree(modules_, "6.18.44-custom").release, "6.12.5-1");
+}
+
+TEST_F(HeaderTrees, AWholeTreeHasNoSource)
+{
+    touch(root_ / "whole/include/linux/kconfig.h");
+    fs::create_directories(modules_ / "5.15.0-1");
+    fs::create_directory_symlink(root_ / "whole", modules_ / "5.15.0-1/build");
+    const HeaderTree tree = find_header_tree(modules_, "6.18");
+    EXPECT_EQ(tree.release, "5.15.0-1");
+    EXPECT_EQ(tree.source, "");
+}
+
+TEST_F(HeaderTrees, NoTreeAtAllIs72NamingThePackage)
+{
+    fs::create_directories(modules_ / "6.18.44/kernel");
+    try {
+        find_header_tree(modules_, "6.18.44");
+        FAIL() << "no error";
+    } catch (const Error& e) {
+        EXPECT_EQ(static_cast<int>(e.code()), 72);
+        EXPECT_NE(std::string(e.what()).find("no kernel header tree under " + modules_.string()),
+                  std::string::npos)
+            << e.what();
+        EXPECT_NE(std::string(e.what()).find("Install linux-headers-"), std::string::npos) << e.what();
+    }
+}
+
+TEST_F(HeaderTrees, ASplitTreeMergesAsAnInTreeBuildSeesIt)
+{
+    install_split("6.1.0-9");
+    const fs::path merged = root_ / "merged";
+    merge_header_tree(find_header_tree(modules_, "x"), merged);
+    // BCC's include paths, relative to the tree, as for an in-tree build.
+    for (const char* file : {"include/linux/kconfig.h", "include/generated/autoconf.h",
+                             "include/config/auto.conf", "arch/x86/include/asm/page.h",
+                             "arch/x86/include/generated/asm/unistd_64.h"})
+        EXPECT_TRUE(fs::is_regular_file(merged / file)) << file;
+    // A clash of files: build's wins, as the objtree's would.
+    EXPECT_EQ(fs::canonical(merged / "Makefile"), fs::canonical(modules_ / "6.1.0-9/build/Makefile"));
+    // Removing the merge leaves the installed tree whole.
+    fs::remove_all(merged);
+    EXPECT_TRUE(fs::is_regular_file(modules_ / "6.1.0-9/source/include/linux/kconfig.h"));
+}
