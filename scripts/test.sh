@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # One command from a fresh machine to every test: set up, build, run ctest
-# (unit tests, then end-to-end tests on real eBPF, which need root), then the
-# kernel matrix: the kernel-dependent e2e tests inside Debian 6.1, 6.12 and
-# 6.12-rt guests under qemu (tests/vm/matrix.sh). KDELAY_SKIP_VM=1 skips
-# the guests.
+# (unit tests, then end-to-end tests on real eBPF, which need root), then
+# Debian 13 (trixie): the same tests in a clean trixie root filesystem and its
+# .deb installed, run and purged in a bare one (tests/distro/matrix.sh
+# trixie), then the kernel matrix: the kernel-dependent e2e tests inside
+# Debian 6.1, 6.12 and 6.12-rt guests under qemu (tests/vm/matrix.sh).
+# KDELAY_SKIP_DISTRO=1 skips trixie, KDELAY_SKIP_VM=1 the guests.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 vm=1
@@ -16,6 +18,9 @@ ctest --test-dir build -L e2e --output-on-failure | tee "$log"
 total=$(ctest --test-dir build -N -L e2e | sed -n 's/^Total Tests: //p')
 skipped=$(grep -c '(Skipped)' "$log" || true)
 echo "e2e tests: $((total - skipped)) ran (the real binary; on real eBPF where a test loads it), $skipped skipped"
+if [ "${KDELAY_SKIP_DISTRO:-0}" != 1 ]; then
+    bash tests/distro/matrix.sh trixie
+fi
 if [ "$vm" = 1 ]; then
     bash tests/vm/matrix.sh
 fi

@@ -1,5 +1,5 @@
 /* ---- block I/O issued by the target's threads ---- */
-{{#block_io}}
+{{#block_report}}
 {{> block_abi}}
 
 static __always_inline int bio_wanted(__u64 pid_tgid, __u32 dev)
@@ -33,5 +33,5 @@ int kd_block_complete(struct bpf_raw_tracepoint_args *ctx)
     b->bytes += (__u32)ctx->args[2];
     return 0;
 }
-{{/block_io}}
+{{/block_report}}
 

@@ -111,14 +111,15 @@ static __always_inline __u64 rq_clock_of(void *task)
 }
 
 /* next gets a CPU at its run queue's clock `clock`: its total wait for
- * one so far, the wait ending now (*current) included. The kernel adds a
+ * one so far, the wait ending now (*waiting_now) included. The kernel adds a
  * wait to run_delay when it ends, after this tracepoint, so the wait still
  * running is the clock less when the thread was queued. */
-static __always_inline __u64 wait_total_at_switch_in(void *next, __u64 clock, __u64 *current)
+/* (`current` would be a macro of the kernel headers BCC includes.) */
+static __always_inline __u64 wait_total_at_switch_in(void *next, __u64 clock, __u64 *waiting_now)
 {
     __u64 queued = typed_u64(next, TASK_LAST_QUEUED_OFF);
-    *current = queued && clock > queued ? clock - queued : 0;
-    return typed_u64(next, TASK_RUN_DELAY_OFF) + *current;
+    *waiting_now = queued && clock > queued ? clock - queued : 0;
+    return typed_u64(next, TASK_RUN_DELAY_OFF) + *waiting_now;
 }
 
 /* The report's clock, read at most once a program and only on the paths
@@ -177,10 +178,10 @@ static __always_inline __u64 missed_switch_in(void *prev, struct kd_thread *t, _
  * queues by a migration included. A thread first seen in this sample
  * counts its wait only if it began in the sample. */
 static __always_inline void switched_in(struct kd_thread *t, __u32 tid, struct kd_capture *cap, __u64 total,
-                                        __u64 current, __u64 *now)
+                                        __u64 waiting_now, __u64 *now)
 {
-    if (t->wait_known || clock_now(now) - current >= cap->start_ns)
-        ready_ends(t, tid, t->wait_known ? total - t->wait_seen : current, now);
+    if (t->wait_known || clock_now(now) - waiting_now >= cap->start_ns)
+        ready_ends(t, tid, t->wait_known ? total - t->wait_seen : waiting_now, now);
     t->wait_seen = total;
     t->wait_known = 1;
 }
@@ -263,12 +264,12 @@ BTF_TRACEPOINT_PROBE(sched_switch)
     if (task_ids(next, &next_tid) != TARGET_TGID)
         return 0;
     __u64 clock = rq_clock_of(next);
-    __u64 current;
-    __u64 total = wait_total_at_switch_in(next, clock, &current);
+    __u64 waiting_now;
+    __u64 total = wait_total_at_switch_in(next, clock, &waiting_now);
     struct kd_thread *t = thread_entry(next_tid, next);
     if (!t)
         return 0;
-    switched_in(t, next_tid, cap, total, current, &now);
+    switched_in(t, next_tid, cap, total, waiting_now, &now);
     t->run_clock = clock;
 {{#budget}}
     budget_switched_in(t, next_tid, cap, clock_now(&now));

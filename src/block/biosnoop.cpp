@@ -98,7 +98,7 @@ BlockLayout biosnoop_layout()
     KernelBtf btf;
     const auto layout = read_block_layout(btf);
     if (!layout)
-        throw Error(Exit::unavailable, "this kernel has no block tracepoints (or BTF lacks struct request)");
+        throw Error(Exit::unavailable, std::string("this kernel lacks ") + kBlockLayoutNeeds);
     return *layout;
 }
 

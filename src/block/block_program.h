@@ -14,7 +14,7 @@ namespace kdelay {
 class TemplateValues;
 
 // Fills the block_abi and block_io partials and their offsets; without a
-// layout (no block tracepoints) they are empty, for a {{#block_io}} section
+// layout (no block tracepoints) they are empty, for a {{#block_report}} section
 // that is off.
 void add_block_values(TemplateValues& values, const std::optional<BlockLayout>& layout,
                       uint32_t max_bios);

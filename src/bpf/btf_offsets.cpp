@@ -132,6 +132,8 @@ std::optional<BlockLayout> read_block_layout(const KernelBtf& btf)
     if (!btf.has_raw_tracepoint("block_rq_issue") || !btf.has_raw_tracepoint("block_rq_complete") ||
         !(btf.has_raw_tracepoint("block_io_start") || btf.has_raw_tracepoint("block_rq_insert")))
         return std::nullopt;
+    if (btf.raw_tracepoint_args("block_rq_issue") != 1)  // 5.10 passes the queue first
+        return std::nullopt;
     auto q = btf.member("request", "q");
     auto sector = btf.member("request", "__sector");
     auto flags = btf.member("request", "cmd_flags");

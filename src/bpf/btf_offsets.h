@@ -93,6 +93,9 @@ struct BlockLayout {
 };
 
 // nullopt when the kernel has no block tracepoints or lacks a field.
+// What read_block_layout() needs of a kernel, for the line that says it is missing.
+inline constexpr const char* kBlockLayoutNeeds =
+    "block tracepoints that pass the request alone and a request queue that knows its disk (Linux 5.15 or later)";
 std::optional<BlockLayout> read_block_layout(const KernelBtf& btf);
 
 }  // namespace kdelay

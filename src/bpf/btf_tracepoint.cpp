@@ -4,6 +4,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include <bpf/libbpf_version.h>
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
@@ -58,6 +59,14 @@ ebpf::StatusTuple attach_btf_tracepoint(ebpf::BPF& bpf, const std::string& funct
 
 using kdelay::kBtfTracepointPrefix;
 
+// libbpf 1.2 made bpf_prog_load's opts writable (log_true_size comes back
+// through them); the definition below must match the installed header.
+#if LIBBPF_MAJOR_VERSION > 1 || (LIBBPF_MAJOR_VERSION == 1 && LIBBPF_MINOR_VERSION >= 2)
+using ProgLoadOpts = bpf_prog_load_opts;
+#else
+using ProgLoadOpts = const bpf_prog_load_opts;
+#endif
+
 extern "C" int libbpf_find_vmlinux_btf_id(const char* name, enum bpf_attach_type type)
 {
     const size_t prefix = std::strlen(kBtfTracepointPrefix);
@@ -75,14 +84,16 @@ extern "C" int libbpf_find_vmlinux_btf_id(const char* name, enum bpf_attach_type
 }
 
 extern "C" int bpf_prog_load(enum bpf_prog_type type, const char* name, const char* license,
-                             const struct bpf_insn* insns, size_t count, const struct bpf_prog_load_opts* opts)
+                             const struct bpf_insn* insns, size_t count, ProgLoadOpts* opts)
 {
     using Load = int (*)(enum bpf_prog_type, const char*, const char*, const struct bpf_insn*, size_t,
-                         const struct bpf_prog_load_opts*);
+                         ProgLoadOpts*);
     static const Load real = kdelay::libbpf<Load>("bpf_prog_load", "LIBBPF_0.6.0");
     if (type == BPF_PROG_TYPE_TRACING && opts && kdelay::is_btf_trace_typedef(opts->attach_btf_id)) {
         bpf_prog_load_opts raw_tp{};
-        std::memcpy(&raw_tp, opts, std::min(opts->sz, sizeof(raw_tp)));
+        const size_t size = std::min(opts->sz, sizeof(raw_tp));  // a caller built against a newer libbpf
+        std::memcpy(&raw_tp, opts, size);
+        raw_tp.sz = size;
         raw_tp.expected_attach_type = BPF_TRACE_RAW_TP;
         return real(type, name, license, insns, count, &raw_tp);
     }

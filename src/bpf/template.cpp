@@ -41,6 +41,14 @@ std::string render_template(const std::string& template_name, const std::string&
 {
     // Mustache renders a missing name as nothing; here that is a bug, so
     // every tag is checked first, in the template and in its partials.
+    // One name, one kind: mustache keeps only the last value set for a name,
+    // so a partial named like a section would silently turn the section on.
+    for (const auto& [name, on] : values.sections_)
+        if (values.partials_.count(name) || values.scalars_.count(name))
+            throw Error(Exit::software, template_name + ": '" + name + "' is both a section and a value");
+    for (const auto& [name, body] : values.partials_)
+        if (values.scalars_.count(name))
+            throw Error(Exit::software, template_name + ": '" + name + "' is both a partial and a value");
     static const std::regex tag(R"(\{\{\{?\s*([#^/>&!]?)\s*([^}\s]*)\s*\}?\}\})");
     std::string all = text;
     for (const auto& [name, body] : values.partials_)

@@ -145,6 +145,8 @@ int run_delay(DelayConfig cfg, ReportWriter& writer)
     DelayCollector collector(session, params, cfg.pid);
     if (!upcalls.note.empty())
         writer.note(upcalls.note);
+    if (!params.block)
+        writer.note(std::string("No BLOCK I/O STATISTICS: this kernel lacks ") + kBlockLayoutNeeds);
     wait.watch_process(cfg.pid);
     run_samples(cfg, collector, wait, writer, [&] {
         if (launcher)

@@ -128,7 +128,7 @@ std::string render_delay_program(const DelayProgramParams& p)
     v.number("max_wakers", p.sizes.wakers);
     v.number("max_blame", p.sizes.wakers);
     v.number("max_hist", p.sizes.hist);
-    v.section("block_io", p.block.has_value());
+    v.section("block_report", p.block.has_value());
     v.number("max_blockio", p.sizes.blockio);
     add_block_values(v, p.block, p.sizes.bios);
     v.section("upcalls", p.upcalls != UpcallPlan::Probe::none);

@@ -9,7 +9,8 @@
 #       command leaves (scripts/package.sh) is copied back to dist/SUITE/.
 #   tests/distro/chroot.sh --bare SUITE [COMMAND...]
 #       A minimal root filesystem instead: no build or test packages, as a
-#       new user's system (for installing the .deb). The command runs in /.
+#       new user's system. dist/SUITE/kdelay_*.deb and install-check.sh are
+#       copied to /kdelay-check; default COMMAND: install-check.sh there.
 #
 # Each root filesystem is made once by mmdebstrap from this machine's Debian
 # mirror and kept in /var/cache/kdelay/chroot/ (remade when scripts/setup.sh's
@@ -23,7 +24,11 @@ bare=0
 if [ "${1:-}" = "--bare" ]; then bare=1; shift; fi
 suite=${1:?usage: tests/distro/chroot.sh [--bare] SUITE [COMMAND...]}
 shift
-command=${*:-KDELAY_SKIP_VM=1 scripts/test.sh}
+if [ "$bare" = 1 ]; then
+    command=${*:-bash /kdelay-check/install-check.sh /kdelay-check}
+else
+    command=${*:-KDELAY_SKIP_VM=1 scripts/test.sh}
+fi
 
 if [ "$(id -u)" -ne 0 ]; then
     echo "chroot.sh: run as root (it mounts and chroots)" >&2
@@ -66,17 +71,24 @@ cleanup() {
     for m in dev sys proc; do
         mountpoint -q "$root/$m" && { mount --make-rslave "$root/$m"; umount -R "$root/$m"; }
     done
+    mountpoint -q "$root" && umount "$root"
     rm -rf --one-file-system "$root"
 }
 trap cleanup EXIT
 tar -C "$root" -xf "$tarball"
+# A mount point as its root, as a real system has: unshare -m (the e2e tests)
+# cannot make a root that is no mount point private.
+mount --bind "$root" "$root"
 mount -t proc proc "$root/proc"
 mount --rbind /sys "$root/sys"
 mount --rbind /dev "$root/dev"
 cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
 
 if [ "$bare" = 1 ]; then
-    [ -d dist ] && cp -r dist "$root/dist"
+    mkdir "$root/kdelay-check"
+    cp tests/distro/install-check.sh "$root/kdelay-check/"
+    cp dist/"$suite"/kdelay_*.deb "$root/kdelay-check/" 2>/dev/null || true
+    echo "chroot.sh: $suite (bare): $command"
     chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root bash -c "cd / && $command"
     exit
 fi

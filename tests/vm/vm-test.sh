@@ -4,8 +4,10 @@
 #
 #   tests/vm/vm-test.sh [--timeout SECONDS] [--cpus N] KERNEL [--] COMMAND...
 #
-# KERNEL is 6.1, 6.12 or 6.12-rt (the newest Debian package of that line)
-# or a full release such as 6.1.0-50-amd64. The command runs as root in the
+# KERNEL is 5.10 (Debian 11's), 6.1, 6.12, 6.12-rt (Debian 12's) or 7.2
+# (unstable's): the newest Debian package of that line; or a full release
+# such as 6.1.0-50-amd64. Other releases' kernels come through this
+# machine's Debian mirror with a private apt list in the cache. The command runs as root in the
 # caller's working directory, with proc, sys, tracefs, debugfs and bpffs
 # mounted, lo up, /var/tmp on an ext4 virtio disk and kernel headers linked
 # for BCC. Its output is printed here and its exit code is this script's
@@ -39,32 +41,81 @@ for tool in qemu-system-x86_64 busybox modprobe depmod xz mkfs.ext4 cpio; do
 done
 mkdir -p "$cache"
 
+mirror() {
+    local uri
+    uri=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n 1)
+    [ -n "$uri" ] || uri=$(awk '$1 == "deb" { print $2; exit }' /etc/apt/sources.list 2>/dev/null)
+    echo "${uri:-http://deb.debian.org/debian}"
+}
+# apt's options for another release's package lists, kept in the cache
+# (unstable's Release file may be past its Valid-Until date on the mirror).
+suite_apt() {
+    local dir="$cache/apt/$1"
+    if [ ! -e "$dir/sources.list" ]; then
+        mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial"
+        echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $(mirror) $1 main" >"$dir/sources.list"
+    fi
+    echo "-o Dir::Etc::SourceList=$dir/sources.list -o Dir::Etc::SourceParts=/dev/null" \
+        "-o Dir::State::Lists=$dir/lists -o Dir::Cache=$dir/cache -o Acquire::Check-Valid-Until=false"
+}
+suite_of() {
+    case "$1" in
+        5.10*) echo bullseye ;;
+        7.*) echo sid ;;
+    esac
+}
+apt_opts=""
+suite=$(suite_of "$kernel")
+[ -z "$suite" ] || apt_opts=$(suite_apt "$suite")
+
 # The newest Debian image package of a kernel line.
 resolve_release() {
+    # shellcheck disable=SC2086
     case "$1" in
+        5.10) apt-cache $apt_opts search --names-only '^linux-image-5\.10\.0-[0-9]+-amd64$' ;;
         6.1) apt-cache search --names-only '^linux-image-6\.1\.0-[0-9]+-amd64$' ;;
         6.12) apt-cache search --names-only '^linux-image-6\.12\.[0-9]+\+deb12-amd64$' ;;
         6.12-rt) apt-cache search --names-only '^linux-image-6\.12\.[0-9]+\+deb12-rt-amd64$' ;;
+        7.2) apt-cache $apt_opts search --names-only '^linux-image-7\.2\.[0-9]+\+deb14-amd64$' ;;
         *) echo "linux-image-$1 -" ;;
     esac | awk '{print $1}' | sed 's/^linux-image-//' | sort -V | tail -n 1
 }
 release=$(resolve_release "$kernel")
 if [ -z "$release" ]; then  # no package lists yet on a fresh machine
-    timeout 300 apt-get update -qq >/dev/null 2>&1 || true
+    # shellcheck disable=SC2086
+    timeout 300 apt-get $apt_opts update -qq >/dev/null 2>&1 || true
     release=$(resolve_release "$kernel")
 fi
 [ -n "$release" ] || die "no Debian kernel package for '$kernel' (run apt-get update?)"
 if [ "$print_release" = 1 ]; then echo "$release"; exit 0; fi
 root="$cache/$release"
 
-# 1. The image, unpacked, with its modules.dep.
+# 1. The image, unpacked, with its modules.dep. Unstable splits it: the
+# linux-image package is a meta package over linux-binary (vmlinuz under
+# /usr/lib/modules), linux-modules and linux-base (modules.builtin and
+# modules.order, without which modprobe cannot see built-in drivers).
+download() {
+    # shellcheck disable=SC2086
+    (cd "$cache" && timeout 600 apt-get $apt_opts download -q "$1" >/dev/null 2>&1) || die "cannot download $1"
+    ls "$cache/$1"_*.deb | head -n 1
+}
 if [ ! -e "$root/.ready" ]; then
     rm -rf "$root" && mkdir -p "$root"
-    (cd "$cache" && timeout 600 apt-get download -q "linux-image-$release" >/dev/null 2>&1) ||
-        die "cannot download linux-image-$release"
-    deb=$(ls "$cache"/linux-image-"$release"_*.deb | head -n 1)
+    deb=$(download "linux-image-$release")
+    parts=$(dpkg-deb -f "$deb" Depends | tr ',|' '\n\n' | awk '{print $1}' |
+        grep -E "^linux-(binary|modules|base)-$(printf '%s' "$release" | sed 's/[.+]/\\&/g')\$" || true)
     dpkg -x "$deb" "$root"
     rm -f "$deb"
+    for part in $parts; do
+        deb=$(download "$part")
+        dpkg -x "$deb" "$root"
+        rm -f "$deb"
+    done
+    [ -e "$root/lib" ] || ln -s usr/lib "$root/lib"  # merged /usr: depmod and modprobe look in /lib
+    if [ ! -e "$root/boot/vmlinuz-$release" ] && [ -e "$root/lib/modules/$release/vmlinuz" ]; then
+        mkdir -p "$root/boot" && ln -s "../lib/modules/$release/vmlinuz" "$root/boot/vmlinuz-$release"
+    fi
+    [ -e "$root/boot/vmlinuz-$release" ] || die "linux-image-$release has no vmlinuz"
     depmod -b "$root" "$release"
     touch "$root/.ready"
 fi

@@ -71,3 +71,19 @@ TEST(Template, BrokenTemplateIsAnError)
     v.section("a", true);
     EXPECT_THROW(render_template("t", "{{#a}}unclosed", v), Error);
 }
+
+// Mustache keeps one value per name: a partial named like a section would
+// turn the section on whatever it was set to.
+TEST(Template, ANameIsOneKindOnly)
+{
+    TemplateValues v;
+    v.section("part", false);
+    v.partial("part", "");
+    try {
+        render_template("t", "{{#part}}x{{/part}}", v);
+        FAIL() << "no error";
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), Exit::software);
+        EXPECT_NE(std::string(e.what()).find("'part' is both a section and a value"), std::string::npos);
+    }
+}

@@ -72,6 +72,11 @@ TEST(Options, HelpShowsNoParserMarkup)
     const std::string help = testing::internal::GetCapturedStdout();
     EXPECT_EQ(help.find("{63}"), std::string::npos) << help;
     EXPECT_NE(help.find("-D,--debug [FLAGS]"), std::string::npos) << help;
+    // The usage lines keep their hand-made layout whatever CLI11 reflows.
+    EXPECT_NE(help.find("\n  kdelay -p PID [OPTIONS]          trace process PID\n"), std::string::npos) << help;
+    EXPECT_NE(help.find("\n                                   one line per block I/O (see kdelay biosnoop --help)\n"),
+              std::string::npos)
+        << help;
 }
 
 TEST(Options, BareTriggerDeltaMeansZero)

@@ -106,6 +106,19 @@ TEST(DelayProgram, BlockStartFromBiosOnlyOnKernelsWithoutBlockIoStart)
     EXPECT_EQ(legacy.find("{{"), std::string::npos);
 }
 
+// A kernel without the block layout kdelay reads (5.10: block_rq_issue still
+// passes the queue first, and the request queue has no disk) gets no block
+// code at all, not code that refers to types left out.
+TEST(DelayProgram, NoBlockLayoutMeansNoBlockCode)
+{
+    DelayProgramParams p = params();
+    p.block = std::nullopt;
+    const std::string src = render_delay_program(p);
+    EXPECT_EQ(src.find("kd_block_complete"), std::string::npos);
+    EXPECT_EQ(src.find("kd_bio_key"), std::string::npos);
+    EXPECT_EQ(src.find("BPF_HASH(blockio"), std::string::npos);
+}
+
 TEST(DelayProgram, UpcallCountersOnlyWhenAHookIsPlanned)
 {
     DelayProgramParams p = params();
