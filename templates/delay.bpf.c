@@ -56,6 +56,9 @@ BPF_STACK_TRACE(stack_traces, {{stack_trace_size}});
  * costs more than the rest of a wakeup's work, and a context switch needs
  * two. */
 #define THREAD_SLOTS {{max_threads}}
+/* A free slot is claimed with a compare-and-swap, which BPF has since
+ * Linux 5.12; without it every entry lives in the threads hash. */
+#define SLOT_CLAIMS {{slot_claims}}
 BPF_ARRAY(thread_slots, struct kd_thread, THREAD_SLOTS);
 BPF_HASH(threads, __u32, struct kd_thread, {{max_threads}});
 /* An empty entry to create one in the hash from: a map value, not a
@@ -190,11 +193,13 @@ static __always_inline struct kd_thread *thread_slot(__u32 tid)
  * bits has an entry, in the hash either. */
 static __always_inline struct kd_thread *thread_find(__u32 tid)
 {
+#if SLOT_CLAIMS
     struct kd_thread *t = thread_slot(tid);
     if (!t || !t->tid)
         return 0;
     if (t->tid == tid)
         return t;
+#endif
     return threads.lookup(&tid);
 }
 
@@ -210,7 +215,9 @@ static __always_inline void take_name(char *comm, void *task)
  * kernel, so a thread that exits before the report keeps it. */
 static __always_inline struct kd_thread *thread_entry(__u32 tid, void *task)
 {
-    struct kd_thread *t = thread_slot(tid);
+    struct kd_thread *t;
+#if SLOT_CLAIMS
+    t = thread_slot(tid);
     if (!t)
         return 0;
     if (t->tid == tid)
@@ -221,6 +228,7 @@ static __always_inline struct kd_thread *thread_entry(__u32 tid, void *task)
         take_name(t->comm, task);
         return t;
     }
+#endif
 
     t = threads.lookup(&tid);
     if (t)

@@ -13,8 +13,8 @@ int kd_start_trigger(void *ctx)
             count(KD_STAT_TRIGGER_MISS);
         return 0;
     }
-    /* No compare-and-swap here: BCC 0.26 targets a BPF ISA without it.
-     * Two CPUs starting at once both write nearly the same time. */
+    /* No compare-and-swap here: kernels before 5.12 have none. Two CPUs
+     * starting at once both write nearly the same time. */
     __u64 now = bpf_ktime_get_ns();
     cap->start_ns = now;
     cap->start_trigger_ns = now;

@@ -7,6 +7,7 @@
 
 #include "block/block_program.h"
 #include "bpf/btf_offsets.h"
+#include "bpf/kernel_features.h"
 #include "bpf/probe_set.h"
 #include "bpf/session.h"
 #include "core/error.h"
@@ -112,6 +113,7 @@ int run_delay(DelayConfig cfg, ReportWriter& writer)
     params.stop_trigger = cfg.stop_trigger.has_value();
     params.features = cfg.features;
     params.block = read_block_layout(btf);
+    params.compare_and_swap = bpf_has_compare_and_swap();
     const UpcallPlan upcalls = plan_upcalls(!cfg.features.upcall_stats);
     params.upcalls = upcalls.probe;
     const std::string source = render_delay_program(params);

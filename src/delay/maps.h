@@ -53,7 +53,7 @@ inline constexpr std::array<DelayMap, 18> kCoreMaps = {{
     {"recent", DelayMap::Reset::zero, delay_maps::always},  // per-CPU syscall runs
     {"recent_hists", DelayMap::Reset::zero, delay_maps::histograms},  // their histograms, read with hist
     {"stack_traces", DelayMap::Reset::clear, delay_maps::stack_traces},
-    {"blockio", DelayMap::Reset::clear, delay_maps::always, KD_MAP_BLOCKIO, "block I/O"},  // declared even without block I/O
+    {"blockio", DelayMap::Reset::clear, delay_maps::block_io, KD_MAP_BLOCKIO, "block I/O"},
     {"hist", DelayMap::Reset::clear, delay_maps::histograms, KD_MAP_HIST, "histogram"},
     {"thread_hists", DelayMap::Reset::zero, delay_maps::histograms},  // read with hist
     {"wakers", DelayMap::Reset::clear, delay_maps::budget, KD_MAP_WAKERS, "waker"},

@@ -107,6 +107,7 @@ std::string render_delay_program(const DelayProgramParams& p)
     v.number("pt_regs_nr_off", p.layout.regs_syscall_nr.offset);
     v.identifier("pt_regs_nr_type", uint_type("pt_regs syscall number", p.layout.regs_syscall_nr.size));
     v.number("max_threads", p.sizes.threads);
+    v.number("slot_claims", p.compare_and_swap ? 1 : 0);
     v.number("max_syscalls", p.sizes.syscalls);
     v.number("max_hardirqs", p.sizes.hardirqs);
     v.number("max_softirqs", p.sizes.softirqs);

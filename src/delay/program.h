@@ -38,6 +38,7 @@ struct DelayProgramParams {
     DelayFeatures features;
     std::optional<BlockLayout> block;  // block I/O section; nullopt: none
     UpcallPlan::Probe upcalls = UpcallPlan::Probe::none;  // kd_upcall_return, kd_upcall_seen
+    bool compare_and_swap = true;  // BPF atomics (5.12): thread slots are claimed with one
 
 };
 

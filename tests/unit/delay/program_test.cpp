@@ -119,6 +119,14 @@ TEST(DelayProgram, NoBlockLayoutMeansNoBlockCode)
     EXPECT_EQ(src.find("BPF_HASH(blockio"), std::string::npos);
 }
 
+TEST(DelayProgram, SlotsAreClaimedOnlyWithCompareAndSwap)
+{
+    DelayProgramParams p = params();
+    EXPECT_NE(render_delay_program(p).find("#define SLOT_CLAIMS 1\n"), std::string::npos);
+    p.compare_and_swap = false;
+    EXPECT_NE(render_delay_program(p).find("#define SLOT_CLAIMS 0\n"), std::string::npos);
+}
+
 TEST(DelayProgram, UpcallCountersOnlyWhenAHookIsPlanned)
 {
     DelayProgramParams p = params();
