@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs a command on a copy of kdelay's tracked source in a clean root
 # filesystem of a Debian release, against this machine's kernel (/proc, /sys
-# and /dev are bind-mounted; kdelay traces the host's processes).
+# and /dev are bind-mounted; kdelay traces the host's processes). It is the
+# root of a private mount namespace, as in a container.
 #
 #   tests/distro/chroot.sh SUITE [COMMAND...]
 #       SUITE: bookworm, trixie or sid. COMMAND runs in the copy with bash
@@ -67,37 +68,43 @@ if [ ! -s "$tarball" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$packages" ]; then
 fi
 
 root=$(mktemp -d /var/tmp/kdelay-chroot-XXXXXX)
-cleanup() {
-    for m in dev sys proc; do
-        mountpoint -q "$root/$m" && { mount --make-rslave "$root/$m"; umount -R "$root/$m"; }
-    done
-    mountpoint -q "$root" && umount "$root"
-    rm -rf --one-file-system "$root"
-}
-trap cleanup EXIT
+trap 'rm -rf --one-file-system "$root"' EXIT
 tar -C "$root" -xf "$tarball"
-# A mount point as its root, as a real system has: unshare -m (the e2e tests)
-# cannot make a root that is no mount point private.
-mount --bind "$root" "$root"
-mount -t proc proc "$root/proc"
-mount --rbind /sys "$root/sys"
-mount --rbind /dev "$root/dev"
 cp /etc/resolv.conf "$root/etc/resolv.conf" 2>/dev/null || true
+
+# Runs bash -c "$1" as the root filesystem's init would see it: in a private
+# mount namespace whose root mount is the root filesystem (pivot_root, not a
+# bare chroot), so that unshare -m and paths of /proc/PID/exe behave there as
+# on a real system; its mounts go with it.
+run_in_root() {
+    unshare --mount --propagation private /bin/bash -c '
+        set -e
+        mount --bind "$0" "$0"
+        mount -t proc proc "$0/proc"
+        mount --rbind /sys "$0/sys"
+        mount --rbind /dev "$0/dev"
+        cd "$0"
+        mkdir -p .old-root
+        pivot_root . .old-root
+        umount -l /.old-root
+        rmdir /.old-root
+        exec /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root CI="$2" /bin/bash -c "$1"
+    ' "$root" "$1" "${CI:-}"
+}
 
 if [ "$bare" = 1 ]; then
     mkdir "$root/kdelay-check"
     cp tests/distro/install-check.sh "$root/kdelay-check/"
     cp dist/"$suite"/kdelay_*.deb "$root/kdelay-check/" 2>/dev/null || true
     echo "chroot.sh: $suite (bare): $command"
-    chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root bash -c "cd / && $command"
+    run_in_root "cd / && $command"
     exit
 fi
 mkdir -p "$root/src/kdelay"
 git ls-files -z | tar -C "$tree" --null -T - -cf - | tar -C "$root/src/kdelay" -xf -
 echo "chroot.sh: $suite: $command"
 status=0
-chroot "$root" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME=/root CI="${CI:-}" \
-    bash -c "cd /src/kdelay && $command" || status=$?
+run_in_root "cd /src/kdelay && $command" || status=$?
 if [ -d "$root/src/kdelay/dist" ]; then
     mkdir -p "dist/$suite"
     cp "$root/src/kdelay/dist/"* "dist/$suite/"

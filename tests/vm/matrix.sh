@@ -3,7 +3,10 @@
 # (tests/vm/vm-test.sh) and prints a table: kernel, tests run, passed,
 # skipped, failed, minutes. Exit 1 if any test failed or a guest broke.
 #
-#   tests/vm/matrix.sh [--full] [KERNEL...]     default kernels: 6.1 6.12 6.12-rt
+#   tests/vm/matrix.sh [--full] [KERNEL...]
+#       default kernels: 5.10 6.1 6.12 6.12-rt 7.2 (Debian 11, 12 and
+#       unstable's). KDELAY_VM_JOBS guests run at once (default 2: a
+#       single-threaded TCG guest keeps one host CPU busy).
 #
 # Without --full, only the tests of the kernel-dependent paths run (the CI
 # stage): BTF offsets and thread names, exact syscall counts, run/ready of
@@ -18,7 +21,8 @@ cd "$(dirname "$0")/../.."
 full=0
 if [ "${1:-}" = "--full" ]; then full=1; shift; fi
 kernels=("$@")
-[ ${#kernels[@]} -gt 0 ] || kernels=(6.1 6.12 6.12-rt)
+[ ${#kernels[@]} -gt 0 ] || kernels=(5.10 6.1 6.12 6.12-rt 7.2)
+jobs=${KDELAY_VM_JOBS:-2}
 build=${KDELAY_BUILD_DIR:-build}
 [ -x "$build/kdelay" ] || { echo "matrix.sh: no kdelay in $build; build first" >&2; exit 1; }
 
@@ -57,50 +61,66 @@ known_failure() {
     esac
 }
 
-status=0
-all_passed=0; all_failed=0; all_skipped=0
-summary=$(mktemp)
-trap 'rm -f "$summary"' EXIT
-printf '| Kernel | Release | Tests | Passed | Skipped | Failed | Minutes |\n|---|---|---|---|---|---|---|\n' >"$summary"
-for k in "${kernels[@]}"; do
-    log=$(mktemp)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+# One guest's run: its log in $work/K.log, its table row and counts beside.
+run_kernel() {
+    local k=$1 log="$work/$1.log" start rc=125 attempt exclude=() known
     start=$(date +%s)
-    echo "== $k: e2e tests in a guest" >&2
-    exclude=()
     known=$(known_failure "$k")
     if [ -n "$known" ]; then
         exclude=(-E "${known%%|*}")
-        echo "   left out on $k: ${known%%|*}: ${known#*|}" >&2
+        echo "   left out on $k: ${known%%|*}: ${known#*|}" >>"$log"
     fi
     # A guest that dies before the command ends (exit 125: no exit line on
     # its console) is tried once more; a test failure is not.
     for attempt in 1 2; do
         set +e
         tests/vm/vm-test.sh --timeout "${KDELAY_VM_TIMEOUT:-2400}" "$k" -- \
-            ctest --test-dir "$build" -L e2e "${select[@]}" "${exclude[@]}" --output-on-failure --timeout 600 2>&1 |
-            tee "$log" >&2
-        rc=${PIPESTATUS[0]}
+            ctest --test-dir "$build" -L e2e "${select[@]}" "${exclude[@]}" --output-on-failure --timeout 600 \
+            >>"$log" 2>&1
+        rc=$?
         set -e
-        [ "$rc" -eq 125 ] && [ "$attempt" -eq 1 ] && { echo "== $k: the guest died; once more" >&2; continue; }
+        [ "$rc" -eq 125 ] && [ "$attempt" -eq 1 ] && { echo "== $k: the guest died; once more" >>"$log"; continue; }
         break
     done
     sed -i 's/\x1b\[[0-9;]*m//g' "$log"  # ctest colours its summary on a console
+    local minutes total failed skipped release passed
     minutes=$(awk -v s="$(( $(date +%s) - start ))" 'BEGIN {printf "%.1f", s / 60}')
     total=$(sed -n 's/.* tests failed out of \([0-9]*\).*/\1/p' "$log" | tail -n 1)
     failed=$(sed -n 's/.*, \([0-9]*\) tests failed out of.*/\1/p' "$log" | tail -n 1)
     skipped=$(grep -c '(Skipped)' "$log" || true)
     release=$(tests/vm/vm-test.sh --print-release "$k" 2>/dev/null || echo "?")
-    if [ -z "$total" ] || [ "$rc" -ne 0 ]; then
-        status=1
-    fi
+    local ok=1
+    if [ -z "$total" ] || [ "$rc" -ne 0 ]; then ok=0; fi
     total=${total:-0}; failed=${failed:-?}
     passed=$([ "$failed" = "?" ] && echo "?" || echo $((total - failed - skipped)))
+    printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$k" "$release" "$total" "$passed" "$skipped" "$failed" "$minutes" >"$work/$k.row"
+    echo "$ok $passed $failed $skipped" >"$work/$k.counts"
+}
+
+for k in "${kernels[@]}"; do
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+    echo "== $k: e2e tests in a guest" >&2
+    run_kernel "$k" &
+done
+wait
+
+status=0
+all_passed=0; all_failed=0; all_skipped=0
+summary="$work/summary"
+printf '| Kernel | Release | Tests | Passed | Skipped | Failed | Minutes |\n|---|---|---|---|---|---|---|\n' >"$summary"
+for k in "${kernels[@]}"; do
+    echo "== $k" >&2
+    cat "$work/$k.log" >&2
+    grep -a '(Skipped)' "$work/$k.log" | sed 's/^/    skipped: /' >&2 || true
+    read -r ok passed failed skipped <"$work/$k.counts" || { ok=0; passed="?"; failed="?"; skipped=0; }
+    [ "$ok" = 1 ] || status=1
     all_skipped=$((all_skipped + skipped))
-    if [ "$passed" = "?" ]; then all_failed=$((all_failed + 1)); else
+    if [ "$passed" = "?" ] || [ "$failed" = "?" ]; then all_failed=$((all_failed + 1)); else
         all_passed=$((all_passed + passed)); all_failed=$((all_failed + failed)); fi
-    printf '| %s | %s | %s | %s | %s | %s | %s |\n' "$k" "$release" "$total" "$passed" "$skipped" "$failed" "$minutes" >>"$summary"
-    grep -a '(Skipped)' "$log" | sed 's/^/    skipped: /' >&2 || true
-    rm -f "$log"
+    cat "$work/$k.row" >>"$summary"
 done
 cat "$summary"
 echo "matrix: $all_passed passed, $all_failed failed, $all_skipped skipped"
