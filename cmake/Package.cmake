@@ -15,12 +15,12 @@ set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # (Debian's meta package of the architecture; Ubuntu's generic one).
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "linux-headers-${KDELAY_DEB_ARCH} | linux-headers-generic")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "per-thread kernel delay reports from eBPF")
-set(CPACK_DEBIAN_PACKAGE_DESCRIPTION "per-thread kernel delay reports from eBPF
- kdelay tells, thread by thread, where a process's time went: syscalls,
- running, waiting for a CPU and behind whom, blocked and who woke it,
- stopped, interrupts, block I/O, locks and memory reclaim. It is a drop-in
- for Open vSwitch's kernel_delay.py, and also records SPDK qpair lifetimes,
- annotates SPDK traces and prints biosnoop's per-I/O lines.")
+# CPack puts the summary first and indents these lines itself.
+set(CPACK_PACKAGE_DESCRIPTION "kdelay tells, thread by thread, where a process's time went: syscalls,
+running, waiting for a CPU and behind whom, blocked and who woke it,
+stopped, interrupts, block I/O, locks and memory reclaim. It is a drop-in
+for Open vSwitch's kernel_delay.py, and also records SPDK qpair lifetimes,
+annotates SPDK traces and prints biosnoop's per-I/O lines.")
 # Packaging installs what is built; it builds nothing more (the tests).
 set(CMAKE_SKIP_INSTALL_ALL_DEPENDENCY ON)
 include(CPack)
