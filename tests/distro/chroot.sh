@@ -40,12 +40,6 @@ command -v mmdebstrap >/dev/null || {
     DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends mmdebstrap >/dev/null
 }
 
-mirror() {
-    local uri
-    uri=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n 1)
-    [ -n "$uri" ] || uri=$(awk '$1 == "deb" { print $2; exit }' /etc/apt/sources.list 2>/dev/null)
-    echo "${uri:-http://deb.debian.org/debian}"
-}
 
 cache=/var/cache/kdelay/chroot
 mkdir -p "$cache"
@@ -62,7 +56,7 @@ if [ ! -s "$tarball" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$packages" ]; then
     echo "chroot.sh: making the $name root filesystem (mmdebstrap, a few minutes)"
     rm -f "$tarball"
     mmdebstrap --quiet --variant=minbase --format=tar --aptopt='Acquire::Check-Valid-Until "false"' \
-        --include="$packages" "$suite" "$tarball.part" "$(mirror)"
+        --include="$packages" "$suite" "$tarball.part" "$(bash scripts/debian-mirror.sh)"
     mv "$tarball.part" "$tarball"
     echo "$packages" >"$stamp"
 fi

@@ -3,10 +3,11 @@
 # (tests/vm/vm-test.sh) and prints a table: kernel, tests run, passed,
 # skipped, failed, minutes. Exit 1 if any test failed or a guest broke.
 #
-#   tests/vm/matrix.sh [--full] [KERNEL[@rt]...]
+#   tests/vm/matrix.sh [--full] [KERNEL[@SUBSET]...]
 #       default kernels: 5.10 6.1 6.12 6.12-rt 7.2 (Debian 11, 12 and
-#       unstable's). KERNEL@rt runs only the tests of what PREEMPT_RT
-#       changes (the scheduler's accounting, futexes and locks, the budget).
+#       unstable's). KERNEL@core leaves the Open vSwitch tests out of the
+#       selection; KERNEL@rt runs only the tests of what PREEMPT_RT changes
+#       (the scheduler's accounting, futexes and locks, the budget).
 #       KDELAY_VM_JOBS guests run at once (default 1: two TCG guests side by
 #       side each ran 2.5 times slower here, so nothing is gained).
 #
@@ -59,11 +60,14 @@ rt_paths=(
     'Case\.UprobeEntryAndReturnFrameExactlyTheSection'
     'BudgetE2E\.'
 )
-# The ctest selection for KERNEL or KERNEL@rt.
+# The ctest selection for KERNEL, KERNEL@core or KERNEL@rt.
 selection() {
     local list=("${kernel_paths[@]}")
     [ "$full" -eq 1 ] && return 0
-    [ "${1#*@}" = rt ] && list=("${rt_paths[@]}")
+    case "$1" in
+        *@rt) list=("${rt_paths[@]}") ;;
+        *@core) echo "-E"; echo 'OvsE2E\.' ;;
+    esac
     echo "-R"
     (IFS='|'; echo "${list[*]}")
 }

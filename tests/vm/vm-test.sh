@@ -41,19 +41,13 @@ for tool in qemu-system-x86_64 busybox modprobe depmod xz mkfs.ext4 cpio; do
 done
 mkdir -p "$cache"
 
-mirror() {
-    local uri
-    uri=$(sed -n 's/^URIs: *//p' /etc/apt/sources.list.d/debian.sources 2>/dev/null | head -n 1)
-    [ -n "$uri" ] || uri=$(awk '$1 == "deb" { print $2; exit }' /etc/apt/sources.list 2>/dev/null)
-    echo "${uri:-http://deb.debian.org/debian}"
-}
 # apt's options for another release's package lists, kept in the cache
 # (unstable's Release file may be past its Valid-Until date on the mirror).
 suite_apt() {
     local dir="$cache/apt/$1"
     if [ ! -e "$dir/sources.list" ]; then
         mkdir -p "$dir/lists/partial" "$dir/cache/archives/partial"
-        echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $(mirror) $1 main" >"$dir/sources.list"
+        echo "deb [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $(bash "$here/../../scripts/debian-mirror.sh") $1 main" >"$dir/sources.list"
     fi
     echo "-o Dir::Etc::SourceList=$dir/sources.list -o Dir::Etc::SourceParts=/dev/null" \
         "-o Dir::State::Lists=$dir/lists -o Dir::Cache=$dir/cache -o Acquire::Check-Valid-Until=false"
