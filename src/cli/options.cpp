@@ -51,9 +51,11 @@ std::optional<Options> parse_options(int argc, const char* const* argv)
     app.set_version_flag("--version", "kdelay 0.1.0");
     app.get_formatter()->column_width(34);
 #if CLI11_VERSION_MAJOR > 2 || (CLI11_VERSION_MAJOR == 2 && CLI11_VERSION_MINOR >= 6)
-    // CLI11 2.6 reflows descriptions into paragraphs; the usage lines above are laid out by hand.
+    // CLI11 2.6 reflows text into paragraphs; kdelay's is laid out by hand
+    // (the usage lines above, option texts broken where they read well).
     app.get_formatter()->enable_description_formatting(false);
     app.get_formatter()->enable_footer_formatting(false);
+    app.get_formatter()->right_column_width(1000);
 #endif
 
     std::vector<unsigned> debug_flags;  // -D may come before the subcommand's name or after it

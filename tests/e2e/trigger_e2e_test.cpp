@@ -98,9 +98,11 @@ TEST(TriggerE2E, StopOnlySamplesFromNowToTheTrigger)
     ASSERT_EQ(samples.size(), 1u) << r.out;
     // It ends at the first work_end: at most one section's getppid calls. A
     // window that opened after the section's last call may hold no thread.
-    for (const auto& [tid, t] : samples[0])
-        if (const Row* getppid = find_row(t, kSyscalls, "getppid"))
+    for (const auto& [tid, t] : samples[0]) {
+        if (const Row* getppid = find_row(t, kSyscalls, "getppid")) {
             EXPECT_LE(number(getppid->at(2)), 100u) << r.out;
+        }
+    }
 }
 
 TEST(TriggerE2E, TracepointTrigger)

@@ -76,8 +76,8 @@ void* spinner(void* name)
 {
     pin_to_cpu(g_cpu);
     announce(static_cast<const char*>(name));
-    for (volatile unsigned long x = 0;; ++x) {
-    }
+    for (;;)
+        asm volatile("" ::: "memory");  // spin: a loop the compiler must keep
     return nullptr;
 }
 

@@ -7,10 +7,10 @@
 # KERNEL is 5.10 (Debian 11's), 6.1, 6.12, 6.12-rt (Debian 12's) or 7.2
 # (unstable's): the newest Debian package of that line; or a full release
 # such as 6.1.0-50-amd64. Other releases' kernels come through this
-# machine's Debian mirror with a private apt list in the cache. The command runs as root in the
-# caller's working directory, with proc, sys, tracefs, debugfs and bpffs
-# mounted, lo up, /var/tmp on an ext4 virtio disk and kernel headers linked
-# for BCC. Its output is printed here and its exit code is this script's
+# machine's Debian mirror with a private apt list in the cache. The command
+# runs as root in the caller's working directory, with proc, sys, tracefs,
+# debugfs and bpffs mounted, lo up, /var/tmp on an ext4 virtio disk and
+# kernel headers linked for BCC. Its output is printed here and its exit code is this script's
 # (124 on timeout, 125 when the guest never ran it).
 #
 # Images and the initramfs are cached in $KDELAY_VM_CACHE

@@ -1,6 +1,7 @@
 #include "cli/options.h"
 
 #include <gtest/gtest.h>
+#include <regex>
 
 #include "core/error.h"
 
@@ -71,7 +72,10 @@ TEST(Options, HelpShowsNoParserMarkup)
     parse({"--help"});
     const std::string help = testing::internal::GetCapturedStdout();
     EXPECT_EQ(help.find("{63}"), std::string::npos) << help;
-    EXPECT_NE(help.find("-D,--debug [FLAGS]"), std::string::npos) << help;
+    // CLI11 2.6 aligns long names in a column of their own.
+    EXPECT_TRUE(std::regex_search(help, std::regex(R"(-D, *--debug \[FLAGS\])"))) << help;
+    // Option texts keep the line breaks they were written with.
+    EXPECT_TRUE(std::regex_search(help, std::regex(R"(ready, blocked per\n {30,}syscall, stopped)"))) << help;
     // The usage lines keep their hand-made layout whatever CLI11 reflows.
     EXPECT_NE(help.find("\n  kdelay -p PID [OPTIONS]          trace process PID\n"), std::string::npos) << help;
     EXPECT_NE(help.find("\n                                   one line per block I/O (see kdelay biosnoop --help)\n"),
