@@ -450,7 +450,12 @@ TEST(DelayE2E, DiskInterruptsCountOnTheThreadTheyInterrupt)
     ASSERT_GE(kernel, ios / 2u);
     EXPECT_GT(on_spinner, 0u) << kdelay.out();
     EXPECT_LE(on_spinner + on_dio, kernel) << kdelay.out();
-    EXPECT_GE(on_spinner + on_dio, kernel * 9 / 10) << "kernel: " << kernel << "\n" << kdelay.out();
+    // At least nine in ten of the workload's own completions, or of all the
+    // kernel counted if the device coalesced; a busy disk (CI's build, its
+    // journal) adds interrupts of its own, outside the window too (twice
+    // seen: exactly 400 here against 455 and 480 counted).
+    const uint64_t own = std::min<uint64_t>(kernel, 2u * ios);
+    EXPECT_GE(on_spinner + on_dio, own * 9 / 10) << "kernel: " << kernel << "\n" << kdelay.out();
     ASSERT_TRUE(find_row(t, kHardIrq, "TOTAL:")) << kdelay.out();
     EXPECT_GE(number(find_row(t, kHardIrq, "TOTAL:")->at(1)), on_spinner);
 }
