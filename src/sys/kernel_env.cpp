@@ -6,7 +6,6 @@
 #include <optional>
 #include <string.h>
 #include <sys/utsname.h>
-#include <vector>
 
 #include "core/error.h"
 

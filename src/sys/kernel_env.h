@@ -27,8 +27,8 @@ struct HeaderTree {
 HeaderTree find_header_tree(const std::string& modules_dir, const std::string& running_release);
 
 // Links source and build into dir as one tree, as an in-tree build would
-// have it: an entry found in both that is a directory in both is merged one
-// level down; for any other clash, build's entry wins.
+// have it: an entry found in both that is a directory in both is merged the
+// same way, level by level; for any other clash, build's entry wins.
 void merge_header_tree(const HeaderTree& tree, const std::string& dir);
 
 // Makes BCC compile against an installed header tree while it lives: none
