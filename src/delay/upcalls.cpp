@@ -36,6 +36,10 @@ UpcallPlan plan_upcalls(bool skip)
         return {UpcallPlan::Probe::tracepoint,
                 "UPCALL STATISTICS count upcalls only: failed upcalls and their errors need "
                 "kprobes, which this kernel lacks"};
+    if (want_tracepoint)  // before Linux 5.15 the module has no tracepoints
+        return {UpcallPlan::Probe::none,
+                "No UPCALL STATISTICS: KDELAY_UPCALL_PROBE=tracepoint, and this kernel's "
+                "openvswitch module has no ovs_dp_upcall tracepoint"};
     return {UpcallPlan::Probe::none,
             "No UPCALL STATISTICS: this kernel has neither kprobes nor the "
             "openvswitch:ovs_dp_upcall tracepoint"};

@@ -66,7 +66,7 @@ selection() {
     [ "$full" -eq 1 ] && return 0
     case "$1" in
         *@rt) list=("${rt_paths[@]}") ;;
-        *@core) echo "-E"; echo 'OvsE2E\.' ;;
+        *@core) printf '%s\n' -E 'OvsE2E\.' ;;  # echo would take -E for its own flag
     esac
     echo "-R"
     (IFS='|'; echo "${list[*]}")
