@@ -12,7 +12,7 @@ void add_biosnoop_command(CLI::App& app, Options& opt, Subcommand& c, std::vecto
     c.pid_opt = add_pid_option(*c.app, c.pid, "Only I/O issued by this process");
     c.app->add_option("-d,--disk", opt.biosnoop.disk, "Only this disk (vda, nvme0n1)")->type_name("DISK");
     c.app->add_option("--duration", opt.biosnoop.duration, "Stop after this long (default: Ctrl-C)")
-        ->check(CLI::Range(0.001, 31536000.0).description(""))
+        ->check(seconds(0.001, 31536000))
         ->type_name("SECONDS");
     c.debug_opt = add_debug_option(*c.app, debug_flags);
     c.app->add_flag("--ebpf", opt.print_ebpf, "Print the eBPF source and exit (no root needed)");

@@ -1,16 +1,89 @@
 #include "cli/option_kit.h"
 
+#include <charconv>
+#include <fmt/format.h>
 #include <map>
+
+#include "core/error.h"
 
 namespace kdelay {
 
-const CLI::Validator kUnsigned(
-    [](std::string& value) -> std::string {
-        if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos)
-            return "must be an unsigned integer, not '" + value + "'";
-        return {};
-    },
-    "", "unsigned");
+namespace {
+
+// "0.001", "86400": the shortest text that reads back as the same number.
+std::string number_text(double v)
+{
+    return fmt::format("{}", v);
+}
+
+// Every option of app and of its subcommands, then theirs.
+template <typename F>
+void for_each_option(const CLI::App& app, F&& f)
+{
+    for (const CLI::Option* o : app.get_options())
+        f(*o);
+    for (const CLI::App* sub : app.get_subcommands([](const CLI::App*) { return true; }))
+        for_each_option(*sub, f);
+}
+
+const CLI::Option* find_option(const CLI::App& app, const std::string& name)
+{
+    const CLI::Option* found = nullptr;
+    for_each_option(app, [&](const CLI::Option& o) {
+        if (!found && o.check_name(name))
+            found = &o;
+    });
+    return found;
+}
+
+std::string quoted_list(const std::vector<std::string>& values)
+{
+    std::string out;
+    for (const std::string& v : values)
+        out += (out.empty() ? "'" : ", '") + v + "'";
+    return out;
+}
+
+}  // namespace
+
+CLI::Validator whole_number(uint64_t min, uint64_t max)
+{
+    return CLI::Validator(
+        [min, max](std::string& value) -> std::string {
+            const std::string allowed = fmt::format("a whole number from {} to {}", min, max);
+            uint64_t n = 0;
+            const char* end = value.data() + value.size();
+            const auto [ptr, ec] = std::from_chars(value.data(), end, n);
+            if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos)
+                return fmt::format("'{}' is not {}", value, allowed);
+            if (ec != std::errc() || ptr != end || n < min || n > max)
+                return fmt::format("'{}' is out of range; give {}", value, allowed);
+            return {};
+        },
+        "", "whole number");
+}
+
+CLI::Validator seconds(double min, double max)
+{
+    return CLI::Validator(
+        [min, max](std::string& value) -> std::string {
+            const std::string allowed =
+                fmt::format("from {} to {}", number_text(min), number_text(max));
+            const size_t point = value.find('.');
+            const bool digits = value.find_first_not_of("0123456789.") == std::string::npos &&
+                                (point == std::string::npos || value.find('.', point + 1) == std::string::npos) &&
+                                value.find_first_of("0123456789") != std::string::npos;
+            if (!digits)
+                return fmt::format("'{}' is not a number of seconds; give one {}, such as 0.5", value, allowed);
+            double v = 0;
+            const char* end = value.data() + value.size();
+            const auto [ptr, ec] = std::from_chars(value.data(), end, v);
+            if (ec != std::errc() || ptr != end || !(v >= min && v <= max))
+                return fmt::format("'{}' is out of range; give seconds {}", value, allowed);
+            return {};
+        },
+        "", "seconds");
+}
 
 CLI::Option* add_debug_option(CLI::App& app, std::vector<unsigned>& flags)
 {
@@ -21,7 +94,7 @@ CLI::Option* add_debug_option(CLI::App& app, std::vector<unsigned>& flags)
 CLI::Option* add_pid_option(CLI::App& app, int64_t& pid, const std::string& help)
 {
     return app.add_option("-p,--pid", pid, help)
-        ->check(CLI::Range(int64_t{1}, int64_t{4194304}).description(""))
+        ->check(whole_number(1, 4194304))
         ->type_name("PID");
 }
 
@@ -38,9 +111,53 @@ void add_format_option(CLI::App& app, Options::Format& format, const std::string
 {
     static const std::map<std::string, Options::Format> formats = {{"text", Options::Format::text},
                                                                    {"json", Options::Format::json}};
-    app.add_option("--format", format, help)
-        ->transform(CLI::CheckedTransformer(formats).description(""))
+    const CLI::Validator one_of(
+        [](std::string& value) -> std::string {
+            if (formats.count(value) == 0)
+                return fmt::format("'{}' is not an output format; give text or json", value);
+            return {};
+        },
+        "", "format");
+    // A callback, not a transform, so that an error quotes what was typed.
+    app.add_option_function<std::string>(
+           "--format", [&format](const std::string& name) { format = formats.at(name); }, help)
+        ->check(one_of)
         ->type_name("text|json");
+}
+
+void check_values_present(const CLI::App& app, const std::vector<std::string>& args)
+{
+    auto needs_value = [&](const std::string& name, bool optional_too) {
+        const CLI::Option* o = find_option(app, name);
+        if (o && o->get_items_expected_max() > 0 && (optional_too || o->get_items_expected_min() > 0))
+            throw Error(Exit::usage, fmt::format("{}: no value given; give {} (see kdelay --help)", o->get_name(),
+                                                 o->get_type_name()));
+    };
+    for (const std::string& a : args)
+        if (a.size() > 3 && a.compare(0, 2, "--") == 0 && a.back() == '=' && a.find('=') == a.size() - 1)
+            needs_value(a.substr(0, a.size() - 1), true);
+    if (!args.empty() && args.back().size() > 1 && args.back()[0] == '-')
+        needs_value(args.back(), false);
+}
+
+std::string explain_parse_error(const CLI::App& app, const CLI::ParseError& e)
+{
+    std::string repeated;
+    for_each_option(app, [&](const CLI::Option& o) {
+        if (repeated.empty() && o.get_items_expected_max() == 1 && o.count() > 1)
+            repeated = fmt::format("{}: given {} times ({}); give it once", o.get_name(), o.count(),
+                                   quoted_list(o.results()));
+    });
+    if (!repeated.empty())
+        return repeated;
+    if (dynamic_cast<const CLI::ExtrasError*>(&e)) {
+        const std::vector<std::string> extras = app.remaining(true);
+        if (!extras.empty() && extras.front().size() > 1 && extras.front()[0] == '-')
+            return fmt::format("unknown option '{}'", extras.front());
+        if (!extras.empty())
+            return fmt::format("unexpected argument '{}'; a command to run goes after '--'", extras.front());
+    }
+    return e.what();
 }
 
 }  // namespace kdelay

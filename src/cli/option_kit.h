@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,15 +14,24 @@
 
 namespace kdelay {
 
-// Digits only: CLI11 would wrap "-5" into a huge unsigned value.
-extern const CLI::Validator kUnsigned;
+// Validators whose failures say, in kdelay's words, what was given and what
+// is allowed; CLI11 puts the option's name in front.
+// Digits only, so no sign (CLI11 would wrap "-5" into a huge unsigned value),
+// no hex, no exponent.
+CLI::Validator whole_number(uint64_t min, uint64_t max);
+// Digits with an optional decimal point: no NaN, infinity, sign, hex or
+// exponent.
+CLI::Validator seconds(double min, double max);
 
 // An option whose value may be left out, as argparse's nargs="?".
 template <typename T>
 CLI::Option* add_optional_value(CLI::App& app, const std::string& names, std::vector<T>& values,
                                 const std::string& help, const std::string& type)
 {
-    return app.add_option(names, values, help)->expected(0, 1)->check(kUnsigned)->type_name("[" + type + "]");
+    return app.add_option(names, values, help)
+        ->expected(0, 1)
+        ->check(whole_number(0, std::numeric_limits<T>::max()))
+        ->type_name("[" + type + "]");
 }
 
 // The value of an optional-value option: nullopt when not given, bare when
@@ -41,6 +51,14 @@ std::optional<T> optional_value(const CLI::Option* opt, const std::vector<T>& va
 CLI::Option* add_debug_option(CLI::App& app, std::vector<unsigned>& flags);
 CLI::Option* add_pid_option(CLI::App& app, int64_t& pid, const std::string& help);
 void add_format_option(CLI::App& app, Options::Format& format, const std::string& help);
+
+// Checks what CLI11 cannot name well before it parses: "--NAME=" with nothing
+// after it, or an option that needs a value given last. Throws
+// Error(Exit::usage).
+void check_values_present(const CLI::App& app, const std::vector<std::string>& args);
+// CLI11's parse error e as one line in kdelay's words (an option given twice,
+// an unknown option or argument); validators' messages pass through.
+std::string explain_parse_error(const CLI::App& app, const CLI::ParseError& e);
 
 struct Subcommand;
 

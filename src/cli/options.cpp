@@ -66,6 +66,7 @@ std::optional<Options> parse_options(int argc, const char* const* argv)
     add_record_command(app, opt, subcommands[1], debug_flags);
     add_annotate_command(app, opt, subcommands[2]);
 
+    check_values_present(app, args);
     try {
         std::vector<std::string> reversed(args.rbegin(), args.rend());
         app.parse(reversed);
@@ -80,7 +81,7 @@ std::optional<Options> parse_options(int argc, const char* const* argv)
         std::cout << e.what() << "\n";
         return std::nullopt;
     } catch (const CLI::ParseError& e) {
-        throw Error(Exit::usage, std::string(e.what()) + " (see kdelay --help)");
+        throw Error(Exit::usage, explain_parse_error(app, e) + " (see kdelay --help)");
     }
 
     const CLI::Option* used_debug = delay.debug_opt;

@@ -8,14 +8,13 @@ void add_delay_options(CLI::App& app, Options& opt, DelayParse& d, std::vector<u
 {
     d.pid_opt = add_pid_option(app, d.pid, "Process to trace (default: the single ovs-vswitchd)");
     app.add_option("--sample-time", opt.delay.sample_time, "Length of one sample (default 0.5)")
-        ->check(CLI::Range(0.001, 86400.0).description(""))
+        ->check(seconds(0.001, 86400))
         ->type_name("SECONDS");
     app.add_option("--sample-count", opt.delay.sample_count, "Number of samples (default 1)")
-        ->check(kUnsigned)
-        ->check(CLI::Range(1u, 1000000u).description(""))
+        ->check(whole_number(1, 1000000))
         ->type_name("RUNS");
     app.add_option("--sample-interval", opt.delay.sample_interval, "Pause between samples (default 0)")
-        ->check(CLI::Range(0.0, 86400.0).description(""))
+        ->check(seconds(0, 86400))
         ->type_name("SECONDS");
     d.debug_opt = add_debug_option(app, debug_flags);
     app.add_flag("--ebpf", opt.print_ebpf,
@@ -41,13 +40,11 @@ void add_delay_options(CLI::App& app, Options& opt, DelayParse& d, std::vector<u
                  "Do not count Open vSwitch datapath upcalls (UPCALL STATISTICS)");
     app.add_option("--stack-trace-size", opt.delay.stack_trace_size,
                    "Unique stack traces that can be kept (default 4096; 0: none)")
-        ->check(kUnsigned)
-        ->check(CLI::Range(0u, 1u << 20).description(""))
+        ->check(whole_number(0, 1u << 20))
         ->type_name("N");
     app.add_option("--buffer-page-count", opt.delay.buffer_page_count,
                    "Ring buffer pages, rounded up to a power of two (default 1024)")
-        ->check(kUnsigned)
-        ->check(CLI::Range(1u, 1u << 18).description(""))
+        ->check(whole_number(1, 1u << 18))
         ->type_name("N");
     app.footer("TRIGGERS\n"
                "  u|usdt:PROVIDER:PROBE           a USDT probe of the target\n"
@@ -57,6 +54,8 @@ void add_delay_options(CLI::App& app, Options& opt, DelayParse& d, std::vector<u
                "  ur|upr|uretprobe:[LIB:|/PATH:]FUNC  function return\n"
                "Start only: sample --sample-time after the start. Stop only: from now to the\n"
                "stop. Both: from a start to the next stop.\n\n"
+               "SECONDS are digits with an optional decimal point (0.5); other numbers are whole\n"
+               "digits. NaN, infinities, signs, hex and exponents are refused.\n\n"
                "Exit status: 0 ok, 64 bad option, 65 malformed input file, 66 unreadable input\n"
                "file, 69 no such process, 70 eBPF compile or load failure, 71 attach failure,\n"
                "72 missing kernel headers, BTF or kdelay-bpf, 73 cannot write output, 77 not root,\n"

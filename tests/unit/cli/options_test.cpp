@@ -25,7 +25,101 @@ Exit error_code(std::vector<const char*> args)
     return Exit::ok;
 }
 
+// The usage error's message, or "" when args parse.
+std::string error_text(std::vector<const char*> args)
+{
+    try {
+        parse(args);
+    } catch (const Error& e) {
+        EXPECT_EQ(e.code(), Exit::usage) << e.what();
+        return e.what();
+    }
+    return "";
+}
+
 }  // namespace
+
+TEST(Options, EveryNumericOptionRefusesWhatIsNoNumberInItsRange)
+{
+    // The option as typed (-p takes "-1" as its value), then the name the
+    // message gives it.
+    const std::vector<std::vector<const char*>> options = {
+        {"--sample-time", "--sample-time"},        {"--sample-interval", "--sample-interval"},
+        {"--sample-count", "--sample-count"},      {"--stack-trace-size", "--stack-trace-size"},
+        {"--buffer-page-count", "--buffer-page-count"}, {"--trigger-delta", "--trigger-delta"},
+        {"--syscall-events", "--syscall-events"},  {"-p", "--pid"},
+        {"--debug", "--debug"},                    {"biosnoop --duration", "--duration"},
+        {"biosnoop -p", "--pid"},                  {"record -p", "--pid"},
+    };
+    const std::vector<const char*> values = {"nan", "NaN", "-nan", "inf", "-inf", "Infinity", "1e999", "-1",
+                                             "+1", "0x10", "1e2", "1.5e3", "99999999999999999999999",
+                                             "1.2.3", ".", "", " 1", "1 ", "12x", "-0"};
+    for (const auto& option : options) {
+        for (const char* value : values) {
+            std::vector<const char*> args;
+            std::string typed = option[0];
+            if (typed.compare(0, 9, "biosnoop ") == 0 || typed.compare(0, 7, "record ") == 0) {
+                args.push_back(typed.front() == 'b' ? "biosnoop" : "record");
+                typed = typed.substr(typed.find(' ') + 1);
+            }
+            // "=" hands "-1" and "" to an option whose value is optional.
+            const std::string joined = typed + "=" + value;
+            args.push_back(typed.size() == 2 ? typed.c_str() : joined.c_str());
+            if (typed.size() == 2)
+                args.push_back(value);
+            const std::string text = error_text(args);
+            const std::string what = std::string(option[0]) + " " + value;
+            // "--NAME=" with nothing after it has no value to quote.
+            if (*value == '\0' && typed.size() > 2) {
+                EXPECT_EQ(text.rfind(std::string(option[1]) + ": no value given; give ", 0), 0u) << what << ": " << text;
+                continue;
+            }
+            EXPECT_EQ(text.rfind(std::string(option[1]) + ": '" + value + "' is ", 0), 0u) << what << ": " << text;
+            EXPECT_NE(text.find(" from "), std::string::npos) << what << ": " << text;
+        }
+    }
+}
+
+TEST(Options, NumericErrorsSayWhatIsAllowed)
+{
+    EXPECT_EQ(error_text({"--sample-time", "nan"}),
+              "--sample-time: 'nan' is not a number of seconds; give one from 0.001 to 86400, such as 0.5 "
+              "(see kdelay --help)");
+    EXPECT_EQ(error_text({"--sample-interval", "86400.5"}),
+              "--sample-interval: '86400.5' is out of range; give seconds from 0 to 86400 (see kdelay --help)");
+    EXPECT_EQ(error_text({"--sample-count", "0"}),
+              "--sample-count: '0' is out of range; give a whole number from 1 to 1000000 (see kdelay --help)");
+    EXPECT_EQ(error_text({"-p", "0x10"}),
+              "--pid: '0x10' is not a whole number from 1 to 4194304 (see kdelay --help)");
+    EXPECT_EQ(error_text({"-D", "4294967296"}),
+              "--debug: '4294967296' is out of range; give a whole number from 0 to 4294967295 (see kdelay --help)");
+    // Decimals as argparse's float takes them, but no exponent.
+    EXPECT_DOUBLE_EQ(parse({"--sample-time", ".25"})->delay.sample_time, 0.25);
+    EXPECT_DOUBLE_EQ(parse({"--sample-time", "3."})->delay.sample_time, 3);
+    EXPECT_DOUBLE_EQ(parse({"--sample-interval", "0"})->delay.sample_interval, 0);
+    EXPECT_EQ(parse({"--sample-count", "007"})->delay.sample_count, 7u);
+}
+
+TEST(Options, ParserErrorsAreKdelaysWords)
+{
+    EXPECT_EQ(error_text({"-p", "1", "-p", "2"}), "--pid: given 2 times ('1', '2'); give it once (see kdelay --help)");
+    EXPECT_EQ(error_text({"--format", "text", "--format", "json"}),
+              "--format: given 2 times ('text', 'json'); give it once (see kdelay --help)");
+    EXPECT_EQ(error_text({"biosnoop", "--duration", "1", "--duration", "1"}),
+              "--duration: given 2 times ('1', '1'); give it once (see kdelay --help)");
+    EXPECT_EQ(error_text({"--format"}), "--format: no value given; give text|json (see kdelay --help)");
+    EXPECT_EQ(error_text({"-p", "1", "--sample-time"}),
+              "--sample-time: no value given; give SECONDS (see kdelay --help)");
+    EXPECT_EQ(error_text({"record", "-p"}), "--pid: no value given; give PID (see kdelay --help)");
+    EXPECT_EQ(error_text({"--format", "xml"}),
+              "--format: 'xml' is not an output format; give text or json (see kdelay --help)");
+    EXPECT_EQ(error_text({"--bogus"}), "unknown option '--bogus' (see kdelay --help)");
+    EXPECT_EQ(error_text({"biosnoop", "--bogus"}), "unknown option '--bogus' (see kdelay --help)");
+    EXPECT_EQ(error_text({"-p", "3", "stray"}),
+              "unexpected argument 'stray'; a command to run goes after '--' (see kdelay --help)");
+    EXPECT_EQ(parse({"--format", "json"})->format, Options::Format::json);
+    EXPECT_EQ(parse({"biosnoop", "--format", "json"})->format, Options::Format::json);
+}
 
 TEST(Options, DefaultsMatchTheReference)
 {
