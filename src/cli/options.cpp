@@ -56,6 +56,8 @@ std::optional<Options> parse_options(int argc, const char* const* argv)
     app.get_formatter()->enable_description_formatting(false);
     app.get_formatter()->enable_footer_formatting(false);
     app.get_formatter()->right_column_width(1000);
+    // "  -p, --pid PID", long names in a column just after the short ones.
+    app.get_formatter()->long_option_alignment_ratio(6.f / 34);
 #endif
 
     std::vector<unsigned> debug_flags;  // -D may come before the subcommand's name or after it
