@@ -223,10 +223,14 @@ static __always_inline struct kd_thread *thread_entry(__u32 tid, void *task)
     if (t->tid == tid)
         return t;
     /* Two CPUs may claim a free slot at once: one wins, the other goes on
-     * to the hash. */
-    if (!t->tid && __sync_val_compare_and_swap(&t->tid, 0, tid) == 0) {
-        take_name(t->comm, task);
-        return t;
+     * to the hash, unless the winner claimed it for the same thread (its
+     * switch and its wakeup, seen at once), which then has its entry. */
+    if (!t->tid) {
+        __u32 held = __sync_val_compare_and_swap(&t->tid, 0, tid);
+        if (held == 0)
+            take_name(t->comm, task);
+        if (held == 0 || held == tid)
+            return t;
     }
 #endif
 

@@ -171,6 +171,21 @@ void expect_window_inside(uint64_t kdelay_ns, uint64_t workload_ns, const std::s
     EXPECT_GE(kdelay_ns + slack, workload_ns) << name;
 }
 
+// For the load harness (tests/load/run.sh): each comparison with the
+// kernel, appended to $KDELAY_DEVIATION_LOG as "TEST WHAT KDELAY KERNEL
+// STEAL" (CPU 0's steal over the window, for RUNNING).
+void log_deviation(const std::string& what, uint64_t kdelay_ns, uint64_t kernel_ns, uint64_t steal_ns)
+{
+    const char* path = getenv("KDELAY_DEVIATION_LOG");
+    if (!path)
+        return;
+    std::ofstream log(path, std::ios::app);
+    std::string label = what;
+    std::replace(label.begin(), label.end(), ' ', '/');
+    log << testing::UnitTest::GetInstance()->current_test_info()->name() << " " << label << " " << kdelay_ns << " "
+        << kernel_ns << " " << steal_ns << "\n";
+}
+
 // kdelay against the kernel's accounting: within 5% or 1 ms (8% or 5 ms in
 // an emulated guest). RUNNING may
 // also exceed the kernel's run time by the host's steal of the CPU
@@ -178,6 +193,7 @@ void expect_window_inside(uint64_t kdelay_ns, uint64_t workload_ns, const std::s
 // stolen time out of a task's run time, while the task held the vCPU.
 void expect_matches_kernel(uint64_t kdelay_ns, uint64_t kernel_ns, const std::string& what, uint64_t steal_ns = 0)
 {
+    log_deviation(what.substr(0, what.find(':')), kdelay_ns, kernel_ns, steal_ns);
     static const double floor_ns = absolute_tolerance();
     const double stolen = steal_ns ? static_cast<double>(steal_ns) + 10e6 : 0.0;
     if (kdelay_ns > kernel_ns && stolen > 0)
@@ -232,6 +248,12 @@ TEST(BudgetE2E, SpinnersOnOneCpuSplitTheWindowIntoRunningAndReadyAsTheKernelDoes
         expect_matches_kernel(u64(b, "running_ns"), k.run_ns, std::string(name) + " running: " + b.dump(),
                               r.window.steal_ns);
         expect_matches_kernel(u64(b, "ready_ns"), k.wait_ns, std::string(name) + " ready: " + b.dump());
+        // Under the load harness's CPU hogs, the one pinned to CPU 0 takes
+        // its turns there too, and READY blame says so.
+        if (getenv("KDELAY_LOAD_HOG_ON_CPU0")) {
+            EXPECT_GT(ns_of_first(b["ready_by"], [](const json& e) { return e["comm"] == "kd-load-cpu0"; }), 0u)
+                << b.dump();
+        }
     }
 }
 
@@ -241,7 +263,7 @@ TEST(BudgetE2E, SleeperIsBlockedInClockNanosleepAndRunsItsSpins)
     const Sampled r = sample_one_window("sleeper");
     const json b = budget_of(r, "kd-sleeper");
     // 5 x 100 ms asleep (a sleep may overrun by a few ms, more in an
-    // emulated guest), 5 x 20 ms spinning.
+    // emulated guest), 5 x 20 ms of its own CPU time spinning.
     EXPECT_GE(blocked_in(b, "clock_nanosleep"), 495'000'000u) << b.dump();
     EXPECT_LE(blocked_in(b, "clock_nanosleep"), 575'000'000u) << b.dump();
     const KernelView& k = r.window.threads.at("kd-sleeper");
@@ -324,6 +346,26 @@ uint64_t blamed_on(const json& b, uint32_t tid)
     return ns_of_first(b["ready_by"], [&](const json& h) { return h["kind"] == "task" && h["tid"] == tid; });
 }
 
+// Under the load harness (tests/load/run.sh), the load's tasks take their
+// share of every wait, so the shares below hold only on a quiet machine.
+// What holds under any load: the named rivals are there, and the blame adds
+// up to the READY time it splits.
+bool under_load() { return getenv("KDELAY_UNDER_LOAD") != nullptr; }
+
+// A wait is blamed when it ends, so a wait still open at the window's end
+// is READY but not yet blamed: one turn of the others on the CPU (a few ms,
+// tens of ms beside the harness's load).
+void expect_blame_adds_up(const json& b)
+{
+    uint64_t sum = 0;
+    for (const auto& h : b["ready_by"])
+        sum += u64(h, "ns");
+    const double ready = static_cast<double>(u64(b, "ready_ns"));
+    const double open_wait = under_load() ? 50e6 : 10e6;
+    EXPECT_LE(static_cast<double>(sum), ready + 1e6) << b.dump();
+    EXPECT_GE(static_cast<double>(sum), ready - std::max(0.01 * ready, open_wait)) << b.dump();
+}
+
 }  // namespace
 
 TEST(BudgetE2E, EachOfTwoSpinnersOnOneCpuWaitsForTheOther)
@@ -333,8 +375,9 @@ TEST(BudgetE2E, EachOfTwoSpinnersOnOneCpuWaitsForTheOther)
     for (const auto& [name, other] : {std::pair{"spin-a", "spin-b"}, std::pair{"spin-b", "spin-a"}}) {
         const json b = budget_of(r, name);
         ASSERT_GT(u64(b, "ready_ns"), 50'000'000u) << b.dump();
+        expect_blame_adds_up(b);
         EXPECT_GE(static_cast<double>(blamed_on(b, r.window.threads.at(other).tid)),
-                  0.9 * static_cast<double>(u64(b, "ready_ns")))
+                  (under_load() ? 0.01 : 0.9) * static_cast<double>(u64(b, "ready_ns")))
             << name << " waits for " << other << ": " << b.dump();
     }
 }
@@ -347,11 +390,21 @@ TEST(BudgetE2E, ASpinnerOfAnotherProcessIsNamedWithItsPid)
     ASSERT_NE(r.window.rival, 0u);
     const json b = budget_of(r, "kd-victim");
     ASSERT_FALSE(b["ready_by"].empty()) << b.dump();
-    const json& top = b["ready_by"][0];
-    EXPECT_EQ(top["kind"], "task") << b.dump();
-    EXPECT_EQ(top["comm"], "kd-rival") << b.dump();
-    EXPECT_EQ(top["pid"].get<uint64_t>(), r.window.rival) << b.dump();
-    EXPECT_GE(static_cast<double>(u64(top, "ns")), 0.9 * static_cast<double>(u64(b, "ready_ns"))) << b.dump();
+    expect_blame_adds_up(b);
+    // The rival's entry: the first one on a quiet machine.
+    const json* rival = nullptr;
+    for (const auto& h : b["ready_by"])
+        if (!rival && h["comm"] == "kd-rival")
+            rival = &h;
+    ASSERT_NE(rival, nullptr) << b.dump();
+    if (!under_load()) {
+        EXPECT_EQ(&b["ready_by"][0], rival) << b.dump();
+    }
+    EXPECT_EQ((*rival)["kind"], "task") << b.dump();
+    EXPECT_EQ((*rival)["pid"].get<uint64_t>(), r.window.rival) << b.dump();
+    EXPECT_GE(static_cast<double>(u64(*rival, "ns")),
+              (under_load() ? 0.01 : 0.9) * static_cast<double>(u64(b, "ready_ns")))
+        << b.dump();
 }
 
 TEST(BudgetE2E, WithThreeOnOneCpuTheWaitSplitsByTheOthersRunShares)
@@ -371,6 +424,12 @@ TEST(BudgetE2E, WithThreeOnOneCpuTheWaitSplitsByTheOthersRunShares)
         const double ran = static_cast<double>(others[0].second + others[1].second);
         ASSERT_GT(blamed, 0) << b.dump();
         ASSERT_GT(ran, 0) << "schedstat is off";
+        expect_blame_adds_up(b);
+        if (under_load()) {
+            EXPECT_GT(others[0].first, 0u) << name << ": " << b.dump();
+            EXPECT_GT(others[1].first, 0u) << name << ": " << b.dump();
+            continue;
+        }
         EXPECT_NEAR(others[0].first / blamed, others[0].second / ran, 0.2) << name << ": " << b.dump();
         EXPECT_GE(blamed, 0.8 * static_cast<double>(u64(b, "ready_ns"))) << name << ": " << b.dump();
     }

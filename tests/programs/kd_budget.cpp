@@ -7,7 +7,7 @@
 //   kd_budget spinners  "spin-a", "spin-b" busy on CPU 0; 1 s windows (schedstat
 //                       lags by up to a time slice at each edge)
 //   kd_budget sleeper   "kd-sleeper" on CPU 0, per window: 5 x (100 ms
-//                       clock_nanosleep, 20 ms of spinning); between windows
+//                       clock_nanosleep, 20 ms of its own CPU time spinning); between windows
 //                       it waits on a futex, so it is asleep at both edges
 //   kd_budget born      per window: "kd-born" is created 100 ms in, sleeps
 //                       on a pipe and is joined after the window (300 ms)
@@ -57,10 +57,18 @@ void sleep_ms(long ms)
     clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, nullptr);
 }
 
-void spin_ms(long ms)
+uint64_t cpu_ns()
 {
-    const uint64_t end = now_ns() + static_cast<uint64_t>(ms) * 1000000ull;
-    while (now_ns() < end) {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+// ms of this thread's own CPU time, however long a busy machine makes it wait.
+void spin_cpu_ms(long ms)
+{
+    const uint64_t end = cpu_ns() + static_cast<uint64_t>(ms) * 1000000ull;
+    while (cpu_ns() < end) {
     }
 }
 
@@ -135,7 +143,7 @@ void* sleeper(void* arg)
         futex_wait(g_round, seen);
         for (int i = 0; i < 5; ++i) {
             sleep_ms(100);
-            spin_ms(20);
+            spin_cpu_ms(20);
         }
         futex_set(g_done, seen + 1);
     }
