@@ -12,6 +12,10 @@
 #       A minimal root filesystem instead: no build or test packages, as a
 #       new user's system. dist/SUITE/kdelay_*.deb and install-check.sh are
 #       copied to /kdelay-check; default COMMAND: install-check.sh there.
+#   tests/distro/chroot.sh --fresh SUITE [COMMAND...]
+#       The minimal root filesystem with the source in /src/kdelay, as a
+#       fresh machine someone cloned kdelay onto; default COMMAND:
+#       scripts/demo.sh, timed.
 #
 # Each root filesystem is made once by mmdebstrap from this machine's Debian
 # mirror and kept in /var/cache/kdelay/chroot/ (remade when scripts/setup.sh's
@@ -21,11 +25,14 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 tree=$PWD
 
-bare=0
+bare=0 fresh=0
 if [ "${1:-}" = "--bare" ]; then bare=1; shift; fi
-suite=${1:?usage: tests/distro/chroot.sh [--bare] SUITE [COMMAND...]}
+if [ "${1:-}" = "--fresh" ]; then bare=1; fresh=1; shift; fi
+suite=${1:?usage: tests/distro/chroot.sh [--bare|--fresh] SUITE [COMMAND...]}
 shift
-if [ "$bare" = 1 ]; then
+if [ "$fresh" = 1 ]; then
+    command=${*:-time scripts/demo.sh}
+elif [ "$bare" = 1 ]; then
     command=${*:-bash /kdelay-check/install-check.sh /kdelay-check}
 else
     command=${*:-KDELAY_SKIP_VM=1 scripts/test.sh}
@@ -86,6 +93,17 @@ run_in_root() {
     ' "$root" "$1" "${CI:-}"
 }
 
+copy_source() {
+    mkdir -p "$root/src/kdelay"
+    git ls-files -z | tar -C "$tree" --null -T - -cf - | tar -C "$root/src/kdelay" -xf -
+}
+
+if [ "$fresh" = 1 ]; then
+    copy_source
+    echo "chroot.sh: $suite (fresh): $command"
+    run_in_root "cd /src/kdelay && $command"
+    exit
+fi
 if [ "$bare" = 1 ]; then
     mkdir "$root/kdelay-check"
     cp tests/distro/install-check.sh "$root/kdelay-check/"
@@ -94,8 +112,7 @@ if [ "$bare" = 1 ]; then
     run_in_root "cd / && $command"
     exit
 fi
-mkdir -p "$root/src/kdelay"
-git ls-files -z | tar -C "$tree" --null -T - -cf - | tar -C "$root/src/kdelay" -xf -
+copy_source
 echo "chroot.sh: $suite: $command"
 status=0
 run_in_root "cd /src/kdelay && $command" || status=$?

@@ -353,15 +353,16 @@ uint64_t blamed_on(const json& b, uint32_t tid)
 bool under_load() { return getenv("KDELAY_UNDER_LOAD") != nullptr; }
 
 // A wait is blamed when it ends, so a wait still open at the window's end
-// is READY but not yet blamed: one turn of the others on the CPU (a few ms,
-// tens of ms beside the harness's load).
+// is READY but not yet blamed: one turn of the others on the CPU (a few ms;
+// 16 ms was seen in the 5.10 guest, where time slices are longer, and tens
+// of ms beside the harness's load).
 void expect_blame_adds_up(const json& b)
 {
     uint64_t sum = 0;
     for (const auto& h : b["ready_by"])
         sum += u64(h, "ns");
     const double ready = static_cast<double>(u64(b, "ready_ns"));
-    const double open_wait = under_load() ? 50e6 : 10e6;
+    const double open_wait = under_load() ? 50e6 : in_emulated_guest() ? 40e6 : 10e6;
     EXPECT_LE(static_cast<double>(sum), ready + 1e6) << b.dump();
     EXPECT_GE(static_cast<double>(sum), ready - std::max(0.01 * ready, open_wait)) << b.dump();
 }

@@ -25,6 +25,7 @@
 #include <unistd.h>
 #include <vector>
 
+#include "loopback_udp.h"
 #include "pin_cpu.h"
 
 namespace {
@@ -109,13 +110,9 @@ void start(void* (*fn)(void*), long arg = 0)
 
 bool start_udp()
 {
-    const int fd = socket(AF_INET, SOCK_DGRAM, 0);
-    sockaddr_in at{};
-    at.sin_family = AF_INET;
-    at.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof(at);
-    if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&at), sizeof(at)) != 0 ||
-        getsockname(fd, reinterpret_cast<sockaddr*>(&at), &len) != 0) {
+    sockaddr_in at;
+    const int fd = bind_loopback_udp(&at);
+    if (fd < 0) {
         perror("udp sink");
         return false;
     }

@@ -42,6 +42,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "loopback_udp.h"
 #include "pin_cpu.h"
 
 namespace {
@@ -84,13 +85,9 @@ void* spinner(void* name)
 void* udp_self(void*)
 {
     announce("kd-udp");
-    int fd = socket(AF_INET, SOCK_DGRAM, 0);
-    sockaddr_in addr{};
-    addr.sin_family = AF_INET;
-    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof(addr);
-    if (fd < 0 || bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0 ||
-        getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) != 0) {
+    sockaddr_in addr;
+    const int fd = bind_loopback_udp(&addr);
+    if (fd < 0) {
         perror("udp socket");
         exit(1);
     }

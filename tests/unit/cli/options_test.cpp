@@ -1,6 +1,7 @@
 #include "cli/options.h"
 
 #include <gtest/gtest.h>
+#include <optional>
 #include <regex>
 
 #include "core/error.h"
@@ -15,26 +16,31 @@ std::optional<Options> parse(std::vector<const char*> args)
     return parse_options(static_cast<int>(args.size()), args.data());
 }
 
-Exit error_code(std::vector<const char*> args)
+// The error parse_options throws for args, if any.
+std::optional<Error> parse_error(std::vector<const char*> args)
 {
     try {
         parse(args);
     } catch (const Error& e) {
-        return e.code();
+        return e;
     }
-    return Exit::ok;
+    return std::nullopt;
+}
+
+Exit error_code(std::vector<const char*> args)
+{
+    const auto e = parse_error(std::move(args));
+    return e ? e->code() : Exit::ok;
 }
 
 // The usage error's message, or "" when args parse.
 std::string error_text(std::vector<const char*> args)
 {
-    try {
-        parse(args);
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), Exit::usage) << e.what();
-        return e.what();
-    }
-    return "";
+    const auto e = parse_error(std::move(args));
+    if (!e)
+        return "";
+    EXPECT_EQ(e->code(), Exit::usage) << e->what();
+    return e->what();
 }
 
 }  // namespace
