@@ -4,26 +4,31 @@
 # kernel header tree for BCC itself, so nothing is linked by hand.
 #   scripts/setup.sh [--vm]    --vm: also what tests/vm/ needs (qemu, busybox,
 #                              and Open vSwitch for the upcall tests in guests)
+#   scripts/setup.sh --demo    only what kdelay and the demo workload need
 #   scripts/setup.sh --list    print the build and test packages, one a line
 set -euo pipefail
 
-packages=(
+build=(
     build-essential cmake pkg-config
     libbpfcc-dev libbpf-dev            # BCC's libbcc, libbpf's BTF API
     libcli11-dev libfmt-dev libseccomp-dev nlohmann-json3-dev libkainjow-mustache-dev
     rapidjson-dev                      # streaming (SAX) reader for spdk_trace -j input
+    linux-headers-amd64                # BCC compiles against a header tree
+)
+tests=(
     googletest libgtest-dev            # tests
     systemtap-sdt-dev                  # <sys/sdt.h> for USDT test programs
-    linux-headers-amd64                # BCC compiles against a header tree
     dpkg-dev file                      # scripts/package.sh: dpkg-shlibdeps computes the .deb's dependencies
     util-linux                         # unshare(1), used by an e2e test
     man-db                             # man -l, to check the installed man page
     time bc                            # bench/annotate.sh
 )
+packages=("${build[@]}" "${tests[@]}")
 if [ "${1:-}" = "--list" ]; then
     printf '%s\n' "${packages[@]}"
     exit 0
 fi
+[ "${1:-}" = "--demo" ] && packages=("${build[@]}")
 if [ "$(id -u)" -ne 0 ]; then
     echo "setup.sh: run as root (it installs packages)" >&2
     exit 77
