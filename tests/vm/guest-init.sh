@@ -32,6 +32,7 @@ fi
 echo "kdelay-vm: begin"
 bash -c "$(arg cmd | base64 -d)" </dev/null 2>&1
 rc=$?
+printf '\033[0m\n'  # the command's output may end mid-line, in colour
 echo "kdelay-vm: exit $rc"
 sync
 echo o >/proc/sysrq-trigger

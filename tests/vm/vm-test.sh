@@ -190,7 +190,9 @@ qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -smp "$cpus,sockets=1,cores=$cpus
     -append "console=ttyS0 quiet loglevel=1 panic=-1 softlockup_panic=1 kdelay.release=$release kdelay.init=$here/guest-init.sh kdelay.headers=$headers kdelay.cmd=$cmd64" \
     </dev/null >"$out" 2>&1 &
 qemu_pid=$!
-tail -f "$out" --pid "$qemu_pid" 2>/dev/null | tr -d '\r' | sed -u -n '/kdelay-vm: begin$/,/^kdelay-vm: exit /{/kdelay-vm: /!p}' &
+# The command's output may end without a newline (ctest's colour reset after
+# a list of skipped tests), so the exit line is found anywhere in a line.
+tail -f "$out" --pid "$qemu_pid" 2>/dev/null | tr -d '\r' | sed -u -n '/kdelay-vm: begin$/,/kdelay-vm: exit [0-9]/{/kdelay-vm: /!p}' &
 tail_pid=$!
 waited=0
 while kill -0 "$qemu_pid" 2>/dev/null; do
@@ -206,7 +208,7 @@ done
 wait "$qemu_pid" 2>/dev/null || true
 qemu_pid=
 wait "$tail_pid" 2>/dev/null || true
-rc=$(tr -d '\r' <"$out" | sed -n 's/^kdelay-vm: exit \([0-9]*\).*/\1/p' | tail -n 1)
+rc=$(tr -d '\r' <"$out" | sed -n 's/.*kdelay-vm: exit \([0-9][0-9]*\).*/\1/p' | tail -n 1)
 if [ -z "$rc" ]; then
     echo "vm-test.sh: $release: the guest did not run the command; its console:" >&2
     tr -d '\r' <"$out" | grep -av '^\[ *[0-9.]*\]  ' | tail -n 30 >&2
