@@ -51,11 +51,11 @@ CLI::Validator whole_number(uint64_t min, uint64_t max)
     return CLI::Validator(
         [min, max](std::string& value) -> std::string {
             const std::string allowed = fmt::format("a whole number from {} to {}", min, max);
+            if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos)
+                return fmt::format("'{}' is not {}", value, allowed);
             uint64_t n = 0;
             const char* end = value.data() + value.size();
             const auto [ptr, ec] = std::from_chars(value.data(), end, n);
-            if (value.empty() || value.find_first_not_of("0123456789") != std::string::npos)
-                return fmt::format("'{}' is not {}", value, allowed);
             if (ec != std::errc() || ptr != end || n < min || n > max)
                 return fmt::format("'{}' is out of range; give {}", value, allowed);
             return {};
