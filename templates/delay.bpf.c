@@ -24,6 +24,8 @@
 #define TASK_CFS_RQ_OFF {{task_cfs_rq_off}}
 #define CFS_RQ_RQ_OFF {{cfs_rq_rq_off}}
 #define RQ_CLOCK_OFF {{rq_clock_off}}
+#define RQ_CPU_OFF {{rq_cpu_off}}
+#define MAX_CPUS {{max_cpus}}
 #define IRQACTION_NAME_OFF {{irqaction_name_off}}
 #define PT_REGS_NR_OFF {{pt_regs_nr_off}}
 typedef {{task_state_type}} kd_task_state_t;

@@ -1,12 +1,47 @@
 /* ---- scheduling: run, ready (runnable, waiting for a CPU) and stopped ---- */
 
 {{#budget}}
+/* The run queue of a task: se.cfs_rq, then its rq. */
+static __always_inline void *rq_of(void *task)
+{
+    void *cfs_rq = (void *)typed_u64(task, TASK_CFS_RQ_OFF);
+    return (void *)typed_u64(cfs_rq, CFS_RQ_RQ_OFF);
+}
+
+/* A wakeup that preempts the running task makes the next schedule() skip
+ * its clock update, so the kernel dates that switch, for prev's run and
+ * next's wait alike, at the wakeup's clock, which can be microseconds
+ * before the switch (an IPI, the rest of a softirq). Per CPU: the run
+ * queue's clock at its last wakeup, and the report's clock then, for
+ * switch_time(). */
+struct kd_rq_stamp {
+    __u64 rq_clock;
+    __u64 at;
+};
+BPF_ARRAY(rq_stamps, struct kd_rq_stamp, MAX_CPUS);
+
+/* Stamps the task's run queue (under its lock, which the switch also
+ * holds) and returns the report's clock now. */
+static __always_inline __u64 stamp_wakeup(void *task)
+{
+    void *rq = rq_of(task);
+    __u32 cpu = typed_u32(rq, RQ_CPU_OFF);
+    __u64 now = bpf_ktime_get_ns();
+    struct kd_rq_stamp *s = rq_stamps.lookup(&cpu);
+    if (s) {
+        s->rq_clock = typed_u64(rq, RQ_CLOCK_OFF);
+        s->at = now;
+    }
+    return now;
+}
+
 /* A wakeup matters to the budget only (who woke a thread, and when its
  * blocked time ended). READY and STOPPED come from the kernel's own
  * run-queue accounting at the switches below, so without --budget no
  * program runs at a wakeup, the target's or any other task's. */
 static __always_inline void woken(void *task, struct kd_capture *cap, int is_new)
 {
+    __u64 now = stamp_wakeup(task);
     __u32 tid;
     if (task_ids(task, &tid) != TARGET_TGID)
         return;
@@ -14,7 +49,6 @@ static __always_inline void woken(void *task, struct kd_capture *cap, int is_new
     if (!t)
         return;
 
-    __u64 now = bpf_ktime_get_ns();
     if (is_new) {
         t->budget.born_ns = now;
         budget_enter(t, KD_B_READY, 0, now);
@@ -131,6 +165,27 @@ static __always_inline __u64 clock_now(__u64 *now)
     return *now;
 }
 
+{{#budget}}
+/* When the kernel's accounting switches prev out and next in, by the
+ * report's clock: the time of the last wakeup on this CPU when the run
+ * queue's clock is still the one that wakeup read, else now. A clock
+ * updated since by other means (a read of a thread's CPU time) is not
+ * caught, and the switch is dated now. */
+static __always_inline __u64 switch_time(void *prev, __u64 *now)
+{
+    __u64 at = clock_now(now);
+    __u32 cpu = bpf_get_smp_processor_id();
+    struct kd_rq_stamp *s = rq_stamps.lookup(&cpu);
+    if (!s)
+        return at;
+    /* Decided in the map, not in registers, so that the verifier can merge
+     * the paths: sched_switch is near its limit of states. */
+    if (s->rq_clock != typed_u64(rq_of(prev), RQ_CLOCK_OFF) || s->at > at)
+        s->at = at;
+    return s->at;
+}
+{{/budget}}
+
 /* A stop of the thread ended at `at`, where SIGCONT queued it. */
 static __always_inline void stop_ends(struct kd_thread *t, __u64 at)
 {
@@ -233,17 +288,17 @@ BTF_TRACEPOINT_PROBE(sched_switch)
 {{#budget}}
         /* Before the in-flight slot is spilled, which forgets the syscall. */
         if (t && t->budget.state != KD_B_DEAD) {
-            clock_now(&now);
+            __u64 switched = switch_time(prev, &now);
             __u32 nr = budget_blocked_nr(t, prev_tid);
-            budget_leave(t, prev_tid, cap, now, KD_B_RUNNING);
+            budget_leave(t, prev_tid, cap, switched, KD_B_RUNNING);
             if (nr < KD_B_SYSCALL_UNKNOWN)
                 t->budget.in_syscall = nr + 1;
             if (preempt || state == KD_TASK_RUNNING)
-                budget_enter(t, KD_B_READY, 0, now);
+                budget_enter(t, KD_B_READY, 0, switched);
             else if (state & (KD_TASK_STOPPED | KD_TASK_TRACED))
-                budget_enter(t, KD_B_STOPPED, 0, now);
+                budget_enter(t, KD_B_STOPPED, 0, switched);
             else
-                budget_enter(t, KD_B_BLOCKED, nr, now);
+                budget_enter(t, KD_B_BLOCKED, nr, switched);
         }
 {{/budget}}
         spill_inflight(t, prev_tid, cap);
@@ -272,7 +327,7 @@ BTF_TRACEPOINT_PROBE(sched_switch)
     switched_in(t, next_tid, cap, total, waiting_now, &now);
     t->run_clock = clock;
 {{#budget}}
-    budget_switched_in(t, next_tid, cap, clock_now(&now));
+    budget_switched_in(t, next_tid, cap, switch_time(prev, &now));
 {{/budget}}
     return 0;
 }

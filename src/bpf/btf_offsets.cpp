@@ -110,10 +110,13 @@ KernelLayout read_kernel_layout(const KernelBtf& btf)
     layout.task_cfs_rq = {se.offset + cfs_rq.offset, cfs_rq.size};
     layout.cfs_rq_rq = btf.require("cfs_rq", "rq");
     layout.rq_clock = btf.require("rq", "clock");
+    layout.rq_cpu = btf.require("rq", "cpu");
     for (const MemberLayout& m : {layout.task_run_delay, layout.task_last_arrival, layout.task_last_queued,
                                   layout.task_cfs_rq, layout.cfs_rq_rq, layout.rq_clock})
         if (m.size != 8)
             throw Error(Exit::osfile, "kernel BTF: a run-queue clock or sched_info field is not 8 bytes");
+    if (layout.rq_cpu.size != 4)
+        throw Error(Exit::osfile, "kernel BTF: rq.cpu is not 4 bytes");
     layout.irqaction_name = btf.require("irqaction", "name");
     auto nr = btf.member("pt_regs", "orig_ax");
     layout.regs_syscall_nr = nr ? *nr : btf.require("pt_regs", "syscallno");

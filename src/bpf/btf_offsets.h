@@ -61,6 +61,7 @@ struct KernelLayout {
     MemberLayout task_cfs_rq;
     MemberLayout cfs_rq_rq;
     MemberLayout rq_clock;
+    MemberLayout rq_cpu;  // the CPU of a run queue a wakeup enqueues on
     MemberLayout irqaction_name;
     MemberLayout regs_syscall_nr;  // pt_regs.orig_ax (x86), .syscallno (arm64)
     MemberLayout regs_return;      // pt_regs.ax (x86), .regs (arm64: x0 first)

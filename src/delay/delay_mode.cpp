@@ -1,5 +1,7 @@
 #include "delay/delay_mode.h"
 
+#include <algorithm>
+#include <bpf/libbpf.h>
 #include <iostream>
 #include <optional>
 #include <set>
@@ -114,6 +116,7 @@ int run_delay(DelayConfig cfg, ReportWriter& writer)
     params.features = cfg.features;
     params.block = read_block_layout(btf);
     params.compare_and_swap = bpf_has_compare_and_swap();
+    params.cpus = static_cast<uint32_t>(std::max(1, libbpf_num_possible_cpus()));
     const UpcallPlan upcalls = plan_upcalls(!cfg.features.upcall_stats);
     params.upcalls = upcalls.probe;
     const std::string source = render_delay_program(params);

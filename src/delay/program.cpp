@@ -103,6 +103,8 @@ std::string render_delay_program(const DelayProgramParams& p)
     v.number("task_cfs_rq_off", p.layout.task_cfs_rq.offset);
     v.number("cfs_rq_rq_off", p.layout.cfs_rq_rq.offset);
     v.number("rq_clock_off", p.layout.rq_clock.offset);
+    v.number("rq_cpu_off", p.layout.rq_cpu.offset);
+    v.number("max_cpus", p.cpus);
     v.number("irqaction_name_off", p.layout.irqaction_name.offset);
     v.number("pt_regs_nr_off", p.layout.regs_syscall_nr.offset);
     v.identifier("pt_regs_nr_type", uint_type("pt_regs syscall number", p.layout.regs_syscall_nr.size));

@@ -39,6 +39,7 @@ struct DelayProgramParams {
     std::optional<BlockLayout> block;  // block I/O section; nullopt: none
     UpcallPlan::Probe upcalls = UpcallPlan::Probe::none;  // kd_upcall_return, kd_upcall_seen
     bool compare_and_swap = true;  // BPF atomics (5.12): thread slots are claimed with one
+    uint32_t cpus = 1;             // possible CPUs: the size of per-CPU arrays indexed by CPU
 
 };
 

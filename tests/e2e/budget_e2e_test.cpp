@@ -58,14 +58,33 @@ std::vector<Window> windows(const std::string& out)
     return all;
 }
 
-// kdelay on one window of pid, as JSON.
-Result run_kdelay_json(pid_t pid, const std::vector<std::string>& extra)
+// How many windows each test samples: one, or $KDELAY_BUDGET_WINDOWS (the
+// load harness, tests/load/run.sh, asks for many in one kdelay run, so that
+// its rounds cost windows rather than kdelay's start-up).
+size_t windows_per_test()
 {
-    std::vector<std::string> argv = {kKdelay, "-p", std::to_string(pid), "--format", "json", "--skip-upcall-stats",
-                                     "--start-trigger", "u:kdtest:window_start", "--stop-trigger",
-                                     "u:kdtest:window_end", "--sample-count", "1"};
+    const char* n = getenv("KDELAY_BUDGET_WINDOWS");
+    return n && atoi(n) > 0 ? static_cast<size_t>(atoi(n)) : 1;
+}
+
+// kdelay on `count` windows of pid, as JSON.
+Result run_kdelay_json(pid_t pid, size_t count, const std::vector<std::string>& extra)
+{
+    std::vector<std::string> argv = {kKdelay,
+                                     "-p",
+                                     std::to_string(pid),
+                                     "--format",
+                                     "json",
+                                     "--skip-upcall-stats",
+                                     "--start-trigger",
+                                     "u:kdtest:window_start",
+                                     "--stop-trigger",
+                                     "u:kdtest:window_end",
+                                     "--sample-count",
+                                     std::to_string(count)};
     argv.insert(argv.end(), extra.begin(), extra.end());
-    return run(argv, kStartTimeout + 30s);
+    // Each window of kd_budget takes at most 1.2 s.
+    return run(argv, kStartTimeout + 30s + std::chrono::seconds(2 * count));
 }
 
 struct Sampled {
@@ -74,15 +93,17 @@ struct Sampled {
     json events;     // the sample's syscall events
 };
 
-// Samples one window of kd_budget MODE with kdelay --format json, and finds
-// it in the workload's output by the start trigger's timestamp.
-Sampled sample_one_window(const std::string& mode, const std::vector<std::string>& extra = {})
+// Samples windows of kd_budget MODE with kdelay --format json, and finds each
+// in the workload's output by its start trigger's timestamp.
+std::vector<Sampled> sample_windows(const std::string& mode, const std::vector<std::string>& extra = {})
 {
-    Sampled run;
+    const size_t count = windows_per_test();
+    std::vector<Sampled> runs;
+    std::vector<uint64_t> triggers;
     const SchedStatsOn schedstats;
     Process workload({kBudget, mode});
     EXPECT_TRUE(workload.wait_for_output("ready", 5s));
-    Result r = run_kdelay_json(workload.pid(), extra);
+    Result r = run_kdelay_json(workload.pid(), count, extra);
     EXPECT_EQ(r.status, 0) << r.err;
     uint64_t trigger_ns = 0;
     std::istringstream in(r.out);
@@ -91,25 +112,32 @@ Sampled sample_one_window(const std::string& mode, const std::vector<std::string
         if (j["type"] == "marker" && j["marker"] == "start" && j.contains("trigger_ns"))
             trigger_ns = j["trigger_ns"];
         if (j["type"] == "sample") {
+            Sampled run;
             for (const auto& t : j["threads"])
                 run.threads[t["name"].get<std::string>()] = t;
             run.events = j["syscall_events"];
+            EXPECT_NE(trigger_ns, 0u) << r.out;
+            runs.push_back(run);
+            triggers.push_back(trigger_ns);
         }
     }
-    EXPECT_NE(trigger_ns, 0u) << r.out;
-    // The workload prints the window after its end; wait for that line.
+    EXPECT_EQ(runs.size(), count) << r.out;
+    // The workload prints a window after its end; wait for the last one.
     for (int i = 0; i < 50; ++i) {
-        for (const Window& w : windows(workload.out()))
-            // The probe fires just after the workload reads its clock: 5.5 ms
-            // later in an emulated guest. Windows are over 1 s apart.
-            if (w.start_ns <= trigger_ns && trigger_ns - w.start_ns < 100'000'000)
-                run.window = w;
-        if (run.window.end_ns)
+        const std::vector<Window> seen = windows(workload.out());
+        for (size_t n = 0; n < runs.size(); ++n)
+            for (const Window& w : seen)
+                // The probe fires just after the workload reads its clock: 5.5 ms
+                // later in an emulated guest. Windows are over 1 s apart.
+                if (w.start_ns <= triggers[n] && triggers[n] - w.start_ns < 100'000'000)
+                    runs[n].window = w;
+        if (runs.empty() || runs.back().window.end_ns)
             break;
         workload.wait_for_output("never", 100ms);
     }
-    EXPECT_NE(run.window.end_ns, 0u) << "no window starts at " << trigger_ns << "\n" << workload.out();
-    return run;
+    for (size_t n = 0; n < runs.size(); ++n)
+        EXPECT_NE(runs[n].window.end_ns, 0u) << "no window starts at " << triggers[n] << "\n" << workload.out();
+    return runs;
 }
 
 uint64_t u64(const json& j, const char* key) { return j.at(key).get<uint64_t>(); }
@@ -237,22 +265,24 @@ uint64_t blocked_in(const json& b, const std::string& syscall)
 TEST(BudgetE2E, SpinnersOnOneCpuSplitTheWindowIntoRunningAndReadyAsTheKernelDoes)
 {
     KD_REQUIRE_BPF();
-    const Sampled r = sample_one_window("spinners");
-    const uint64_t window = r.window.end_ns - r.window.start_ns;
-    for (const char* name : {"spin-a", "spin-b"}) {
-        const json b = budget_of(r, name);
-        expect_window_inside(u64(b, "window_ns"), window, name);
-        EXPECT_EQ(u64(b, "blocked_ns"), 0u) << b.dump();
-        const KernelView& k = r.window.threads.at(name);
-        ASSERT_GT(k.run_ns + k.wait_ns, 0u) << "schedstat is off";
-        expect_matches_kernel(u64(b, "running_ns"), k.run_ns, std::string(name) + " running: " + b.dump(),
-                              r.window.steal_ns);
-        expect_matches_kernel(u64(b, "ready_ns"), k.wait_ns, std::string(name) + " ready: " + b.dump());
-        // Under the load harness's CPU hogs, the one pinned to CPU 0 takes
-        // its turns there too, and READY blame says so.
-        if (getenv("KDELAY_LOAD_HOG_ON_CPU0")) {
-            EXPECT_GT(ns_of_first(b["ready_by"], [](const json& e) { return e["comm"] == "kd-load-cpu0"; }), 0u)
-                << b.dump();
+    for (const Sampled& r : sample_windows("spinners")) {
+        SCOPED_TRACE("window at " + std::to_string(r.window.start_ns));
+        const uint64_t window = r.window.end_ns - r.window.start_ns;
+        for (const char* name : {"spin-a", "spin-b"}) {
+            const json b = budget_of(r, name);
+            expect_window_inside(u64(b, "window_ns"), window, name);
+            EXPECT_EQ(u64(b, "blocked_ns"), 0u) << b.dump();
+            const KernelView& k = r.window.threads.at(name);
+            ASSERT_GT(k.run_ns + k.wait_ns, 0u) << "schedstat is off";
+            expect_matches_kernel(u64(b, "running_ns"), k.run_ns, std::string(name) + " running: " + b.dump(),
+                                  r.window.steal_ns);
+            expect_matches_kernel(u64(b, "ready_ns"), k.wait_ns, std::string(name) + " ready: " + b.dump());
+            // Under the load harness's CPU hogs, the one pinned to CPU 0 takes
+            // its turns there too, and READY blame says so.
+            if (getenv("KDELAY_LOAD_HOG_ON_CPU0")) {
+                EXPECT_GT(ns_of_first(b["ready_by"], [](const json& e) { return e["comm"] == "kd-load-cpu0"; }), 0u)
+                    << b.dump();
+            }
         }
     }
 }
@@ -260,82 +290,92 @@ TEST(BudgetE2E, SpinnersOnOneCpuSplitTheWindowIntoRunningAndReadyAsTheKernelDoes
 TEST(BudgetE2E, SleeperIsBlockedInClockNanosleepAndRunsItsSpins)
 {
     KD_REQUIRE_BPF();
-    const Sampled r = sample_one_window("sleeper");
-    const json b = budget_of(r, "kd-sleeper");
-    // 5 x 100 ms asleep (a sleep may overrun by a few ms, more in an
-    // emulated guest), 5 x 20 ms of its own CPU time spinning.
-    EXPECT_GE(blocked_in(b, "clock_nanosleep"), 495'000'000u) << b.dump();
-    EXPECT_LE(blocked_in(b, "clock_nanosleep"), 575'000'000u) << b.dump();
-    const KernelView& k = r.window.threads.at("kd-sleeper");
-    expect_matches_kernel(u64(b, "running_ns"), k.run_ns, "running: " + b.dump(), r.window.steal_ns);
-    expect_matches_kernel(u64(b, "ready_ns"), k.wait_ns, "ready: " + b.dump());
-    EXPECT_GE(u64(b, "running_ns"), 95'000'000u) << b.dump();
+    for (const Sampled& r : sample_windows("sleeper")) {
+        SCOPED_TRACE("window at " + std::to_string(r.window.start_ns));
+        const json b = budget_of(r, "kd-sleeper");
+        // 5 x 100 ms asleep (a sleep may overrun by a few ms, more in an
+        // emulated guest), 5 x 20 ms of its own CPU time spinning.
+        EXPECT_GE(blocked_in(b, "clock_nanosleep"), 495'000'000u) << b.dump();
+        EXPECT_LE(blocked_in(b, "clock_nanosleep"), 575'000'000u) << b.dump();
+        const KernelView& k = r.window.threads.at("kd-sleeper");
+        expect_matches_kernel(u64(b, "running_ns"), k.run_ns, "running: " + b.dump(), r.window.steal_ns);
+        expect_matches_kernel(u64(b, "ready_ns"), k.wait_ns, "ready: " + b.dump());
+        EXPECT_GE(u64(b, "running_ns"), 95'000'000u) << b.dump();
+    }
 }
 
 TEST(BudgetE2E, ThreadBornMidWindowShowsItsTimeNotAlive)
 {
     KD_REQUIRE_BPF();
-    const Sampled r = sample_one_window("born");
-    expect_agrees_with_schedstat(r);
-    const json b = budget_of(r, "kd-born");
-    ASSERT_NE(r.window.born_at, 0u);
-    const uint64_t before_birth = r.window.born_at - r.window.start_ns;
-    // kdelay's window opens when the start probe has trapped, some time after
-    // the workload read start_ns (70 us was seen in the 6.12-rt guest), and
-    // closes before end_ns: that lag is at most the difference of the widths.
-    const uint64_t window = r.window.end_ns - r.window.start_ns;
-    const uint64_t window_ns = u64(b, "window_ns");
-    ASSERT_LE(window_ns, window) << b.dump();
-    const uint64_t start_lag_max = window - window_ns;
-    // Born when the clone wakes it up, a little after born_at.
-    EXPECT_GE(u64(b, "not_alive_ns") + start_lag_max, before_birth) << b.dump();
-    EXPECT_LE(u64(b, "not_alive_ns"), before_birth + 5'000'000) << b.dump();
-    // It lived the rest of the window asleep on its pipe.
-    EXPECT_GT(blocked_in(b, "read"), 150'000'000u) << b.dump();
+    for (const Sampled& r : sample_windows("born")) {
+        SCOPED_TRACE("window at " + std::to_string(r.window.start_ns));
+        expect_agrees_with_schedstat(r);
+        const json b = budget_of(r, "kd-born");
+        ASSERT_NE(r.window.born_at, 0u);
+        const uint64_t before_birth = r.window.born_at - r.window.start_ns;
+        // kdelay's window opens when the start probe has trapped, some time after
+        // the workload read start_ns (70 us was seen in the 6.12-rt guest), and
+        // closes before end_ns: that lag is at most the difference of the widths.
+        const uint64_t window = r.window.end_ns - r.window.start_ns;
+        const uint64_t window_ns = u64(b, "window_ns");
+        ASSERT_LE(window_ns, window) << b.dump();
+        const uint64_t start_lag_max = window - window_ns;
+        // Born when the clone wakes it up, a little after born_at.
+        EXPECT_GE(u64(b, "not_alive_ns") + start_lag_max, before_birth) << b.dump();
+        EXPECT_LE(u64(b, "not_alive_ns"), before_birth + 5'000'000) << b.dump();
+        // It lived the rest of the window asleep on its pipe.
+        EXPECT_GT(blocked_in(b, "read"), 150'000'000u) << b.dump();
+    }
 }
 
 TEST(BudgetE2E, ThreadAsleepAllWindowIsBlockedInItsSyscallForAllOfIt)
 {
     KD_REQUIRE_BPF();
-    const Sampled r = sample_one_window("asleep");
-    expect_agrees_with_schedstat(r);
-    const json b = budget_of(r, "kd-asleep");
-    EXPECT_EQ(blocked_in(b, "read"), u64(b, "window_ns")) << b.dump();
-    EXPECT_EQ(b["source"], "proc") << b.dump();
+    for (const Sampled& r : sample_windows("asleep")) {
+        SCOPED_TRACE("window at " + std::to_string(r.window.start_ns));
+        expect_agrees_with_schedstat(r);
+        const json b = budget_of(r, "kd-asleep");
+        EXPECT_EQ(blocked_in(b, "read"), u64(b, "window_ns")) << b.dump();
+        EXPECT_EQ(b["source"], "proc") << b.dump();
+    }
 }
 
 TEST(BudgetE2E, TheThreadThatReleasesAFutexIsNamedAsTheWaker)
 {
     KD_REQUIRE_BPF();
-    const Sampled r = sample_one_window("wake");
-    expect_agrees_with_schedstat(r);
-    const json b = budget_of(r, "kd-waiter");
-    ASSERT_FALSE(b["wakers"].empty()) << b.dump();
-    const json& top = b["wakers"][0];
-    EXPECT_EQ(top["kind"], "task") << b.dump();
-    EXPECT_EQ(top["comm"], "kd-waker") << b.dump();
-    EXPECT_EQ(top["tid"].get<uint32_t>(), r.window.threads.at("kd-waker").tid) << b.dump();
-    // A wake every 50 ms of a 300 ms window; each ends the wait before it.
-    EXPECT_GE(top["count"].get<uint64_t>(), 4u) << b.dump();
-    EXPECT_NEAR(static_cast<double>(u64(top, "blocked_ns")), static_cast<double>(blocked_in(b, "futex")), 60e6)
-        << b.dump();
+    for (const Sampled& r : sample_windows("wake")) {
+        SCOPED_TRACE("window at " + std::to_string(r.window.start_ns));
+        expect_agrees_with_schedstat(r);
+        const json b = budget_of(r, "kd-waiter");
+        ASSERT_FALSE(b["wakers"].empty()) << b.dump();
+        const json& top = b["wakers"][0];
+        EXPECT_EQ(top["kind"], "task") << b.dump();
+        EXPECT_EQ(top["comm"], "kd-waker") << b.dump();
+        EXPECT_EQ(top["tid"].get<uint32_t>(), r.window.threads.at("kd-waker").tid) << b.dump();
+        // A wake every 50 ms of a 300 ms window; each ends the wait before it.
+        EXPECT_GE(top["count"].get<uint64_t>(), 4u) << b.dump();
+        EXPECT_NEAR(static_cast<double>(u64(top, "blocked_ns")), static_cast<double>(blocked_in(b, "futex")), 60e6)
+            << b.dump();
+    }
 }
 
 TEST(BudgetE2E, ASleepEndsByTheTimerInterruptNotByATask)
 {
     KD_REQUIRE_BPF();
-    const Sampled r = sample_one_window("sleeper");
-    const json b = budget_of(r, "kd-sleeper");
-    ASSERT_FALSE(b["wakers"].empty()) << b.dump();
-    EXPECT_EQ(b["wakers"][0]["kind"], "timer") << b.dump();
-    EXPECT_TRUE(b["wakers"][0]["comm"].is_null()) << b.dump();
-    // Five sleeps, each ended by its timer. Under load one wakeup can go
-    // unseen: a timer that fires while another BPF program runs on that CPU
-    // has its sched_wakeup program skipped by BPF's recursion guard (seen in
-    // CI with a build running beside it: 4 of 5). The sleep is still BLOCKED
-    // in clock_nanosleep; only its waker is not known.
-    EXPECT_GE(b["wakers"][0]["count"].get<uint64_t>(), 4u) << b.dump();
-    EXPECT_GE(u64(b["wakers"][0], "blocked_ns"), 390'000'000u) << b.dump();
+    for (const Sampled& r : sample_windows("sleeper")) {
+        SCOPED_TRACE("window at " + std::to_string(r.window.start_ns));
+        const json b = budget_of(r, "kd-sleeper");
+        ASSERT_FALSE(b["wakers"].empty()) << b.dump();
+        EXPECT_EQ(b["wakers"][0]["kind"], "timer") << b.dump();
+        EXPECT_TRUE(b["wakers"][0]["comm"].is_null()) << b.dump();
+        // Five sleeps, each ended by its timer. Under load one wakeup can go
+        // unseen: a timer that fires while another BPF program runs on that CPU
+        // has its sched_wakeup program skipped by BPF's recursion guard (seen in
+        // CI with a build running beside it: 4 of 5). The sleep is still BLOCKED
+        // in clock_nanosleep; only its waker is not known.
+        EXPECT_GE(b["wakers"][0]["count"].get<uint64_t>(), 4u) << b.dump();
+        EXPECT_GE(u64(b["wakers"][0], "blocked_ns"), 390'000'000u) << b.dump();
+    }
 }
 
 namespace {
@@ -372,87 +412,95 @@ void expect_blame_adds_up(const json& b)
 TEST(BudgetE2E, EachOfTwoSpinnersOnOneCpuWaitsForTheOther)
 {
     KD_REQUIRE_BPF();
-    const Sampled r = sample_one_window("spinners");
-    for (const auto& [name, other] : {std::pair{"spin-a", "spin-b"}, std::pair{"spin-b", "spin-a"}}) {
-        const json b = budget_of(r, name);
-        ASSERT_GT(u64(b, "ready_ns"), 50'000'000u) << b.dump();
-        expect_blame_adds_up(b);
-        EXPECT_GE(static_cast<double>(blamed_on(b, r.window.threads.at(other).tid)),
-                  (under_load() ? 0.01 : 0.9) * static_cast<double>(u64(b, "ready_ns")))
-            << name << " waits for " << other << ": " << b.dump();
+    for (const Sampled& r : sample_windows("spinners")) {
+        SCOPED_TRACE("window at " + std::to_string(r.window.start_ns));
+        for (const auto& [name, other] : {std::pair{"spin-a", "spin-b"}, std::pair{"spin-b", "spin-a"}}) {
+            const json b = budget_of(r, name);
+            ASSERT_GT(u64(b, "ready_ns"), 50'000'000u) << b.dump();
+            expect_blame_adds_up(b);
+            EXPECT_GE(static_cast<double>(blamed_on(b, r.window.threads.at(other).tid)),
+                      (under_load() ? 0.01 : 0.9) * static_cast<double>(u64(b, "ready_ns")))
+                << name << " waits for " << other << ": " << b.dump();
+        }
     }
 }
 
 TEST(BudgetE2E, ASpinnerOfAnotherProcessIsNamedWithItsPid)
 {
     KD_REQUIRE_BPF();
-    const Sampled r = sample_one_window("rival");
-    expect_agrees_with_schedstat(r);
-    ASSERT_NE(r.window.rival, 0u);
-    const json b = budget_of(r, "kd-victim");
-    ASSERT_FALSE(b["ready_by"].empty()) << b.dump();
-    expect_blame_adds_up(b);
-    // The rival's entry: the first one on a quiet machine.
-    const json* rival = nullptr;
-    for (const auto& h : b["ready_by"])
-        if (!rival && h["comm"] == "kd-rival")
-            rival = &h;
-    ASSERT_NE(rival, nullptr) << b.dump();
-    if (!under_load()) {
-        EXPECT_EQ(&b["ready_by"][0], rival) << b.dump();
+    for (const Sampled& r : sample_windows("rival")) {
+        SCOPED_TRACE("window at " + std::to_string(r.window.start_ns));
+        expect_agrees_with_schedstat(r);
+        ASSERT_NE(r.window.rival, 0u);
+        const json b = budget_of(r, "kd-victim");
+        ASSERT_FALSE(b["ready_by"].empty()) << b.dump();
+        expect_blame_adds_up(b);
+        // The rival's entry: the first one on a quiet machine.
+        const json* rival = nullptr;
+        for (const auto& h : b["ready_by"])
+            if (!rival && h["comm"] == "kd-rival")
+                rival = &h;
+        ASSERT_NE(rival, nullptr) << b.dump();
+        if (!under_load()) {
+            EXPECT_EQ(&b["ready_by"][0], rival) << b.dump();
+        }
+        EXPECT_EQ((*rival)["kind"], "task") << b.dump();
+        EXPECT_EQ((*rival)["pid"].get<uint64_t>(), r.window.rival) << b.dump();
+        EXPECT_GE(static_cast<double>(u64(*rival, "ns")),
+                  (under_load() ? 0.01 : 0.9) * static_cast<double>(u64(b, "ready_ns")))
+            << b.dump();
     }
-    EXPECT_EQ((*rival)["kind"], "task") << b.dump();
-    EXPECT_EQ((*rival)["pid"].get<uint64_t>(), r.window.rival) << b.dump();
-    EXPECT_GE(static_cast<double>(u64(*rival, "ns")),
-              (under_load() ? 0.01 : 0.9) * static_cast<double>(u64(b, "ready_ns")))
-        << b.dump();
 }
 
 TEST(BudgetE2E, WithThreeOnOneCpuTheWaitSplitsByTheOthersRunShares)
 {
     KD_REQUIRE_BPF();
-    const Sampled r = sample_one_window("three");
-    expect_agrees_with_schedstat(r);
-    for (const char* name : {"spin-a", "spin-b", "spin-c"}) {
-        const json b = budget_of(r, name);
-        std::vector<std::pair<uint64_t, uint64_t>> others;  // blamed ns, kernel run ns
-        for (const char* other : {"spin-a", "spin-b", "spin-c"})
-            if (std::string(other) != name) {
-                const KernelView& k = r.window.threads.at(other);
-                others.push_back({blamed_on(b, k.tid), k.run_ns});
+    for (const Sampled& r : sample_windows("three")) {
+        SCOPED_TRACE("window at " + std::to_string(r.window.start_ns));
+        expect_agrees_with_schedstat(r);
+        for (const char* name : {"spin-a", "spin-b", "spin-c"}) {
+            const json b = budget_of(r, name);
+            std::vector<std::pair<uint64_t, uint64_t>> others;  // blamed ns, kernel run ns
+            for (const char* other : {"spin-a", "spin-b", "spin-c"})
+                if (std::string(other) != name) {
+                    const KernelView& k = r.window.threads.at(other);
+                    others.push_back({blamed_on(b, k.tid), k.run_ns});
+                }
+            const double blamed = static_cast<double>(others[0].first + others[1].first);
+            const double ran = static_cast<double>(others[0].second + others[1].second);
+            ASSERT_GT(blamed, 0) << b.dump();
+            ASSERT_GT(ran, 0) << "schedstat is off";
+            expect_blame_adds_up(b);
+            if (under_load()) {
+                EXPECT_GT(others[0].first, 0u) << name << ": " << b.dump();
+                EXPECT_GT(others[1].first, 0u) << name << ": " << b.dump();
+                continue;
             }
-        const double blamed = static_cast<double>(others[0].first + others[1].first);
-        const double ran = static_cast<double>(others[0].second + others[1].second);
-        ASSERT_GT(blamed, 0) << b.dump();
-        ASSERT_GT(ran, 0) << "schedstat is off";
-        expect_blame_adds_up(b);
-        if (under_load()) {
-            EXPECT_GT(others[0].first, 0u) << name << ": " << b.dump();
-            EXPECT_GT(others[1].first, 0u) << name << ": " << b.dump();
-            continue;
+            EXPECT_NEAR(others[0].first / blamed, others[0].second / ran, 0.2) << name << ": " << b.dump();
+            EXPECT_GE(blamed, 0.8 * static_cast<double>(u64(b, "ready_ns"))) << name << ": " << b.dump();
         }
-        EXPECT_NEAR(others[0].first / blamed, others[0].second / ran, 0.2) << name << ": " << b.dump();
-        EXPECT_GE(blamed, 0.8 * static_cast<double>(u64(b, "ready_ns"))) << name << ": " << b.dump();
     }
 }
 
 TEST(BudgetE2E, EachSlowFutexEventNamesItsWaker)
 {
     KD_REQUIRE_BPF();
-    const Sampled r = sample_one_window("wake", {"--syscall-events", "10000000", "--stack-trace-size", "0"});
-    const uint32_t waiter = r.window.threads.at("kd-waiter").tid;
-    const std::string waker = "kd-waker (";
-    size_t futexes = 0;
-    for (const auto& e : r.events) {
-        if (e["tid"] != waiter || e["syscall"] != "futex")
-            continue;
-        ++futexes;
-        ASSERT_TRUE(e["waker"].is_string()) << e.dump();
-        EXPECT_EQ(e["waker"].get<std::string>().rfind(waker, 0), 0u) << e.dump();
-        EXPECT_NE(e["waker"].get<std::string>().find("/" + std::to_string(r.window.threads.at("kd-waker").tid) + ")"),
-                  std::string::npos)
-            << e.dump();
+    for (const Sampled& r : sample_windows("wake", {"--syscall-events", "10000000", "--stack-trace-size", "0"})) {
+        SCOPED_TRACE("window at " + std::to_string(r.window.start_ns));
+        const uint32_t waiter = r.window.threads.at("kd-waiter").tid;
+        const std::string waker = "kd-waker (";
+        size_t futexes = 0;
+        for (const auto& e : r.events) {
+            if (e["tid"] != waiter || e["syscall"] != "futex")
+                continue;
+            ++futexes;
+            ASSERT_TRUE(e["waker"].is_string()) << e.dump();
+            EXPECT_EQ(e["waker"].get<std::string>().rfind(waker, 0), 0u) << e.dump();
+            EXPECT_NE(e["waker"].get<std::string>().find("/" + std::to_string(r.window.threads.at("kd-waker").tid) + ")"),
+                      std::string::npos)
+                << e.dump();
+        }
+        // A wake every 50 ms of a 300 ms window: each ends a wait over 10 ms.
+        EXPECT_GE(futexes, 4u) << r.events.dump();
     }
-    // A wake every 50 ms of a 300 ms window: each ends a wait over 10 ms.
-    EXPECT_GE(futexes, 4u) << r.events.dump();
 }

@@ -1,19 +1,22 @@
 #!/usr/bin/env bash
 # The load harness: kdelay's run, ready, budget and blame e2e cases, each
-# compared with the kernel's schedstat, run again and again beside the load
-# of a busy host (tests/programs/kd_load.cpp: CPU hogs on both CPUs, a
-# fork/exec storm, fsync-heavy writes, a loopback UDP flood, or all at once).
+# compared with the kernel's accounting and with what the workload's threads
+# saw themselves, run again and again beside the load of a busy host
+# (tests/programs/kd_load.cpp: CPU hogs on both CPUs, a fork/exec storm,
+# fsync-heavy writes, a loopback UDP flood, or all at once).
 #
 #   tests/load/run.sh [--rounds N] [LOAD...]
-#       LOAD: cpu forkexec fsync udp all (default: all five); N: rounds of
-#       the cases per load (default 50, enough to see an error of one run
-#       in fifty). KDELAY_BUILD_DIR names the build tree (default: build).
+#       LOAD: cpu forkexec fsync udp all (default: all five); N (default 50,
+#       enough to see an error of one run in fifty): windows that each
+#       budget case samples (one kdelay run takes them all), and rounds of
+#       the run and ready cases. KDELAY_BUILD_DIR names the build tree
+#       (default: build).
 #
-# Prints, per load and case, the rounds, the failures and the worst
-# deviation of kdelay from schedstat (what, kdelay, kernel, and CPU 0's
-# steal, which the kernel leaves out of run time and kdelay cannot). The output of
-# failed rounds is kept in $KDELAY_LOAD_LOGS (default: BUILD/load-logs).
-# Exit 1 if any round failed.
+# Prints, per load and case, the windows or rounds, how many failed, and the
+# worst deviation of kdelay from its reference (what, kdelay, the reference,
+# and CPU 0's steal, which the kernel leaves out of run time and kdelay
+# cannot). The output of failed runs is kept in $KDELAY_LOAD_LOGS (default:
+# BUILD/load-logs). Exit 1 if any failed.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 rounds=50
@@ -26,7 +29,8 @@ logs=${KDELAY_LOAD_LOGS:-$build/load-logs}
 for load in "${loads[@]}"; do
     case "$load" in cpu | forkexec | fsync | udp | all) ;; *) echo "load/run.sh: unknown load '$load'" >&2; exit 64 ;; esac
 done
-cases='BudgetE2E\.|DelayE2E\.BusyThreadsSharingOneCpuSplitTheWindowIntoRunAndReady|DelayE2E\.StoppedAndReadyTimeComeWithoutAWakeupProgram'
+budget_cases='BudgetE2E\.'
+delay_cases='DelayE2E\.BusyThreadsSharingOneCpuSplitTheWindowIntoRunAndReady|DelayE2E\.StoppedAndReadyTimeComeWithoutAWakeupProgram'
 mkdir -p "$logs"
 # On disk, not tmpfs, so that fsync reaches a block device.
 work=$(mktemp -d /var/tmp/kdelay-load.XXXXXX)
@@ -37,6 +41,31 @@ stop_load() {
 }
 trap 'stop_load; rm -rf "$work"' EXIT
 
+# Runs ctest on the cases $1 with the environment after it; on failure keeps
+# the output in $logs/$name.log and appends, per failed test, "TEST WINDOW"
+# for each window that failed (gtest's trace "window at NS"; "-" for a test
+# without windows) to $work/$load.failed.
+run_cases() {
+    local cases=$1 name=$2 out="$work/cases.log"
+    shift 2
+    if ! env KDELAY_UNDER_LOAD=1 KDELAY_DEVIATION_LOG="$work/$load.dev" ${hog:+KDELAY_LOAD_HOG_ON_CPU0=1} "$@" \
+        ctest --test-dir "$build" -L e2e -R "$cases" --output-on-failure --timeout 1800 >"$out" 2>&1; then
+        status=1
+        cp "$out" "$logs/$name.log"
+        awk '
+            match($0, /Test +#[0-9]+: [A-Za-z0-9_.]+/) { split(substr($0, RSTART, RLENGTH), p, ": "); test = p[2] }
+            match($0, /window at [0-9]+/) { w[test " " substr($0, RSTART + 10, RLENGTH - 10)] = 1 }
+            match($0, /[0-9]+ - [A-Za-z0-9_.]+ \((Failed|Timeout)\)/) {
+                split(substr($0, RSTART, RLENGTH), p, " "); failed[p[3]] = 1
+            }
+            END {
+                for (k in w) { split(k, p, " "); if (p[1] in failed) { print k; had[p[1]] = 1 } }
+                for (t in failed) if (!(t in had)) print t " -"
+            }' "$out" | sort -u >>"$work/$load.failed"
+        echo "   failed: $(cut -d' ' -f1 "$work/$load.failed" | sort -u | tr '\n' ' ')(log: $logs/$name.log)" >&2
+    fi
+}
+
 status=0
 table="$work/table"
 for load in "${loads[@]}"; do
@@ -46,36 +75,32 @@ for load in "${loads[@]}"; do
     grep -q loaded "$work/load.out" || { cat "$work/load.out" >&2; exit 1; }
     hog=
     [ "$load" = cpu ] || [ "$load" = all ] && hog=1
-    echo "== load $load: $rounds rounds" >&2
+    echo "== load $load: $rounds windows of each budget case, $rounds rounds of the run and ready cases" >&2
     : >"$work/$load.failed"
+    # The budget cases sample $rounds windows each in one kdelay run.
+    run_cases "$budget_cases" "$load-budget" KDELAY_BUDGET_WINDOWS="$rounds"
     for round in $(seq "$rounds"); do
-        out="$work/round.log"
-        if ! env KDELAY_UNDER_LOAD=1 KDELAY_DEVIATION_LOG="$work/$load.dev" ${hog:+KDELAY_LOAD_HOG_ON_CPU0=1} \
-            ctest --test-dir "$build" -L e2e -R "$cases" --output-on-failure --timeout 300 >"$out" 2>&1; then
-            status=1
-            cp "$out" "$logs/$load-round$round.log"
-            sed -n 's/^[[:space:]]*[0-9]* - \([A-Za-z0-9_.]*\) (Failed).*/\1/p' "$out" >>"$work/$load.failed"
-            echo "   round $round failed: $(sed -n 's/^[[:space:]]*[0-9]* - \([A-Za-z0-9_.]*\) (Failed).*/\1/p' "$out" | tr '\n' ' ')(log: $logs/$load-round$round.log)" >&2
-        fi
+        run_cases "$delay_cases" "$load-delay-round$round"
     done
     stop_load
-    # Worst |kdelay - kernel| per case, and how many rounds each case failed.
+    # Worst |kdelay - kernel| per case, and how many windows or rounds of
+    # each case failed.
     touch "$work/$load.dev"
     awk -v load="$load" -v rounds="$rounds" -v failed="$work/$load.failed" '
-        BEGIN { while ((getline t < failed) > 0) { split(t, p, "."); fails[p[2]]++ } }
+        BEGIN { while ((getline t < failed) > 0) { split(t, p, "[. ]"); fails[p[2]]++ } }
         {
             d = $3 > $4 ? $3 - $4 : $4 - $3
             if (!($1 in worst) || d > worst[$1]) { worst[$1] = d; what[$1] = $2; k[$1] = $3; s[$1] = $4; st[$1] = $5 }
         }
         END {
             for (c in worst)
-                printf "| %s | %s | %d | %d | %.2f ms (%s: kdelay %.2f, schedstat %.2f, steal %.0f) |\n", load, c,
+                printf "| %s | %s | %d | %d | %.2f ms (%s: kdelay %.2f, reference %.2f, steal %.0f) |\n", load, c,
                        rounds, fails[c], worst[c] / 1e6, what[c], k[c] / 1e6, s[c] / 1e6, st[c] / 1e6
             for (c in fails) if (!(c in worst))
                 printf "| %s | %s | %d | %d | - |\n", load, c, rounds, fails[c]
         }' "$work/$load.dev" | sort >>"$table"
 done
 
-printf '| Load | Case | Rounds | Failed | Worst deviation from schedstat |\n|---|---|---|---|---|\n'
+printf '| Load | Case | Windows or rounds | Failed | Worst deviation from the reference |\n|---|---|---|---|---|\n'
 cat "$table"
 exit "$status"

@@ -19,6 +19,7 @@ inline kdelay::DelayProgramParams program_params()
     l.task_cfs_rq = {320, 8};
     l.cfs_rq_rq = {304, 8};
     l.rq_clock = {192, 8};
+    l.rq_cpu = {200, 4};
     l.irqaction_name = {96, 8};
     l.regs_syscall_nr = {120, 8};
     l.regs_return = {80, 8};
