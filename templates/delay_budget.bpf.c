@@ -237,7 +237,10 @@ static __always_inline void budget_enter(struct kd_thread *t, __u32 state, __u32
     }
     t->budget.state = state;
     t->budget.blocked_nr = nr;
-    t->budget.since = now;
+    /* A thread's parts never overlap: a switch dated by the run queue's
+     * clock can fall before the wakeup that queued the thread. */
+    if (now > t->budget.since)
+        t->budget.since = now;
 }
 
 /* The syscall a thread that leaves its CPU is blocked in: the one in this

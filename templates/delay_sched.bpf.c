@@ -8,31 +8,40 @@ static __always_inline void *rq_of(void *task)
     return (void *)typed_u64(cfs_rq, CFS_RQ_RQ_OFF);
 }
 
-/* A wakeup that preempts the running task makes the next schedule() skip
- * its clock update, so the kernel dates that switch, for prev's run and
- * next's wait alike, at the wakeup's clock, which can be microseconds
- * before the switch (an IPI, the rest of a softirq). Per CPU: the run
- * queue's clock at its last wakeup, and the report's clock then, for
- * switch_time(). */
-struct kd_rq_stamp {
-    __u64 rq_clock;
+/* The budget dates a switch or a wakeup as the kernel's accounting does: at
+ * the run queue's clock, translated to the report's clock. That clock can
+ * be microseconds older than the tracepoint: a wakeup that preempts the
+ * running task makes the next schedule() skip its clock update, so the
+ * kernel ends prev's run and next's wait at the wakeup's clock.
+ *
+ * Per CPU, the gap between the two clocks: the smallest seen, as a sample
+ * (now less the run queue's clock) is never below the true gap. It may
+ * grow by 1/1024 of the time since the last sample, more than the two
+ * clocks drift apart (NTP slews ktime by 500 ppm at most). Written only
+ * under the run queue's lock, at a switch or a wakeup. */
+struct kd_clock_gap {
+    __s64 gap;
     __u64 at;
 };
-BPF_ARRAY(rq_stamps, struct kd_rq_stamp, MAX_CPUS);
+BPF_ARRAY(clock_gaps, struct kd_clock_gap, MAX_CPUS);
 
-/* Stamps the task's run queue (under its lock, which the switch also
- * holds) and returns the report's clock now. */
-static __always_inline __u64 stamp_wakeup(void *task)
+/* The report's clock for the run queue rq's clock now (read at `now`). */
+static __always_inline __u64 rq_time(void *rq, __u32 cpu, __u64 now)
 {
-    void *rq = rq_of(task);
-    __u32 cpu = typed_u32(rq, RQ_CPU_OFF);
-    __u64 now = bpf_ktime_get_ns();
-    struct kd_rq_stamp *s = rq_stamps.lookup(&cpu);
-    if (s) {
-        s->rq_clock = typed_u64(rq, RQ_CLOCK_OFF);
-        s->at = now;
-    }
-    return now;
+    struct kd_clock_gap *g = clock_gaps.lookup(&cpu);
+    if (!g)
+        return now;
+    __u64 clock = typed_u64(rq, RQ_CLOCK_OFF);
+    __s64 sample = (__s64)(now - clock);
+    __s64 drifted = g->gap + (__s64)((now - g->at) >> 10);
+    /* Decided in the map, not in registers, so that the verifier can merge
+     * the paths: sched_switch is near its limit of states. */
+    if (!g->at || sample < drifted)
+        g->gap = sample;
+    else
+        g->gap = drifted;
+    g->at = now;
+    return clock + g->gap;
 }
 
 /* A wakeup matters to the budget only (who woke a thread, and when its
@@ -41,10 +50,11 @@ static __always_inline __u64 stamp_wakeup(void *task)
  * program runs at a wakeup, the target's or any other task's. */
 static __always_inline void woken(void *task, struct kd_capture *cap, int is_new)
 {
-    __u64 now = stamp_wakeup(task);
     __u32 tid;
     if (task_ids(task, &tid) != TARGET_TGID)
         return;
+    void *rq = rq_of(task);
+    __u64 now = rq_time(rq, typed_u32(rq, RQ_CPU_OFF), bpf_ktime_get_ns());
     struct kd_thread *t = thread_entry(tid, task);
     if (!t)
         return;
@@ -166,23 +176,11 @@ static __always_inline __u64 clock_now(__u64 *now)
 }
 
 {{#budget}}
-/* When the kernel's accounting switches prev out and next in, by the
- * report's clock: the time of the last wakeup on this CPU when the run
- * queue's clock is still the one that wakeup read, else now. A clock
- * updated since by other means (a read of a thread's CPU time) is not
- * caught, and the switch is dated now. */
+/* When the kernel's accounting switches prev out and next in (see
+ * rq_time), by the report's clock. */
 static __always_inline __u64 switch_time(void *prev, __u64 *now)
 {
-    __u64 at = clock_now(now);
-    __u32 cpu = bpf_get_smp_processor_id();
-    struct kd_rq_stamp *s = rq_stamps.lookup(&cpu);
-    if (!s)
-        return at;
-    /* Decided in the map, not in registers, so that the verifier can merge
-     * the paths: sched_switch is near its limit of states. */
-    if (s->rq_clock != typed_u64(rq_of(prev), RQ_CLOCK_OFF) || s->at > at)
-        s->at = at;
-    return s->at;
+    return rq_time(rq_of(prev), bpf_get_smp_processor_id(), clock_now(now));
 }
 {{/budget}}
 

@@ -17,6 +17,10 @@
 //   kd_budget three     "spin-a", "spin-b", "spin-c" busy on CPU 0; 1 s windows
 //   kd_budget rival     "kd-victim" busy on CPU 0, and a child process "kd-rival"
 //                       busy on CPU 0 too; 1 s windows. Prints "rival PID".
+//   kd_budget flooded   "spin-a", "spin-b" busy on CPU 0, and a child process
+//                       whose "kd-sink" (CPU 0) receives a loopback UDP flood
+//                       from "kd-flood" (CPU 1): thousands of wakeups a second
+//                       preempt the spinners; 1 s windows
 //
 // Output, per window:
 //   window K START_NS END_NS           CLOCK_MONOTONIC at the two probes
@@ -40,6 +44,7 @@
 #include <unistd.h>
 #include <vector>
 
+#include "loopback_udp.h"
 #include "pin_cpu.h"
 
 namespace {
@@ -192,14 +197,44 @@ void wait_named(const Worker& w)
 
 }  // namespace
 
+// The flood's child process: a sink thread on CPU 0 woken by every datagram
+// that this thread, on CPU 1, sends it. Each wakeup preempts the spinner
+// running there, which makes the kernel skip the clock update of the next
+// switch (see rq_time() in templates/delay_sched.bpf.c).
+[[noreturn]] void flood_from_child()
+{
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    sockaddr_in at;
+    static int sink_fd = bind_loopback_udp(&at);
+    if (sink_fd < 0)
+        _exit(71);
+    pthread_t t;
+    pthread_create(
+        &t, nullptr,
+        [](void*) -> void* {
+            pin_to_cpu(0);
+            prctl(PR_SET_NAME, "kd-sink");
+            char buf[2048];
+            for (;;)
+                recv(sink_fd, buf, sizeof(buf), 0);
+        },
+        nullptr);
+    pin_to_cpu(1);
+    prctl(PR_SET_NAME, "kd-flood");
+    const int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    char buf[512] = {};
+    for (;;)
+        sendto(fd, buf, sizeof(buf), 0, reinterpret_cast<sockaddr*>(&at), sizeof(at));
+}
+
 int main(int argc, char** argv)
 {
     if (argc != 2) {
-        fprintf(stderr, "usage: kd_budget spinners | sleeper | born | asleep | wake | three | rival\n");
+        fprintf(stderr, "usage: kd_budget spinners | sleeper | born | asleep | wake | three | rival | flooded\n");
         return 64;
     }
     const std::string mode = argv[1];
-    const std::vector<std::string> modes = {"spinners", "sleeper", "born", "asleep", "wake", "three", "rival"};
+    const std::vector<std::string> modes = {"spinners", "sleeper", "born", "asleep", "wake", "three", "rival", "flooded"};
     if (std::find(modes.begin(), modes.end(), mode) == modes.end()) {
         fprintf(stderr, "kd_budget: unknown mode %s\n", mode.c_str());
         return 64;
@@ -216,7 +251,9 @@ int main(int argc, char** argv)
         wait_named(*w);
         workers.push_back(w);
     };
-    if (mode == "spinners") {
+    if (mode == "spinners" || mode == "flooded") {
+        if (mode == "flooded" && fork() == 0)
+            flood_from_child();
         start_worker("spin-a", spinner);
         start_worker("spin-b", spinner);
     } else if (mode == "sleeper") {
@@ -256,7 +293,7 @@ int main(int argc, char** argv)
         Worker* born = nullptr;
         pthread_t born_thread;
         uint64_t born_at = 0;
-        if (mode == "spinners" || mode == "three" || mode == "rival") {
+        if (mode == "spinners" || mode == "three" || mode == "rival" || mode == "flooded") {
             sleep_ms(1000);
         } else if (mode == "wake") {
             sleep_ms(300);
