@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "bpf/embedded.h"
+#include "sys/kernel_env.h"
 
 int main(int argc, char** argv)
 {
@@ -48,6 +49,7 @@ int main(int argc, char** argv)
         fputs(src.c_str(), stdout);
         return 0;
     }
+    const kdelay::KernelHeaders headers;  // the tree kdelay itself compiles against
     ebpf::BPF bpf(0, nullptr, false);
     auto st = bpf.init(src);
     if (!st.ok()) {

@@ -5,12 +5,12 @@
 # (tests/programs/kd_load.cpp: CPU hogs on both CPUs, a fork/exec storm,
 # fsync-heavy writes, a loopback UDP flood, or all at once).
 #
-#   tests/load/run.sh [--rounds N] [LOAD...]
+#   tests/load/run.sh [--rounds N] [--delay-rounds M] [LOAD...]
 #       LOAD: cpu forkexec fsync udp all (default: all five); N (default 50,
 #       enough to see an error of one run in fifty): windows that each
-#       budget case samples (one kdelay run takes them all), and rounds of
-#       the run and ready cases. KDELAY_BUILD_DIR names the build tree
-#       (default: build).
+#       budget case samples (one kdelay run takes them all); M (default N):
+#       rounds of the run and ready cases, a kdelay start each.
+#       KDELAY_BUILD_DIR names the build tree (default: build).
 #
 # Prints, per load and case, the windows or rounds, how many failed, and the
 # worst deviation of kdelay from its reference (what, kdelay, the reference,
@@ -20,7 +20,15 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 rounds=50
-if [ "${1:-}" = "--rounds" ]; then rounds=$2; shift 2; fi
+delay_rounds=
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --rounds) rounds=$2; shift 2 ;;
+        --delay-rounds) delay_rounds=$2; shift 2 ;;
+        *) break ;;
+    esac
+done
+delay_rounds=${delay_rounds:-$rounds}
 loads=("$@")
 [ ${#loads[@]} -gt 0 ] || loads=(cpu forkexec fsync udp all)
 build=${KDELAY_BUILD_DIR:-build}
@@ -75,29 +83,30 @@ for load in "${loads[@]}"; do
     grep -q loaded "$work/load.out" || { cat "$work/load.out" >&2; exit 1; }
     hog=
     [ "$load" = cpu ] || [ "$load" = all ] && hog=1
-    echo "== load $load: $rounds windows of each budget case, $rounds rounds of the run and ready cases" >&2
+    echo "== load $load: $rounds windows of each budget case, $delay_rounds rounds of the run and ready cases" >&2
     : >"$work/$load.failed"
     # The budget cases sample $rounds windows each in one kdelay run.
     run_cases "$budget_cases" "$load-budget" KDELAY_BUDGET_WINDOWS="$rounds"
-    for round in $(seq "$rounds"); do
+    for round in $(seq "$delay_rounds"); do
         run_cases "$delay_cases" "$load-delay-round$round"
     done
     stop_load
     # Worst |kdelay - kernel| per case, and how many windows or rounds of
     # each case failed.
     touch "$work/$load.dev"
-    awk -v load="$load" -v rounds="$rounds" -v failed="$work/$load.failed" '
+    awk -v load="$load" -v rounds="$rounds" -v delay_rounds="$delay_rounds" -v failed="$work/$load.failed" '
         BEGIN { while ((getline t < failed) > 0) { split(t, p, "[. ]"); fails[p[2]]++ } }
         {
             d = $3 > $4 ? $3 - $4 : $4 - $3
             if (!($1 in worst) || d > worst[$1]) { worst[$1] = d; what[$1] = $2; k[$1] = $3; s[$1] = $4; st[$1] = $5 }
         }
+        function runs(c) { return c ~ /^(BusyThreadsSharingOneCpu|StoppedAndReadyTime)/ ? delay_rounds : rounds }
         END {
             for (c in worst)
                 printf "| %s | %s | %d | %d | %.2f ms (%s: kdelay %.2f, reference %.2f, steal %.0f) |\n", load, c,
-                       rounds, fails[c], worst[c] / 1e6, what[c], k[c] / 1e6, s[c] / 1e6, st[c] / 1e6
+                       runs(c), fails[c], worst[c] / 1e6, what[c], k[c] / 1e6, s[c] / 1e6, st[c] / 1e6
             for (c in fails) if (!(c in worst))
-                printf "| %s | %s | %d | %d | - |\n", load, c, rounds, fails[c]
+                printf "| %s | %s | %d | %d | - |\n", load, c, runs(c), fails[c]
         }' "$work/$load.dev" | sort >>"$table"
 done
 
