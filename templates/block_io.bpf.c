@@ -26,7 +26,7 @@ static __always_inline __u32 kd_read_u32(void *p)
     return v;
 }
 
-static __always_inline __u32 disk_dev(void *disk)
+static __always_inline __u32 gendisk_dev(void *disk)
 {
     return (kd_read_u32((char *)disk + DISK_MAJOR_OFF) << 20) |
            kd_read_u32((char *)disk + DISK_MINOR_OFF);
@@ -35,7 +35,7 @@ static __always_inline __u32 disk_dev(void *disk)
 static __always_inline void rq_key(void *rq, struct kd_bio_key *key)
 {
     void *q = (void *)kd_read_u64((char *)rq + RQ_Q_OFF);
-    key->dev = disk_dev((void *)kd_read_u64((char *)q + QUEUE_DISK_OFF));
+    key->dev = gendisk_dev((void *)kd_read_u64((char *)q + QUEUE_DISK_OFF));
     key->pad = 0;
     key->sector = kd_read_u64((char *)rq + RQ_SECTOR_OFF);
 }
@@ -99,7 +99,7 @@ int kd_block_bio_start(struct bpf_raw_tracepoint_args *ctx)
     void *bio = (void *)ctx->args[0];
     void *bdev = (void *)kd_read_u64((char *)bio + {{bio_bdev_off}});
     struct kd_bio_key key;
-    key.dev = disk_dev((void *)kd_read_u64((char *)bdev + {{bdev_disk_off}}));
+    key.dev = gendisk_dev((void *)kd_read_u64((char *)bdev + {{bdev_disk_off}}));
     key.pad = 0;
     key.sector = kd_read_u64((char *)bio + {{bio_sector_off}});
     return block_started(key, 0);

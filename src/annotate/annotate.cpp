@@ -6,12 +6,13 @@
 #include <memory>
 #include <sys/stat.h>
 
+#include "annotate/annotate_option_values.h"
 #include "annotate/annotator.h"
 #include "annotate/pipeline.h"
 #include "annotate/probe_records.h"
 #include "annotate/trace_reader.h"
 #include "annotate/trace_writer.h"
-#include "cli/options.h"
+#include "cli/common_options.h"
 #include "core/error.h"
 
 namespace kdelay {
@@ -41,14 +42,14 @@ File open_input(const std::string& path)
 
 }  // namespace
 
-AnnotateConfig make_annotate_config(const Options& o)
+AnnotateConfig make_annotate_config(const CommonOptions& common, const AnnotateOptions& o)
 {
     AnnotateConfig cfg;
-    cfg.input = o.annotate.input;
-    cfg.records = o.annotate.records;
-    cfg.set = load_record_sets(o.annotate.probe_files);
-    cfg.json = o.format == Options::Format::json;
-    if (o.annotate.only_listed)
+    cfg.input = o.input;
+    cfg.records = o.records;
+    cfg.set = load_record_sets(o.probe_files);
+    cfg.json = common.format == CommonOptions::Format::json;
+    if (o.only_listed)
         for (auto& a : cfg.set.annotations)
             a.any_tpoint_with_key = false;
     if (!cfg.records.empty() && cfg.set.annotations.empty())

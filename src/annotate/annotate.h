@@ -9,7 +9,8 @@
 
 namespace kdelay {
 
-struct Options;
+struct CommonOptions;
+struct AnnotateOptions;
 
 struct AnnotateConfig {
     std::string input;    // "" or "-": stdin
@@ -20,7 +21,7 @@ struct AnnotateConfig {
 
 // Loads the probe sets; --only-listed-tpoints turns off annotating every
 // tracepoint with a `qpair` argument, which trace.py does not do.
-AnnotateConfig make_annotate_config(const Options& options);
+AnnotateConfig make_annotate_config(const CommonOptions& common, const AnnotateOptions& options);
 
 int run_annotate(const AnnotateConfig& cfg, std::FILE* out = stdout);
 

@@ -4,7 +4,7 @@
 
 #include "annotate/annotate.h"
 #include "app/modes.h"
-#include "cli/options.h"
+#include "app/options.h"
 #include "core/error.h"
 
 namespace kdelay {
@@ -15,8 +15,8 @@ int run_app(int argc, const char* const* argv)
         const auto options = parse_options(argc, argv);
         if (!options)
             return 0;
-        if (options->mode == Options::Mode::annotate)
-            return run_annotate(make_annotate_config(*options));
+        if (options->common.mode == CommonOptions::Mode::annotate)
+            return run_annotate(make_annotate_config(options->common, options->annotate));
         return run_bpf_mode(*options, Invocation{argc, argv});
     } catch (const Error& e) {
         std::cout.flush();

@@ -13,9 +13,9 @@
 namespace kdelay {
 namespace {
 
-std::unique_ptr<ReportWriter> make_writer(Options::Format format, std::ostream& out)
+std::unique_ptr<ReportWriter> make_writer(CommonOptions::Format format, std::ostream& out)
 {
-    if (format == Options::Format::json)
+    if (format == CommonOptions::Format::json)
         return make_json_writer(out);
     return make_text_writer(out);
 }
@@ -26,14 +26,14 @@ int run_bpf_mode(const Options& options, const Invocation&)
 {
     // record's output is its records; its notes and warnings are kdelay's
     // diagnostics on stderr.
-    if (options.mode == Options::Mode::record) {
+    if (options.common.mode == CommonOptions::Mode::record) {
         const auto log = make_diagnostics_writer(std::cerr);
-        return run_record(make_record_config(options), *log);
+        return run_record(make_record_config(options.common, options.record), *log);
     }
-    const auto writer = make_writer(options.format, std::cout);
-    const int status = options.mode == Options::Mode::biosnoop
-                           ? run_biosnoop(make_biosnoop_config(options), *writer)
-                           : run_delay(make_delay_config(options), *writer);
+    const auto writer = make_writer(options.common.format, std::cout);
+    const int status = options.common.mode == CommonOptions::Mode::biosnoop
+                           ? run_biosnoop(make_biosnoop_config(options.common, options.biosnoop), *writer)
+                           : run_delay(make_delay_config(options.common, options.delay), *writer);
     // A report that could not be written is not a success.
     if (!std::cout.flush())
         throw Error(Exit::ioerr, "cannot write the report to stdout");

@@ -7,7 +7,7 @@
 // Each binary links exactly one definition of run_bpf_mode().
 #pragma once
 
-#include "cli/options.h"
+#include "app/options.h"
 
 namespace kdelay {
 

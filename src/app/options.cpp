@@ -1,4 +1,4 @@
-#include "cli/options.h"
+#include "app/options.h"
 
 #include <CLI/CLI.hpp>
 #include <array>
@@ -42,9 +42,9 @@ std::optional<Options> parse_options(int argc, const char* const* argv)
             in_command = true;
             continue;
         }
-        (in_command ? opt.command : args).push_back(a);
+        (in_command ? opt.common.command : args).push_back(a);
     }
-    if (in_command && opt.command.empty())
+    if (in_command && opt.common.command.empty())
         throw Error(Exit::usage, "'--' must be followed by a command to run");
 
     CLI::App app{kDescription, "kdelay"};
@@ -62,11 +62,11 @@ std::optional<Options> parse_options(int argc, const char* const* argv)
 
     std::vector<unsigned> debug_flags;  // -D may come before the subcommand's name or after it
     DelayParse delay;
-    add_delay_options(app, opt, delay, debug_flags);
+    add_delay_options(app, opt.common, opt.delay, delay, debug_flags);
     std::array<Subcommand, 3> subcommands;
-    add_biosnoop_command(app, opt, subcommands[0], debug_flags);
-    add_record_command(app, opt, subcommands[1], debug_flags);
-    add_annotate_command(app, opt, subcommands[2]);
+    add_biosnoop_command(app, opt.common, opt.biosnoop, subcommands[0], debug_flags);
+    add_record_command(app, opt.common, opt.record, subcommands[1], debug_flags);
+    add_annotate_command(app, opt.common, opt.annotate, subcommands[2]);
 
     check_values_present(app, args);
     try {
@@ -90,19 +90,19 @@ std::optional<Options> parse_options(int argc, const char* const* argv)
     for (const Subcommand& c : subcommands)
         if (c.debug_opt && c.debug_opt->count())
             used_debug = c.debug_opt;
-    opt.debug = optional_value<unsigned>(used_debug, debug_flags, 0x3f).value_or(0);
+    opt.common.debug = optional_value<unsigned>(used_debug, debug_flags, 0x3f).value_or(0);
 
     for (const Subcommand& c : subcommands) {
         if (!*c.app)
             continue;
-        opt.mode = c.mode;
-        if (!opt.command.empty())
+        opt.common.mode = c.mode;
+        if (!opt.common.command.empty())
             throw Error(Exit::usage, c.no_command);
         if (c.pid_opt && *c.pid_opt)
-            opt.pid = static_cast<pid_t>(c.pid);
+            opt.common.pid = static_cast<pid_t>(c.pid);
         return opt;
     }
-    finish_delay_options(delay, opt);
+    finish_delay_options(delay, opt.common, opt.delay);
     return opt;
 }
 

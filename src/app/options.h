@@ -1,31 +1,20 @@
-// Command-line options, parsed but not yet validated against the system:
-// what all modes share, then each mode's own values.
+// The command line, parsed but not yet validated against the system: what
+// all modes share, then each mode's own values. Above the modes: it gathers
+// what each declares in its folder.
 #pragma once
 
-#include <cstdint>
 #include <optional>
-#include <string>
-#include <sys/types.h>
-#include <vector>
 
 #include "annotate/annotate_option_values.h"
 #include "block/biosnoop_option_values.h"
+#include "cli/common_options.h"
 #include "delay/delay_option_values.h"
 #include "record/record_option_values.h"
 
 namespace kdelay {
 
 struct Options {
-    enum class Mode { delay, biosnoop, record, annotate };
-    Mode mode = Mode::delay;
-    enum class Format { text, json };
-    Format format = Format::text;
-    std::optional<pid_t> pid;
-    unsigned debug = 0;             // BCC debug flags; nonzero also shows BCC's stderr
-    bool print_ebpf = false;
-    std::vector<std::string> command;  // after "--": start and trace this
-
-    // Each mode's own values, declared in its folder.
+    CommonOptions common;
     DelayOptions delay;
     BiosnoopOptions biosnoop;
     RecordOptions record;

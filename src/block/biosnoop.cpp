@@ -9,6 +9,7 @@
 #include <linux/types.h>
 
 #include "block/bio_tables.h"
+#include "block/biosnoop_option_values.h"
 #include "block/block_program.h"
 #include "block_abi.h"
 #include "bpf/btf_offsets.h"
@@ -16,7 +17,6 @@
 #include "bpf/probe_set.h"
 #include "bpf/session.h"
 #include "bpf/template.h"
-#include "cli/options.h"
 #include "core/error.h"
 #include "report/format.h"
 #include "report/writer.h"
@@ -80,15 +80,15 @@ private:
 
 }  // namespace
 
-BiosnoopConfig make_biosnoop_config(const Options& o)
+BiosnoopConfig make_biosnoop_config(const CommonOptions& common, const BiosnoopOptions& o)
 {
     BiosnoopConfig cfg;
-    static_cast<BpfRun&>(cfg) = make_bpf_run(o);
-    cfg.queue = o.biosnoop.queue;
-    cfg.duration = o.biosnoop.duration;
-    if (!o.biosnoop.disk.empty()) {
-        cfg.disk = o.biosnoop.disk;
-        cfg.dev = disk_dev(o.biosnoop.disk);
+    cfg.bpf = make_bpf_config(common);
+    cfg.queue = o.queue;
+    cfg.duration = o.duration;
+    if (!o.disk.empty()) {
+        cfg.disk = o.disk;
+        cfg.dev = dev_of_disk(o.disk);
     }
     return cfg;
 }
@@ -105,7 +105,7 @@ BlockLayout biosnoop_layout()
 std::string render_biosnoop_program(const BiosnoopConfig& cfg, const BlockLayout& layout)
 {
     TemplateValues v;
-    v.number("filter_pid", static_cast<uint64_t>(cfg.pid));
+    v.number("filter_pid", static_cast<uint64_t>(cfg.bpf.pid));
     v.number("filter_dev", cfg.dev);
     add_block_values(v, layout, 16384);
     return render_template("biosnoop.bpf.c", embedded_file("biosnoop.bpf.c"), v);
@@ -115,11 +115,11 @@ int run_biosnoop(const BiosnoopConfig& cfg, ReportWriter& writer)
 {
     const BlockLayout layout = biosnoop_layout();
     const std::string source = render_biosnoop_program(cfg, layout);
-    if (cfg.print_ebpf) {
+    if (cfg.bpf.print_ebpf) {
         std::cout << source;
         return 0;
     }
-    BpfSession session(source, cfg.debug);
+    BpfSession session(source, cfg.bpf.debug);
     session.attach(load_probe_set("block", block_features(layout)));
     // Signals are taken over only now: until here Ctrl-C ends kdelay at once,
     // even inside a compile or a blocking open, and nothing is left behind.
@@ -129,8 +129,8 @@ int run_biosnoop(const BiosnoopConfig& cfg, ReportWriter& writer)
         "events", &BioPrinter::on_event, &BioPrinter::on_lost, &printer, kPerfPages);
     if (!status.ok())
         throw Error(Exit::oserr, "cannot open the perf buffer: " + status.msg());
-    if (cfg.pid)
-        wait.watch_process(cfg.pid);
+    if (cfg.bpf.pid)
+        wait.watch_process(cfg.bpf.pid);
 
     writer.rows_begin(printer.columns());
     using Clock = EventWait::Clock;
@@ -146,7 +146,7 @@ int run_biosnoop(const BiosnoopConfig& cfg, ReportWriter& writer)
             break;
         if (wake == EventWait::Wake::target_exited) {
             session.bpf().poll_perf_buffer("events", 0);
-            writer.note("Process " + std::to_string(cfg.pid) + " exited");
+            writer.note("Process " + std::to_string(cfg.bpf.pid) + " exited");
             break;
         }
     }

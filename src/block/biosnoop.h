@@ -7,15 +7,17 @@
 #include <sys/types.h>
 
 #include "bpf/btf_offsets.h"
-#include "cli/bpf_run.h"
+#include "cli/bpf_config.h"
 
 namespace kdelay {
 
 class ReportWriter;
-struct Options;
+struct CommonOptions;
+struct BiosnoopOptions;
 
 // pid 0: every process.
-struct BiosnoopConfig : BpfRun {
+struct BiosnoopConfig {
+    BpfConfig bpf;  // -p, -D, --ebpf
     bool queue = false;     // -Q: show OS queue time
     std::string disk;       // "": every disk
     uint32_t dev = 0;       // disk's MKDEV
@@ -23,7 +25,7 @@ struct BiosnoopConfig : BpfRun {
 };
 
 // Checks root (unless --ebpf), the PID and the disk. Throws Error.
-BiosnoopConfig make_biosnoop_config(const Options& options);
+BiosnoopConfig make_biosnoop_config(const CommonOptions& common, const BiosnoopOptions& options);
 
 // Renders templates/biosnoop.bpf.c.
 std::string render_biosnoop_program(const BiosnoopConfig& cfg, const BlockLayout& layout);

@@ -50,7 +50,7 @@ std::string disk_name(uint32_t dev)
     return it->second;
 }
 
-uint32_t disk_dev(const std::string& name)
+uint32_t dev_of_disk(const std::string& name)
 {
     const std::string dir = "/sys/class/block/" + name;
     if (name.empty() || name.find('/') != std::string::npos || name[0] == '.' ||

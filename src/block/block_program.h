@@ -30,6 +30,6 @@ std::string disk_name(uint32_t dev);
 
 // The dev of a whole disk by name (vda). Throws Error(Exit::usage) for an
 // unknown name or a partition.
-uint32_t disk_dev(const std::string& name);
+uint32_t dev_of_disk(const std::string& name);
 
 }  // namespace kdelay

@@ -1,21 +1,21 @@
-#include "cli/bpf_run.h"
+#include "cli/bpf_config.h"
 
 #include "sys/process.h"
 
 namespace kdelay {
 
-BpfRun make_bpf_run(const Options& o, bool needs_root)
+BpfConfig make_bpf_config(const CommonOptions& o, bool needs_root)
 {
-    BpfRun run;
-    run.debug = o.debug;
-    run.print_ebpf = o.print_ebpf;
+    BpfConfig bpf;
+    bpf.debug = o.debug;
+    bpf.print_ebpf = o.print_ebpf;
     if (needs_root && !o.print_ebpf)
         require_root();
     if (o.pid) {
         require_process(*o.pid);
-        run.pid = *o.pid;
+        bpf.pid = *o.pid;
     }
-    return run;
+    return bpf;
 }
 
 }  // namespace kdelay

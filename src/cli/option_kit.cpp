@@ -98,7 +98,7 @@ CLI::Option* add_pid_option(CLI::App& app, int64_t& pid, const std::string& help
         ->type_name("PID");
 }
 
-CLI::App& begin_subcommand(CLI::App& app, Subcommand& c, Options::Mode mode, const std::string& name,
+CLI::App& begin_subcommand(CLI::App& app, Subcommand& c, CommonOptions::Mode mode, const std::string& name,
                            const std::string& description, const char* no_command)
 {
     c = Subcommand{mode};
@@ -107,10 +107,10 @@ CLI::App& begin_subcommand(CLI::App& app, Subcommand& c, Options::Mode mode, con
     return *c.app;
 }
 
-void add_format_option(CLI::App& app, Options::Format& format, const std::string& help)
+void add_format_option(CLI::App& app, CommonOptions::Format& format, const std::string& help)
 {
-    static const std::map<std::string, Options::Format> formats = {{"text", Options::Format::text},
-                                                                   {"json", Options::Format::json}};
+    static const std::map<std::string, CommonOptions::Format> formats = {{"text", CommonOptions::Format::text},
+                                                                   {"json", CommonOptions::Format::json}};
     const CLI::Validator one_of(
         [](std::string& value) -> std::string {
             if (formats.count(value) == 0)

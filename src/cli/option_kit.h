@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "cli/options.h"
+#include "cli/common_options.h"
 
 namespace kdelay {
 
@@ -50,7 +50,7 @@ std::optional<T> optional_value(const CLI::Option* opt, const std::vector<T>& va
 // -D, -D FLAGS, --debug FLAGS: upstream's optional integer, bare meaning 0x3f.
 CLI::Option* add_debug_option(CLI::App& app, std::vector<unsigned>& flags);
 CLI::Option* add_pid_option(CLI::App& app, int64_t& pid, const std::string& help);
-void add_format_option(CLI::App& app, Options::Format& format, const std::string& help);
+void add_format_option(CLI::App& app, CommonOptions::Format& format, const std::string& help);
 
 // Checks what CLI11 cannot name well before it parses: "--NAME=" with nothing
 // after it, or an option that needs a value given last. Throws
@@ -64,14 +64,14 @@ struct Subcommand;
 
 // Starts c as the subcommand NAME of app, in mode, saying no_command to a
 // command given after "--".
-CLI::App& begin_subcommand(CLI::App& app, Subcommand& c, Options::Mode mode, const std::string& name,
+CLI::App& begin_subcommand(CLI::App& app, Subcommand& c, CommonOptions::Mode mode, const std::string& name,
                            const std::string& description, const char* no_command);
 
 // A subcommand's mode as CLI11 parsed it: its -p and -D, and what to say
 // when it is given a command after "--". The options bind to pid, so a
 // Subcommand stays where it was filled.
 struct Subcommand {
-    Options::Mode mode = Options::Mode::delay;
+    CommonOptions::Mode mode = CommonOptions::Mode::delay;
     CLI::App* app = nullptr;
     CLI::Option* pid_opt = nullptr;  // nullptr: no -p
     CLI::Option* debug_opt = nullptr;

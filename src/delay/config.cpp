@@ -7,34 +7,34 @@
 
 namespace kdelay {
 
-DelayConfig make_delay_config(const Options& options)
+DelayConfig make_delay_config(const CommonOptions& common, const DelayOptions& options)
 {
     DelayConfig cfg;
-    cfg.command = options.command;
-    cfg.sample_time = options.delay.sample_time;
-    cfg.sample_count = options.delay.sample_count;
-    cfg.sample_interval = options.delay.sample_interval;
-    cfg.list_probes = options.delay.list_probes;
-    if (options.delay.has_start_trigger)
-        cfg.start_trigger = parse_trigger(options.delay.start_trigger);
-    if (options.delay.has_stop_trigger)
-        cfg.stop_trigger = parse_trigger(options.delay.stop_trigger);
-    cfg.trigger_delta = options.delay.trigger_delta;
+    cfg.command = common.command;
+    cfg.sample_time = options.sample_time;
+    cfg.sample_count = options.sample_count;
+    cfg.sample_interval = options.sample_interval;
+    cfg.list_probes = options.list_probes;
+    if (options.has_start_trigger)
+        cfg.start_trigger = parse_trigger(options.start_trigger);
+    if (options.has_stop_trigger)
+        cfg.stop_trigger = parse_trigger(options.stop_trigger);
+    cfg.trigger_delta = options.trigger_delta;
     DelayFeatures& f = cfg.features;
-    f.syscall_events = options.delay.syscall_events;
-    f.skip_syscall_poll_events = options.delay.skip_syscall_poll_events;
-    f.stack_trace_size = options.delay.stack_trace_size;
+    f.syscall_events = options.syscall_events;
+    f.skip_syscall_poll_events = options.skip_syscall_poll_events;
+    f.stack_trace_size = options.stack_trace_size;
     for (const FeatureSwitch* s : feature_switches())
-        if (s->is_on(options.delay.switches))
+        if (s->is_on(options.switches))
             s->turn_on(f);
-    f.budget |= options.format == Options::Format::json;
-    f.upcall_stats = !options.delay.skip_upcall_stats;
+    f.budget |= common.format == CommonOptions::Format::json;
+    f.upcall_stats = !options.skip_upcall_stats;
     f.ringbuf_pages = 1;
-    while (f.ringbuf_pages < options.delay.buffer_page_count)
+    while (f.ringbuf_pages < options.buffer_page_count)
         f.ringbuf_pages <<= 1;  // the kernel wants a power of two
 
-    static_cast<BpfRun&>(cfg) = make_bpf_run(options, !cfg.list_probes);
-    if (!cfg.command.empty() || cfg.pid)
+    cfg.bpf = make_bpf_config(common, !cfg.list_probes);
+    if (!cfg.command.empty() || cfg.bpf.pid)
         return cfg;
     const auto found = find_processes_with_name_containing("ovs-vswitchd");
     if (found.empty())
@@ -42,7 +42,7 @@ DelayConfig make_delay_config(const Options& options)
                     "no ovs-vswitchd process found; name a process with -p PID or run one after '--'");
     if (found.size() > 1)
         throw Error(Exit::noinput, "several ovs-vswitchd processes are running; pick one with -p PID");
-    cfg.pid = found.front();
+    cfg.bpf.pid = found.front();
     return cfg;
 }
 

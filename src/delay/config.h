@@ -7,15 +7,17 @@
 
 #include <optional>
 
-#include "cli/bpf_run.h"
-#include "cli/options.h"
+#include "cli/bpf_config.h"
+#include "cli/common_options.h"
+#include "delay/delay_option_values.h"
 #include "delay/features.h"
 #include "trigger/trigger.h"
 
 namespace kdelay {
 
 // pid is 0 while a command is still to be launched.
-struct DelayConfig : BpfRun {
+struct DelayConfig {
+    BpfConfig bpf;  // -p, -D, --ebpf
     std::vector<std::string> command;  // start and trace this instead of pid
     double sample_time = 0.5;
     unsigned sample_count = 1;
@@ -31,6 +33,6 @@ struct DelayConfig : BpfRun {
 // else), then against this system: root (unless only printing the eBPF
 // source), the target process (found as the single ovs-vswitchd when no -p
 // is given). Throws Error with the matching exit code.
-DelayConfig make_delay_config(const Options& options);
+DelayConfig make_delay_config(const CommonOptions& common, const DelayOptions& options);
 
 }  // namespace kdelay

@@ -40,14 +40,14 @@ std::string target_executable(const DelayConfig& cfg)
     if (!cfg.command.empty())
         return find_in_path(cfg.command[0]);
     char path[4096];
-    const std::string link = "/proc/" + std::to_string(cfg.pid) + "/exe";
+    const std::string link = "/proc/" + std::to_string(cfg.bpf.pid) + "/exe";
     const ssize_t n = readlink(link.c_str(), path, sizeof(path) - 1);
     return n > 0 ? std::string(path, static_cast<size_t>(n)) : link;
 }
 
 int list_probes(const DelayConfig& cfg)
 {
-    const auto probes = list_usdt_probes(cfg.command.empty() ? cfg.pid : 0, target_executable(cfg));
+    const auto probes = list_usdt_probes(cfg.command.empty() ? cfg.bpf.pid : 0, target_executable(cfg));
     for (const auto& p : probes)
         std::cout << p.provider << ":" << p.name << " " << p.binary << "\n";
     if (probes.empty())
@@ -86,8 +86,8 @@ int run_delay(DelayConfig cfg, ReportWriter& writer)
     // Triggers are checked against the target before anything is compiled.
     const std::string exe = target_executable(cfg);
     std::optional<ResolvedTrigger> start, stop;
-    if (!cfg.print_ebpf) {
-        const pid_t existing = cfg.command.empty() ? cfg.pid : 0;
+    if (!cfg.bpf.print_ebpf) {
+        const pid_t existing = cfg.command.empty() ? cfg.bpf.pid : 0;
         if (cfg.start_trigger)
             start = resolve_trigger(*cfg.start_trigger, existing, exe);
         if (cfg.stop_trigger)
@@ -99,17 +99,17 @@ int run_delay(DelayConfig cfg, ReportWriter& writer)
     }
 
     std::optional<Launcher> launcher;
-    if (!cfg.command.empty() && !cfg.print_ebpf) {
+    if (!cfg.command.empty() && !cfg.bpf.print_ebpf) {
         launcher.emplace(cfg.command);
-        cfg.pid = launcher->pid();
+        cfg.bpf.pid = launcher->pid();
     }
 
     KernelBtf btf;
     const uint32_t poll_nr = poll_syscall_number();
     DelayProgramParams params;
-    params.tgid = cfg.pid;
+    params.tgid = cfg.bpf.pid;
     params.poll_nr = poll_nr;
-    params.sizes = size_delay_maps(cfg.pid ? thread_count(cfg.pid) : 1);
+    params.sizes = size_delay_maps(cfg.bpf.pid ? thread_count(cfg.bpf.pid) : 1);
     params.layout = read_kernel_layout(btf);
     params.start_trigger = cfg.start_trigger.has_value();
     params.stop_trigger = cfg.stop_trigger.has_value();
@@ -120,7 +120,7 @@ int run_delay(DelayConfig cfg, ReportWriter& writer)
     const UpcallPlan upcalls = plan_upcalls(!cfg.features.upcall_stats);
     params.upcalls = upcalls.probe;
     const std::string source = render_delay_program(params);
-    if (cfg.print_ebpf) {
+    if (cfg.bpf.print_ebpf) {
         std::cout << source;
         return 0;
     }
@@ -131,28 +131,28 @@ int run_delay(DelayConfig cfg, ReportWriter& writer)
     if (stop && stop->trigger.kind == Trigger::Kind::usdt)
         usdts.push_back({stop->binary, stop->trigger.provider, stop->trigger.probe, kStopTriggerFunction});
 
-    BpfSession session(source, cfg.debug, usdts);
+    BpfSession session(source, cfg.bpf.debug, usdts);
     session.attach(load_probe_set("delay", switches_on(cfg.features)));
     if (params.block)
         session.attach(load_probe_set("block", block_features(params.block)));
     if (upcalls.probe != UpcallPlan::Probe::none)
         session.attach(load_probe_set("upcall", {upcalls.feature()}));
-    session.attach_usdts(cfg.pid);
+    session.attach_usdts(cfg.bpf.pid);
     if (start)
-        attach_trigger(session, *start, kStartTriggerFunction, cfg.pid);
+        attach_trigger(session, *start, kStartTriggerFunction, cfg.bpf.pid);
     if (stop)
-        attach_trigger(session, *stop, kStopTriggerFunction, cfg.pid);
+        attach_trigger(session, *stop, kStopTriggerFunction, cfg.bpf.pid);
 
     // Signals are taken over only now: until here Ctrl-C ends kdelay at once,
     // even inside a compile or a blocking open, and nothing is left behind
     // (a command held at the door sees its pipe close and exits).
     EventWait wait;
-    DelayCollector collector(session, params, cfg.pid);
+    DelayCollector collector(session, params, cfg.bpf.pid);
     if (!upcalls.note.empty())
         writer.note(upcalls.note);
     if (!params.block)
         writer.note(std::string("No BLOCK I/O STATISTICS: this kernel lacks ") + kBlockLayoutNeeds);
-    wait.watch_process(cfg.pid);
+    wait.watch_process(cfg.bpf.pid);
     run_samples(cfg, collector, wait, writer, [&] {
         if (launcher)
             launcher->release();

@@ -4,45 +4,46 @@
 
 namespace kdelay {
 
-void add_delay_options(CLI::App& app, Options& opt, DelayParse& d, std::vector<unsigned>& debug_flags)
+void add_delay_options(CLI::App& app, CommonOptions& common, DelayOptions& delay, DelayParse& d,
+                       std::vector<unsigned>& debug_flags)
 {
     d.pid_opt = add_pid_option(app, d.pid, "Process to trace (default: the single ovs-vswitchd)");
-    app.add_option("--sample-time", opt.delay.sample_time, "Length of one sample (default 0.5)")
+    app.add_option("--sample-time", delay.sample_time, "Length of one sample (default 0.5)")
         ->check(seconds(0.001, 86400))
         ->type_name("SECONDS");
-    app.add_option("--sample-count", opt.delay.sample_count, "Number of samples (default 1)")
+    app.add_option("--sample-count", delay.sample_count, "Number of samples (default 1)")
         ->check(whole_number(1, 1000000))
         ->type_name("RUNS");
-    app.add_option("--sample-interval", opt.delay.sample_interval, "Pause between samples (default 0)")
+    app.add_option("--sample-interval", delay.sample_interval, "Pause between samples (default 0)")
         ->check(seconds(0, 86400))
         ->type_name("SECONDS");
     d.debug_opt = add_debug_option(app, debug_flags);
-    app.add_flag("--ebpf", opt.print_ebpf,
+    app.add_flag("--ebpf", common.print_ebpf,
                  "Print the eBPF source that would be compiled and exit (no root needed)");
-    add_format_option(app, opt.format, "Output format: text (default) or json (JSON Lines)");
+    add_format_option(app, common.format, "Output format: text (default) or json (JSON Lines)");
     for (const FeatureSwitch* s : feature_switches())
-        app.add_flag_callback(s->flag, [&opt, s] { s->turn_on(opt.delay.switches); }, s->help);
-    app.add_flag("--list-probes", opt.delay.list_probes,
+        app.add_flag_callback(s->flag, [&delay, s] { s->turn_on(delay.switches); }, s->help);
+    app.add_flag("--list-probes", delay.list_probes,
                  "List the target's USDT probes (executable and mapped libraries) and exit");
-    d.start_opt = app.add_option("--start-trigger", opt.delay.start_trigger,
+    d.start_opt = app.add_option("--start-trigger", delay.start_trigger,
                                  "Start sampling when TRIGGER fires (see TRIGGERS below)")
                       ->type_name("TRIGGER");
-    d.stop_opt = app.add_option("--stop-trigger", opt.delay.stop_trigger, "Stop sampling when TRIGGER fires")
+    d.stop_opt = app.add_option("--stop-trigger", delay.stop_trigger, "Stop sampling when TRIGGER fires")
                      ->type_name("TRIGGER");
     d.trigger_delta_opt = add_optional_value(app, "--trigger-delta", d.trigger_delta,
                                              "Skip triggered samples shorter than NS (default and bare: 0, report all)",
                                              "NS");
     d.events_opt = add_optional_value(app, "-s,--syscall-events", d.syscall_events,
                                       "Record each syscall taking longer than NS, with stack traces (bare: all)", "NS");
-    app.add_flag("--skip-syscall-poll-events", opt.delay.skip_syscall_poll_events,
+    app.add_flag("--skip-syscall-poll-events", delay.skip_syscall_poll_events,
                  "Leave poll() out of --syscall-events");
-    app.add_flag("--skip-upcall-stats", opt.delay.skip_upcall_stats,
+    app.add_flag("--skip-upcall-stats", delay.skip_upcall_stats,
                  "Do not count Open vSwitch datapath upcalls (UPCALL STATISTICS)");
-    app.add_option("--stack-trace-size", opt.delay.stack_trace_size,
+    app.add_option("--stack-trace-size", delay.stack_trace_size,
                    "Unique stack traces that can be kept (default 4096; 0: none)")
         ->check(whole_number(0, 1u << 20))
         ->type_name("N");
-    app.add_option("--buffer-page-count", opt.delay.buffer_page_count,
+    app.add_option("--buffer-page-count", delay.buffer_page_count,
                    "Ring buffer pages, rounded up to a power of two (default 1024)")
         ->check(whole_number(1, 1u << 18))
         ->type_name("N");
@@ -62,16 +63,16 @@ void add_delay_options(CLI::App& app, Options& opt, DelayParse& d, std::vector<u
                "78 invalid trigger.");
 }
 
-void finish_delay_options(const DelayParse& d, Options& opt)
+void finish_delay_options(const DelayParse& d, CommonOptions& common, DelayOptions& delay)
 {
-    opt.delay.trigger_delta = optional_value<uint64_t>(d.trigger_delta_opt, d.trigger_delta, 0).value_or(0);
-    opt.delay.has_start_trigger = d.start_opt->count() > 0;  // even when given as ""
-    opt.delay.has_stop_trigger = d.stop_opt->count() > 0;
-    opt.delay.syscall_events = optional_value<uint64_t>(d.events_opt, d.syscall_events, 0);
+    delay.trigger_delta = optional_value<uint64_t>(d.trigger_delta_opt, d.trigger_delta, 0).value_or(0);
+    delay.has_start_trigger = d.start_opt->count() > 0;  // even when given as ""
+    delay.has_stop_trigger = d.stop_opt->count() > 0;
+    delay.syscall_events = optional_value<uint64_t>(d.events_opt, d.syscall_events, 0);
     if (*d.pid_opt) {
-        if (!opt.command.empty())
+        if (!common.command.empty())
             throw Error(Exit::usage, "-p/--pid and '-- COMMAND' cannot be used together");
-        opt.pid = static_cast<pid_t>(d.pid);
+        common.pid = static_cast<pid_t>(d.pid);
     }
 }
 

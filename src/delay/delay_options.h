@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli/option_kit.h"
+#include "delay/delay_option_values.h"
 
 namespace kdelay {
 
@@ -22,9 +23,10 @@ struct DelayParse {
     std::vector<uint64_t> syscall_events;
 };
 
-void add_delay_options(CLI::App& app, Options& opt, DelayParse& d, std::vector<unsigned>& debug_flags);
+void add_delay_options(CLI::App& app, CommonOptions& common, DelayOptions& delay, DelayParse& d,
+                       std::vector<unsigned>& debug_flags);
 // After parsing, when no subcommand was given: the values CLI11 cannot set
 // directly, and the checks between them.
-void finish_delay_options(const DelayParse& d, Options& opt);
+void finish_delay_options(const DelayParse& d, CommonOptions& common, DelayOptions& delay);
 
 }  // namespace kdelay

@@ -135,7 +135,7 @@ bool Sampler::sample(bool& counted, const std::function<void()>& on_start)
         status_.clear();
         if (outcome != Outcome::reached) {
             collector_.reset();  // nothing was captured
-            writer_.note(outcome == Outcome::exited ? "Target process " + std::to_string(cfg_.pid) +
+            writer_.note(outcome == Outcome::exited ? "Target process " + std::to_string(cfg_.bpf.pid) +
                                                           " exited before the start trigger fired"
                                                     : "Interrupted while waiting for the start trigger");
             return false;
@@ -166,7 +166,7 @@ bool Sampler::sample(bool& counted, const std::function<void()>& on_start)
                     state.stop_trigger_ns ? std::optional<uint64_t>(state.stop_trigger_ns) : std::nullopt,
                     std::nullopt});
     if (outcome == Outcome::exited)
-        writer_.note("Target process " + std::to_string(cfg_.pid) + " exited; the sample ends here");
+        writer_.note("Target process " + std::to_string(cfg_.bpf.pid) + " exited; the sample ends here");
     else if (outcome == Outcome::interrupted)
         writer_.note("Interrupted; reporting what was collected");
 
@@ -210,7 +210,7 @@ void Sampler::run(const std::function<void()>& on_first_start)
         activity_ = "pausing between samples";
         const Outcome pause = wait_for(Clock::now() + seconds(cfg_.sample_interval), nullptr, true);
         if (pause == Outcome::exited)
-            writer_.note("Target process " + std::to_string(cfg_.pid) + " exited; no more samples");
+            writer_.note("Target process " + std::to_string(cfg_.bpf.pid) + " exited; no more samples");
         if (pause != Outcome::deadline)
             break;
         missed_starts_ += dump_misses_;  // a sample follows this dump

@@ -16,8 +16,8 @@
 #include "bpf/ring_buffer.h"
 #include "bpf/session.h"
 #include "bpf/template.h"
-#include "cli/options.h"
 #include "core/error.h"
+#include "record/record_option_values.h"
 #include "record_abi.h"
 #include "report/format.h"
 #include "report/writer.h"
@@ -32,14 +32,14 @@ std::string function_name(size_t index) { return "kd_record_" + std::to_string(i
 
 }  // namespace
 
-RecordConfig make_record_config(const Options& o)
+RecordConfig make_record_config(const CommonOptions& common, const RecordOptions& o)
 {
     RecordConfig cfg;
-    cfg.set = load_record_sets(o.record.probe_files);
-    cfg.output = o.record.output;
-    cfg.json = o.format == Options::Format::json;
-    static_cast<BpfRun&>(cfg) = make_bpf_run(o);  // with --ebpf, -p gives the argument types
-    if (!cfg.pid && !cfg.print_ebpf)
+    cfg.set = load_record_sets(o.probe_files);
+    cfg.output = o.output;
+    cfg.json = common.format == CommonOptions::Format::json;
+    cfg.bpf = make_bpf_config(common);  // with --ebpf, -p gives the argument types
+    if (!cfg.bpf.pid && !cfg.bpf.print_ebpf)
         throw Error(Exit::usage, "record needs -p PID");
     return cfg;
 }
@@ -119,10 +119,10 @@ std::string format_record_json(const RecordProbe& probe, const void* data)
 int run_record(const RecordConfig& config, ReportWriter& log)
 {
     RecordConfig cfg = config;
-    if (cfg.pid)
-        resolve_arg_types(cfg.set, cfg.pid);
+    if (cfg.bpf.pid)
+        resolve_arg_types(cfg.set, cfg.bpf.pid);
     const std::string source = render_record_program(cfg.set);
-    if (cfg.print_ebpf) {
+    if (cfg.bpf.print_ebpf) {
         std::cout << source;
         return 0;
     }
@@ -135,8 +135,8 @@ int run_record(const RecordConfig& config, ReportWriter& log)
     std::ostream& out = cfg.output.empty() ? std::cout : file;
 
     // Each probe must exist in the target (its executable or a library).
-    const auto available = list_usdt_probes(cfg.pid, "");
-    const std::string where = "process " + std::to_string(cfg.pid);
+    const auto available = list_usdt_probes(cfg.bpf.pid, "");
+    const std::string where = "process " + std::to_string(cfg.bpf.pid);
     std::vector<UsdtAttach> usdts;
     for (size_t i = 0; i < cfg.set.probes.size(); ++i) {
         const auto& name = cfg.set.probes[i].name;
@@ -144,12 +144,12 @@ int run_record(const RecordConfig& config, ReportWriter& log)
                          function_name(i)});
     }
 
-    BpfSession session(source, cfg.debug, usdts);
-    session.attach_usdts(cfg.pid);
+    BpfSession session(source, cfg.bpf.debug, usdts);
+    session.attach_usdts(cfg.bpf.pid);
     // Signals are taken over only now: until here Ctrl-C ends kdelay at once,
     // even inside a compile or a blocking open, and nothing is left behind.
     EventWait wait;
-    wait.watch_process(cfg.pid);
+    wait.watch_process(cfg.bpf.pid);
     RingBufferReader reader(session.bpf().get_table("records").get_fd(), [&](const void* data, size_t size) {
         const auto* r = static_cast<const kd_record*>(data);
         if (size < sizeof(kd_record) || r->probe >= cfg.set.probes.size())
@@ -157,7 +157,7 @@ int run_record(const RecordConfig& config, ReportWriter& log)
         const RecordProbe& probe = cfg.set.probes[r->probe];
         out << (cfg.json ? format_record_json(probe, data) : format_record(probe, data)) << '\n';
     });
-    log.note("recording " + std::to_string(usdts.size()) + " USDT probes of process " + std::to_string(cfg.pid) +
+    log.note("recording " + std::to_string(usdts.size()) + " USDT probes of process " + std::to_string(cfg.bpf.pid) +
              "; Ctrl-C to stop");
 
     using Clock = EventWait::Clock;

@@ -8,15 +8,17 @@
 #include <sys/types.h>
 #include <vector>
 
-#include "cli/bpf_run.h"
+#include "cli/bpf_config.h"
 #include "record/record_set.h"
 
 namespace kdelay {
 
-struct Options;
+struct CommonOptions;
+struct RecordOptions;
 class ReportWriter;
 
-struct RecordConfig : BpfRun {
+struct RecordConfig {
+    BpfConfig bpf;  // -p, -D, --ebpf
     RecordSet set;
     std::string output;  // "": stdout
     bool json = false;  // JSON Lines instead of trace.py's text format
@@ -24,7 +26,7 @@ struct RecordConfig : BpfRun {
 
 // Loads the probe sets (--probes FILE..., or the embedded SPDK nvmf set) and
 // checks root and the PID. Throws Error.
-RecordConfig make_record_config(const Options& options);
+RecordConfig make_record_config(const CommonOptions& common, const RecordOptions& options);
 
 std::string render_record_program(const RecordSet& set);
 

@@ -1,4 +1,4 @@
-#include "cli/options.h"
+#include "app/options.h"
 
 #include <gtest/gtest.h>
 #include <optional>
@@ -123,19 +123,19 @@ TEST(Options, ParserErrorsAreKdelaysWords)
     EXPECT_EQ(error_text({"biosnoop", "--bogus"}), "unknown option '--bogus' (see kdelay --help)");
     EXPECT_EQ(error_text({"-p", "3", "stray"}),
               "unexpected argument 'stray'; a command to run goes after '--' (see kdelay --help)");
-    EXPECT_EQ(parse({"--format", "json"})->format, Options::Format::json);
-    EXPECT_EQ(parse({"biosnoop", "--format", "json"})->format, Options::Format::json);
+    EXPECT_EQ(parse({"--format", "json"})->common.format, CommonOptions::Format::json);
+    EXPECT_EQ(parse({"biosnoop", "--format", "json"})->common.format, CommonOptions::Format::json);
 }
 
 TEST(Options, DefaultsMatchTheReference)
 {
     auto o = parse({});
     ASSERT_TRUE(o);
-    EXPECT_FALSE(o->pid);
+    EXPECT_FALSE(o->common.pid);
     EXPECT_DOUBLE_EQ(o->delay.sample_time, 0.5);
     EXPECT_EQ(o->delay.sample_count, 1u);
     EXPECT_DOUBLE_EQ(o->delay.sample_interval, 0);
-    EXPECT_EQ(o->debug, 0u);
+    EXPECT_EQ(o->common.debug, 0u);
 }
 
 TEST(Options, ParsesEveryOption)
@@ -143,25 +143,25 @@ TEST(Options, ParsesEveryOption)
     auto o = parse({"-p", "42", "--sample-time", "2.5", "--sample-count", "3",
                     "--sample-interval", "1", "--ebpf"});
     ASSERT_TRUE(o);
-    EXPECT_EQ(*o->pid, 42);
+    EXPECT_EQ(*o->common.pid, 42);
     EXPECT_DOUBLE_EQ(o->delay.sample_time, 2.5);
     EXPECT_EQ(o->delay.sample_count, 3u);
     EXPECT_DOUBLE_EQ(o->delay.sample_interval, 1);
-    EXPECT_TRUE(o->print_ebpf);
+    EXPECT_TRUE(o->common.print_ebpf);
 }
 
 TEST(Options, DebugTakesAnOptionalIntegerAsUpstream)
 {
-    EXPECT_EQ(parse({"-D"})->debug, 63u);
-    EXPECT_EQ(parse({"--debug"})->debug, 63u);
-    EXPECT_EQ(parse({"-D", "5"})->debug, 5u);
-    EXPECT_EQ(parse({"-D5"})->debug, 5u);
-    EXPECT_EQ(parse({"--debug", "5"})->debug, 5u);
-    EXPECT_EQ(parse({"--debug=4"})->debug, 4u);
-    EXPECT_EQ(parse({"-D", "-p", "3"})->debug, 63u);
-    EXPECT_EQ(parse({"-D", "biosnoop"})->debug, 63u);
-    EXPECT_EQ(parse({"biosnoop", "-D", "2"})->debug, 2u);
-    EXPECT_EQ(parse({"record", "-D"})->debug, 63u);
+    EXPECT_EQ(parse({"-D"})->common.debug, 63u);
+    EXPECT_EQ(parse({"--debug"})->common.debug, 63u);
+    EXPECT_EQ(parse({"-D", "5"})->common.debug, 5u);
+    EXPECT_EQ(parse({"-D5"})->common.debug, 5u);
+    EXPECT_EQ(parse({"--debug", "5"})->common.debug, 5u);
+    EXPECT_EQ(parse({"--debug=4"})->common.debug, 4u);
+    EXPECT_EQ(parse({"-D", "-p", "3"})->common.debug, 63u);
+    EXPECT_EQ(parse({"-D", "biosnoop"})->common.debug, 63u);
+    EXPECT_EQ(parse({"biosnoop", "-D", "2"})->common.debug, 2u);
+    EXPECT_EQ(parse({"record", "-D"})->common.debug, 63u);
     EXPECT_EQ(error_code({"-D", "-1"}), Exit::usage);
     EXPECT_EQ(error_code({"-D", "x"}), Exit::usage);
 }
@@ -216,7 +216,7 @@ TEST(Options, EverythingAfterDoubleDashIsTheCommand)
 {
     auto o = parse({"--sample-time", "1", "--", "prog", "-p", "--sample-time", "--"});
     ASSERT_TRUE(o);
-    EXPECT_EQ(o->command, (std::vector<std::string>{"prog", "-p", "--sample-time", "--"}));
+    EXPECT_EQ(o->common.command, (std::vector<std::string>{"prog", "-p", "--sample-time", "--"}));
     EXPECT_DOUBLE_EQ(o->delay.sample_time, 1);
 }
 

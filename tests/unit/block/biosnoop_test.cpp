@@ -13,7 +13,7 @@ TEST(Biosnoop, ProgramFiltersByPidAndDiskWithoutKernelHeaders)
     if (access("/sys/kernel/btf/vmlinux", R_OK) != 0)
         GTEST_SKIP() << "no kernel BTF";
     BiosnoopConfig cfg;
-    cfg.pid = 4321;
+    cfg.bpf.pid = 4321;
     cfg.dev = make_dev(254, 0);
     const std::string src = render_biosnoop_program(cfg, biosnoop_layout());
     EXPECT_NE(src.find("#define FILTER_PID 4321"), std::string::npos);
@@ -28,7 +28,7 @@ TEST(Biosnoop, DiskNamesAndNumbers)
 {
     EXPECT_EQ(make_dev(254, 1), (254u << 20) | 1u);
     EXPECT_EQ(disk_name(make_dev(4095, 1048575)), "4095:1048575");  // no such device
-    EXPECT_THROW(disk_dev("no-such-disk"), Error);
-    EXPECT_THROW(disk_dev("../../etc"), Error);
-    EXPECT_THROW(disk_dev(""), Error);
+    EXPECT_THROW(dev_of_disk("no-such-disk"), Error);
+    EXPECT_THROW(dev_of_disk("../../etc"), Error);
+    EXPECT_THROW(dev_of_disk(""), Error);
 }

@@ -90,7 +90,7 @@ public:
 DelayConfig time_mode(unsigned samples, double seconds)
 {
     DelayConfig cfg;
-    cfg.pid = getpid();
+    cfg.bpf.pid = getpid();
     cfg.sample_count = samples;
     cfg.sample_time = seconds;
     return cfg;
@@ -156,7 +156,7 @@ TEST_F(Sampler, TargetExitEndsTheSampleAndTheRun)
         _exit(0);
     wait.watch_process(child);
     DelayConfig cfg = time_mode(3, 30);
-    cfg.pid = child;
+    cfg.bpf.pid = child;
     run(cfg);
     waitpid(child, nullptr, 0);
     EXPECT_EQ(out.samples, 1u);

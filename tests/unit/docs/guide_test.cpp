@@ -5,7 +5,7 @@
 #include <regex>
 #include <sstream>
 
-#include "cli/options.h"
+#include "app/options.h"
 #include "core/error.h"
 
 using namespace kdelay;

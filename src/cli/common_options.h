@@ -1,0 +1,24 @@
+// What the options of every mode share, below the modes: the mode chosen,
+// the output format, the target and the eBPF switches for debugging. Each
+// mode's own values are declared in its folder; app/options.h gathers them.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+namespace kdelay {
+
+struct CommonOptions {
+    enum class Mode { delay, biosnoop, record, annotate };
+    Mode mode = Mode::delay;
+    enum class Format { text, json };
+    Format format = Format::text;
+    std::optional<pid_t> pid;
+    unsigned debug = 0;             // BCC debug flags; nonzero also shows BCC's stderr
+    bool print_ebpf = false;
+    std::vector<std::string> command;  // after "--": start and trace this
+};
+
+}  // namespace kdelay
