@@ -13,10 +13,9 @@
 #include "block/block_program.h"
 #include "block_abi.h"
 #include "bpf/btf_offsets.h"
-#include "bpf/embedded.h"
 #include "bpf/probe_set.h"
 #include "bpf/session.h"
-#include "bpf/template.h"
+#include "bpf/program_source.h"
 #include "core/error.h"
 #include "report/format.h"
 #include "report/writer.h"
@@ -104,11 +103,11 @@ BlockLayout biosnoop_layout()
 
 std::string render_biosnoop_program(const BiosnoopConfig& cfg, const BlockLayout& layout)
 {
-    TemplateValues v;
-    v.number("filter_pid", static_cast<uint64_t>(cfg.bpf.pid));
-    v.number("filter_dev", cfg.dev);
-    add_block_values(v, layout, 16384);
-    return render_template("biosnoop.bpf.c", embedded_file("biosnoop.bpf.c"), v);
+    ConfigHeader c;
+    c.number("FILTER_PID", static_cast<uint64_t>(cfg.bpf.pid));
+    c.number("FILTER_DEV", cfg.dev);
+    add_block_config(c, layout, 16384);
+    return assemble_program({"biosnoop.bpf.c"}, c);
 }
 
 int run_biosnoop(const BiosnoopConfig& cfg, ReportWriter& writer)

@@ -27,7 +27,7 @@ struct BiosnoopConfig {
 // Checks root (unless --ebpf), the PID and the disk. Throws Error.
 BiosnoopConfig make_biosnoop_config(const CommonOptions& common, const BiosnoopOptions& options);
 
-// Renders templates/biosnoop.bpf.c.
+// Assembles bpf/biosnoop.bpf.c and its config.
 std::string render_biosnoop_program(const BiosnoopConfig& cfg, const BlockLayout& layout);
 // This kernel's block layout; Error(Exit::unavailable) without block tracepoints.
 BlockLayout biosnoop_layout();

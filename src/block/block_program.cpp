@@ -4,30 +4,27 @@
 #include <fstream>
 #include <map>
 
-#include "bpf/embedded.h"
-#include "bpf/template.h"
+#include "bpf/program_source.h"
 #include "core/error.h"
 
 namespace kdelay {
 
-void add_block_values(TemplateValues& v, const std::optional<BlockLayout>& layout,
-                      uint32_t max_bios)
+void add_block_config(ConfigHeader& c, const std::optional<BlockLayout>& layout, uint32_t max_bios)
 {
     const BlockLayout l = layout.value_or(BlockLayout{});
-    v.partial("block_abi", layout ? embedded_file("block_abi.h") : "");
-    v.partial("block_io", layout ? embedded_file("block_io.bpf.c") : "");
-    v.number("rq_q_off", l.rq_q.offset);
-    v.number("rq_sector_off", l.rq_sector.offset);
-    v.number("rq_flags_off", l.rq_flags.offset);
-    v.number("queue_disk_off", l.queue_disk.offset);
-    v.number("disk_major_off", l.disk_major.offset);
-    v.number("disk_minor_off", l.disk_minor.offset);
-    v.number("max_bios", max_bios);
+    c.flag("WITH_BLOCK", layout.has_value());
+    c.number("RQ_Q_OFF", l.rq_q.offset);
+    c.number("RQ_SECTOR_OFF", l.rq_sector.offset);
+    c.number("RQ_FLAGS_OFF", l.rq_flags.offset);
+    c.number("QUEUE_DISK_OFF", l.queue_disk.offset);
+    c.number("DISK_MAJOR_OFF", l.disk_major.offset);
+    c.number("DISK_MINOR_OFF", l.disk_minor.offset);
+    c.number("MAX_BIOS", max_bios);
     const BioLayout b = l.bio.value_or(BioLayout{});
-    v.section("bio_queue", l.bio.has_value());
-    v.number("bio_bdev_off", b.bio_bdev.offset);
-    v.number("bio_sector_off", b.bio_sector.offset);
-    v.number("bdev_disk_off", b.bdev_disk.offset);
+    c.flag("WITH_BIO_QUEUE", l.bio.has_value());
+    c.number("BIO_BDEV_OFF", b.bio_bdev.offset);
+    c.number("BIO_SECTOR_OFF", b.bio_sector.offset);
+    c.number("BDEV_DISK_OFF", b.bdev_disk.offset);
 }
 
 std::set<std::string> block_features(const std::optional<BlockLayout>& layout)

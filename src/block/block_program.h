@@ -1,4 +1,4 @@
-// Template values for templates/block_io.bpf.c, shared by the programs that
+// The config of bpf/block/block_io.bpf.h, shared by the programs that
 // include it, and device naming for their reports.
 #pragma once
 
@@ -11,13 +11,11 @@
 
 namespace kdelay {
 
-class TemplateValues;
+class ConfigHeader;
 
-// Fills the block_abi and block_io partials and their offsets; without a
-// layout (no block tracepoints) they are empty, for a {{#block_report}} section
-// that is off.
-void add_block_values(TemplateValues& values, const std::optional<BlockLayout>& layout,
-                      uint32_t max_bios);
+// WITH_BLOCK and block_io.bpf.h's offsets; without a layout (no block
+// tracepoints, or a layout kdelay does not read) WITH_BLOCK is 0.
+void add_block_config(ConfigHeader& config, const std::optional<BlockLayout>& layout, uint32_t max_bios);
 
 // MKDEV as the kernel side builds it: major << 20 | minor.
 inline uint32_t make_dev(uint32_t major, uint32_t minor) { return major << 20 | minor; }

@@ -1,4 +1,4 @@
-// Files compiled into the binary: eBPF templates, shared headers, probe sets.
+// Files compiled into the binary: the kernel side (bpf/) and the probe sets.
 #pragma once
 
 #include <map>

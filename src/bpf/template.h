@@ -1,5 +1,6 @@
-// Renders eBPF C templates (mustache syntax) strictly: a placeholder with no
-// value is an error, and only checked values can enter generated source.
+// Renders mustache templates strictly (the record mode's per-probe eBPF
+// functions, generated from the probe set): a placeholder with no value is
+// an error, and only checked values can enter generated source.
 #pragma once
 
 #include <cstdint>

@@ -36,11 +36,38 @@ std::optional<Stat> if_any(const kd_stat& s)
 
 std::string bounded(const char* s, size_t n) { return std::string(s, strnlen(s, n)); }
 
-// KD_WAKER_* as the sample names them.
-std::string waker_kind(uint8_t kind)
+// The contract's kinds (delay_abi.h) as the sample names them.
+std::string waker_kind(uint32_t kind)
 {
-    static const char* const kinds[] = {"task", "hardirq", "softirq", "timer"};
-    return kind < std::size(kinds) ? kinds[kind] : "unknown";
+    switch (kind) {
+    case KD_WAKER_TASK: return "task";
+    case KD_WAKER_HARDIRQ: return "hardirq";
+    case KD_WAKER_SOFTIRQ: return "softirq";
+    case KD_WAKER_TIMER: return "timer";
+    }
+    return "unknown";
+}
+
+std::string blame_kind(uint32_t kind)
+{
+    switch (kind) {
+    case KD_BLAME_TASK: return "task";
+    case KD_BLAME_IRQ: return "irq";
+    }
+    return "others";  // KD_BLAME_OTHERS
+}
+
+const char* core_hist_kind(uint32_t kind)
+{
+    switch (kind) {
+    case KD_HIST_SYSCALL: return "syscall";
+    case KD_HIST_RUN: return "run";
+    case KD_HIST_READY: return "ready";
+    case KD_HIST_HARDIRQ: return "hardirq";
+    case KD_HIST_SOFTIRQ: return "softirq";
+    case KD_HIST_BLOCKED: return "blocked";
+    }
+    return "unknown";
 }
 
 // As stat_merge() in the delay program.
@@ -289,9 +316,7 @@ void DelayCollector::read_histograms(Reading& r)
         for (uint32_t i = 0; i < KD_THREAD_HISTS; ++i)
             add_buckets(hists[{tid->second, KD_HIST_RUN + i, 0}], h.count[i]);
     }
-    // Indexed by KD_HIST_*; the plug-in sections' kinds follow.
-    static const char* const kinds[KD_HIST_CORE_KINDS] = {"syscall", "run",     "ready",
-                                                          "hardirq", "softirq", "blocked"};
+    // The plug-in sections' kinds follow the core's.
     for (auto& [key, h] : hists) {
         const auto [tid, kind, id] = key;
         if (!r.threads.count(tid))
@@ -300,7 +325,7 @@ void DelayCollector::read_histograms(Reading& r)
             std::string name = kind == KD_HIST_SYSCALL || kind == KD_HIST_BLOCKED ? syscall_name(id)
                                : kind == KD_HIST_SOFTIRQ                          ? softirq_name(id)
                                                                                   : "";
-            r.threads[tid].histograms.push_back(HistogramSample{kinds[kind], std::move(name), id, h});
+            r.threads[tid].histograms.push_back(HistogramSample{core_hist_kind(kind), std::move(name), id, h});
             continue;
         }
         for (const RegisteredSection& s : registered_sections())
@@ -419,13 +444,12 @@ void DelayCollector::add_budgets(std::map<uint32_t, ThreadSample>& threads, std:
             blocked[k.tid][k.nr] += s.blocked_ns;
     std::map<uint32_t, std::vector<TimeBudget::Waker>> wakers;
     for (const auto& [k, w] : read_map_as<kd_waker_key, kd_waker>(map_fd("wakers"))) {
-        wakers[k.tid].push_back({waker_kind(k.kind), k.pid, w.tgid,
+        wakers[k.tid].push_back({waker_kind(k.kind), k.waker_tid, w.tgid,
                                  bounded(w.comm, sizeof(w.comm)), w.count, w.blocked_ns});
     }
     std::map<uint32_t, std::vector<TimeBudget::Holder>> holders;
     for (const auto& [k, b] : read_map_as<kd_blame_key, kd_blame>(map_fd("blame"))) {
-        static const char* const kinds[] = {"task", "irq", "others"};
-        holders[k.tid].push_back({k.kind < std::size(kinds) ? kinds[k.kind] : "others", k.holder, b.tgid,
+        holders[k.tid].push_back({blame_kind(k.kind), k.holder, b.tgid,
                                   bounded(b.comm, sizeof(b.comm)), b.ns});
     }
     std::map<uint32_t, ThreadState> now;

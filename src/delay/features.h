@@ -28,10 +28,10 @@ struct DelayFeatures {
 };
 
 // A part of the report that one flag turns on: the option declares it, the
-// renderer renders the template section of that name, and the probes of
+// program turns on WITH_NAME (kd_config.h) for it, and the probes of
 // probes/delay.json whose "when" names it are attached.
 struct FeatureSwitch {
-    const char* name;  // template section and probe "when"
+    const char* name;  // WITH_NAME in kd_config.h, and the probes' "when"
     const char* flag;  // the option
     const char* help;
     // A tracepoint (SYSTEM:EVENT) the kernel must have, and since when; the
@@ -66,7 +66,7 @@ inline constexpr FeatureSwitch kCoreSwitches[] = {
 // Every switch: the core's, then each plug-in section's, in report order.
 std::vector<const FeatureSwitch*> feature_switches();
 
-// The names of the switches that are on: the template sections to render
+// The names of the switches that are on: the program parts to turn on
 // and the probe "when"s to attach.
 std::set<std::string> switches_on(const DelayFeatures& f);
 

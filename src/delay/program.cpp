@@ -1,22 +1,15 @@
 #include "delay/program.h"
 
 #include <algorithm>
-#include <fmt/format.h>
+#include <cctype>
 
-#include "bpf/embedded.h"
 #include "block/block_program.h"
-#include "bpf/template.h"
+#include "bpf/program_source.h"
 #include "core/error.h"
 #include "delay/section.h"
 
 namespace kdelay {
 namespace {
-
-// The program's parts after delay.bpf.c's shared code, one per concern
-// (templates/delay_NAME.bpf.c), in the order the C needs.
-// The plug-in sections' parts follow (section_parts()).
-constexpr const char* kDelayParts[] = {"syscall_state", "budget", "syscalls", "sched", "irq",
-                                       "triggers",      "block",  "upcalls"};
 
 uint32_t next_pow2(uint64_t v)
 {
@@ -39,22 +32,13 @@ std::string uint_type(const char* what, uint32_t size)
                 std::string("unexpected size ") + std::to_string(size) + " of " + what + " in BTF");
 }
 
-// Each plug-in section that is on: its counters' macros, then its template.
-std::string section_parts(const DelayFeatures& f)
+// NAME in upper case, for a macro.
+std::string macro(const std::string& name)
 {
-    std::string parts;
-    for (const RegisteredSection& s : registered_sections()) {
-        if (!s.def->on.is_on(f))
-            continue;
-        parts += fmt::format("/* The counters the registry gave the {} section. */\n", s.def->on.name);
-        for (size_t i = 0; i < s.def->maps.size(); ++i)
-            if (s.full[i] >= 0)
-                parts += fmt::format("#define {} {}\n", s.def->maps[i].full_macro, s.full[i]);
-        if (s.def->hist_macro)
-            parts += fmt::format("#define {} {}\n", s.def->hist_macro, s.hist_kind);
-        parts += embedded_file(std::string(s.def->on.name) + ".bpf.c") + "\n";
-    }
-    return parts;
+    std::string m = name;
+    for (char& c : m)
+        c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    return m;
 }
 
 }  // namespace
@@ -83,60 +67,67 @@ DelayMapSizes size_delay_maps(size_t thread_count)
 
 std::string render_delay_program(const DelayProgramParams& p)
 {
-    TemplateValues v;
-    v.partial("delay_abi", embedded_file("delay_abi.h"));
-    std::string parts;
-    for (const char* part : kDelayParts)
-        parts += embedded_file(std::string("delay_") + part + ".bpf.c") + "\n";
-    v.partial("delay_parts", parts + section_parts(p.features));
-    v.number("target_tgid", static_cast<uint64_t>(p.tgid));
-    v.number("poll_nr", p.poll_nr);
-    v.number("task_pid_off", p.layout.task_pid.offset);
-    v.number("task_tgid_off", p.layout.task_tgid.offset);
-    v.number("task_state_off", p.layout.task_state.offset);
-    v.number("switch_passes_prev_state", p.layout.switch_passes_prev_state);
-    v.identifier("task_state_type", uint_type("task_struct state", p.layout.task_state.size));
-    v.number("task_comm_off", p.layout.task_comm.offset);
-    v.number("task_run_delay_off", p.layout.task_run_delay.offset);
-    v.number("task_last_arrival_off", p.layout.task_last_arrival.offset);
-    v.number("task_last_queued_off", p.layout.task_last_queued.offset);
-    v.number("task_cfs_rq_off", p.layout.task_cfs_rq.offset);
-    v.number("cfs_rq_rq_off", p.layout.cfs_rq_rq.offset);
-    v.number("rq_clock_off", p.layout.rq_clock.offset);
-    v.number("rq_cpu_off", p.layout.rq_cpu.offset);
-    v.number("max_cpus", p.cpus);
-    v.number("irqaction_name_off", p.layout.irqaction_name.offset);
-    v.number("pt_regs_nr_off", p.layout.regs_syscall_nr.offset);
-    v.identifier("pt_regs_nr_type", uint_type("pt_regs syscall number", p.layout.regs_syscall_nr.size));
-    v.number("max_threads", p.sizes.threads);
-    v.number("slot_claims", p.compare_and_swap ? 1 : 0);
-    v.number("max_syscalls", p.sizes.syscalls);
-    v.number("max_hardirqs", p.sizes.hardirqs);
-    v.number("max_softirqs", p.sizes.softirqs);
-    v.section("start_trigger", p.start_trigger);
-    v.section("stop_trigger", p.stop_trigger);
+    ConfigHeader c;
+    c.number("TARGET_TGID", static_cast<uint64_t>(p.tgid));
+    c.number("POLL_NR", p.poll_nr);
+    c.number("TASK_PID_OFF", p.layout.task_pid.offset);
+    c.number("TASK_TGID_OFF", p.layout.task_tgid.offset);
+    c.number("TASK_STATE_OFF", p.layout.task_state.offset);
+    c.type("TASK_STATE_TYPE", uint_type("task_struct state", p.layout.task_state.size));
+    c.flag("SWITCH_PASSES_PREV_STATE", p.layout.switch_passes_prev_state);
+    c.number("TASK_COMM_OFF", p.layout.task_comm.offset);
+    c.number("TASK_RUN_DELAY_OFF", p.layout.task_run_delay.offset);
+    c.number("TASK_LAST_ARRIVAL_OFF", p.layout.task_last_arrival.offset);
+    c.number("TASK_LAST_QUEUED_OFF", p.layout.task_last_queued.offset);
+    c.number("TASK_CFS_RQ_OFF", p.layout.task_cfs_rq.offset);
+    c.number("CFS_RQ_RQ_OFF", p.layout.cfs_rq_rq.offset);
+    c.number("RQ_CLOCK_OFF", p.layout.rq_clock.offset);
+    c.number("RQ_CPU_OFF", p.layout.rq_cpu.offset);
+    c.number("MAX_CPUS", p.cpus);
+    c.number("IRQACTION_NAME_OFF", p.layout.irqaction_name.offset);
+    c.number("PT_REGS_NR_OFF", p.layout.regs_syscall_nr.offset);
+    c.type("PT_REGS_NR_TYPE", uint_type("pt_regs syscall number", p.layout.regs_syscall_nr.size));
+    c.number("PT_REGS_RC_OFF", p.layout.regs_return.offset);
+    c.flag("SLOT_CLAIMS", p.compare_and_swap);
+
     const DelayFeatures& f = p.features;
-    v.section("syscall_events", f.syscall_events.has_value());
-    v.number("syscall_event_min_ns", f.syscall_events.value_or(0));
-    v.section("skip_poll", f.skip_syscall_poll_events);
-    v.section("stack_traces", f.stack_traces());
-    v.number("stack_trace_size", f.stack_trace_size);
-    v.number("ringbuf_pages", f.ringbuf_pages);
     for (const FeatureSwitch* s : feature_switches())
-        v.section(s->name, s->is_on(f));
-    v.number("map_full_count", static_cast<uint64_t>(map_full_count()));
-    for (const RegisteredSection& s : registered_sections())
-        for (const SectionMap& m : s.def->maps)
-            v.number(std::string("max_") + m.name, section_map_size(m, p.sizes));
-    v.number("max_wakers", p.sizes.wakers);
-    v.number("max_blame", p.sizes.wakers);
-    v.number("max_hist", p.sizes.hist);
-    v.section("block_report", p.block.has_value());
-    v.number("max_blockio", p.sizes.blockio);
-    add_block_values(v, p.block, p.sizes.bios);
-    v.section("upcalls", p.upcalls != UpcallPlan::Probe::none);
-    v.number("pt_regs_rc_off", p.layout.regs_return.offset);
-    return render_template("delay.bpf.c", embedded_file("delay.bpf.c"), v);
+        c.flag("WITH_" + macro(s->name), s->is_on(f));
+    c.flag("WITH_START_TRIGGER", p.start_trigger);
+    c.flag("WITH_STOP_TRIGGER", p.stop_trigger);
+    c.flag("WITH_SYSCALL_EVENTS", f.syscall_events.has_value());
+    c.number("SYSCALL_EVENT_MIN_NS", f.syscall_events.value_or(0));
+    c.flag("SKIP_POLL_EVENTS", f.skip_syscall_poll_events);
+    c.number("RINGBUF_PAGES", f.ringbuf_pages);
+    c.flag("WITH_STACK_TRACES", f.stack_traces());
+    c.number("STACK_TRACE_SIZE", f.stack_trace_size);
+    c.flag("WITH_UPCALLS", p.upcalls != UpcallPlan::Probe::none);
+
+    c.number("MAX_THREADS", p.sizes.threads);
+    c.number("MAX_SYSCALLS", p.sizes.syscalls);
+    c.number("MAX_HARDIRQS", p.sizes.hardirqs);
+    c.number("MAX_SOFTIRQS", p.sizes.softirqs);
+    c.number("MAX_WAKERS", p.sizes.wakers);
+    c.number("MAX_BLAME", p.sizes.wakers);
+    c.number("MAX_HIST", p.sizes.hist);
+    c.number("MAX_BLOCKIO", p.sizes.blockio);
+    c.number("MAP_FULL_COUNT", static_cast<uint64_t>(map_full_count()));
+    add_block_config(c, p.block, p.sizes.bios);
+
+    // The plug-in sections: the counters the registry gave each, its maps'
+    // sizes, and its part, which is on with its WITH_ switch.
+    std::vector<std::string> parts = {"delay.bpf.c"};
+    for (const RegisteredSection& s : registered_sections()) {
+        for (size_t i = 0; i < s.def->maps.size(); ++i) {
+            c.number("MAX_" + macro(s.def->maps[i].name), section_map_size(s.def->maps[i], p.sizes));
+            if (s.full[i] >= 0)
+                c.number(s.def->maps[i].full_macro, static_cast<uint64_t>(s.full[i]));
+        }
+        if (s.def->hist_macro)
+            c.number(s.def->hist_macro, static_cast<uint64_t>(s.hist_kind));
+        parts.push_back(std::string("delay/sections/") + s.def->on.name + ".bpf.c");
+    }
+    return assemble_program(parts, c);
 }
 
 }  // namespace kdelay

@@ -1,4 +1,4 @@
-// Renders templates/delay.bpf.c for one target.
+// Assembles bpf/delay.bpf.c and its config for one target.
 #pragma once
 
 #include <cstddef>

@@ -1,11 +1,11 @@
 // A per-thread report section that plugs in as one unit, as a libbpf-tools
 // tool is a kernel side and a user side:
-//   templates/sections/NAME.bpf.c  its handlers and maps;
+//   bpf/delay/sections/NAME.bpf.c  its handlers and maps, on with WITH_NAME;
 //   src/delay/sections/NAME.cpp    its ThreadSection: switch, maps, report;
 //   one line in KDELAY_SECTIONS (sections/registry.cpp).
 // Its rows are named statistics per thread: the kernel side sums a kd_stat
 // per struct kd_row_key (thread, id) in its first map. From this
-// description the option is declared, the template rendered and the probes
+// description the option is declared, the part turned on and the probes
 // attached when the switch is on, the maps sized, read, reset and checked
 // for overflow, and the rows printed as one table in text and JSON.
 #pragma once
@@ -22,24 +22,24 @@ namespace kdelay {
 struct SectionMap {
     const char* name;
     DelayMap::Reset reset = DelayMap::Reset::clear;
-    // The macro the template counts this map's overflows under (note_full()),
+    // The macro its part counts this map's overflows under (note_full()),
     // when it can fill up, and how the warning names the map.
     const char* full_macro = nullptr;
     const char* what = "";
-    // Entries per target thread; 0: one per thread. The template has the
-    // size as {{max_NAME}}.
+    // Entries per target thread; 0: one per thread. kd_config.h has the
+    // size as MAX_NAME.
     uint32_t per_thread = 0;
 };
 
 struct ThreadSection {
-    // Its flag. The name also names the template and the JSON key, and is
-    // the "when" of its probes in probes/delay.json.
+    // Its flag. The name also names its part (and WITH_NAME) and the JSON
+    // key, and is the "when" of its probes in probes/delay.json.
     FeatureSwitch on;
     std::vector<SectionMap> maps;  // the first holds the rows
     const char* title;             // of the text table, [LIKE THIS]
     const char* id_key;            // the JSON name of a row's id
     std::string (*row_name)(uint32_t id);
-    // The macro the template gives hist_add() as the kind, when the section
+    // The macro its part gives hist_add() as the kind, when the section
     // has a --histogram kind, and the kind's name in the report.
     const char* hist_macro = nullptr;
     const char* hist_name = nullptr;

@@ -15,6 +15,7 @@
 #include "bpf/embedded.h"
 #include "bpf/ring_buffer.h"
 #include "bpf/session.h"
+#include "bpf/program_source.h"
 #include "bpf/template.h"
 #include "core/error.h"
 #include "record/record_option_values.h"
@@ -54,7 +55,7 @@ std::string render_record_program(const RecordSet& set)
             r.identifier("ctype", a.ctype);
             r.number("arg", a.pos + 1);  // bpf_usdt_readarg counts from 1
             r.number("slot", a.slot);
-            const char* name = a.is_string ? "record_read_str.bpf.c" : "record_read_int.bpf.c";
+            const char* name = a.is_string ? "record/read_str.c.mustache" : "record/read_int.c.mustache";
             reads += render_template(name, embedded_file(name), r);
         }
         TemplateValues p;
@@ -62,13 +63,11 @@ std::string render_record_program(const RecordSet& set)
         p.identifier("probe", set.probes[i].name);
         p.number("index", i);
         p.partial("reads", reads);
-        functions += render_template("record_probe.bpf.c", embedded_file("record_probe.bpf.c"), p);
+        functions += render_template("record/probe.c.mustache", embedded_file("record/probe.c.mustache"), p);
     }
-    TemplateValues v;
-    v.partial("record_abi", embedded_file("record_abi.h"));
-    v.partial("probe_functions", functions);
-    v.number("ringbuf_pages", 256);
-    return render_template("record.bpf.c", embedded_file("record.bpf.c"), v);
+    ConfigHeader c;
+    c.number("RINGBUF_PAGES", 256);
+    return assemble_program({"record.bpf.c"}, c) + functions;
 }
 
 std::string format_record(const RecordProbe& probe, const void* data)

@@ -200,7 +200,7 @@ void wait_named(const Worker& w)
 // The flood's child process: a sink thread on CPU 0 woken by every datagram
 // that this thread, on CPU 1, sends it. Each wakeup preempts the spinner
 // running there, which makes the kernel skip the clock update of the next
-// switch (see rq_time() in templates/delay_sched.bpf.c).
+// switch (see rq_time() in bpf/delay/sched.bpf.c).
 [[noreturn]] void flood_from_child()
 {
     prctl(PR_SET_PDEATHSIG, SIGKILL);

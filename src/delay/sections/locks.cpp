@@ -1,5 +1,5 @@
 // --locks: [LOCK CONTENTION STATISTICS], each thread's waits for contended
-// kernel locks by kind of lock (templates/sections/locks.bpf.c).
+// kernel locks by kind of lock (bpf/delay/sections/locks.bpf.c).
 #include <fmt/format.h>
 #include <map>
 

@@ -1,21 +1,23 @@
 // --reclaim: [MEMORY RECLAIM STATISTICS], the time each thread spent
 // reclaiming memory itself before an allocation could go on, by kind of
-// reclaim (templates/sections/reclaim.bpf.c). Such stalls sit inside a
+// reclaim (bpf/delay/sections/reclaim.bpf.c). Such stalls sit inside a
 // syscall or a page fault, which they make slow for no reason the program
 // can see; drsnoop and memleak's peers show them system-wide, this shows
 // them on the thread they stalled.
+#include <linux/types.h>
+
 #include "delay/section.h"
+#include "delay_abi.h"
 
 namespace kdelay {
 namespace {
 
-// The kinds, as the template numbers them (KD_RECLAIM_*).
 std::string reclaim_kind(uint32_t kind)
 {
     switch (kind) {
-    case 0: return "direct";  // the machine is short of memory
-    case 1: return "memcg";   // the thread's memory cgroup is at its limit
-    case 2: return "memcg-soft";
+    case KD_RECLAIM_DIRECT: return "direct";
+    case KD_RECLAIM_MEMCG: return "memcg";
+    case KD_RECLAIM_SOFT: return "memcg-soft";
     default: return "kind " + std::to_string(kind);
     }
 }

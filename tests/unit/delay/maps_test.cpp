@@ -6,6 +6,7 @@
 
 #include "delay/sample.h"
 #include "delay/section.h"
+#include "../bpf/preprocess.h"
 #include "test_params.h"
 
 using namespace kdelay;
@@ -51,7 +52,7 @@ TEST(DelayMaps, EachGateMatchesWhatTheProgramDeclares)
 {
     for (const DelayProgramParams& p : variants()) {
         const std::set<std::string> maps =
-            declared(render_delay_program(p), "HASH|ARRAY|PERCPU_ARRAY|STACK_TRACE");
+            declared(kdtest::preprocessed(render_delay_program(p)), "HASH|ARRAY|PERCPU_ARRAY|STACK_TRACE");
         for (const DelayMap& m : sample_maps())
             EXPECT_EQ(maps.count(m.name) == 1, m.exists(p)) << m.name;
     }
@@ -62,7 +63,7 @@ TEST(DelayMaps, EachGateMatchesWhatTheProgramDeclares)
 TEST(DelayMaps, EveryHashAndStackTableIsReset)
 {
     for (const DelayProgramParams& p : variants())
-        for (const std::string& name : declared(render_delay_program(p), "HASH|STACK_TRACE")) {
+        for (const std::string& name : declared(kdtest::preprocessed(render_delay_program(p)), "HASH|STACK_TRACE")) {
             bool listed = false;
             for (const DelayMap& m : sample_maps())
                 listed |= name == m.name && m.reset == DelayMap::Reset::clear;

@@ -4,7 +4,7 @@
 
 using namespace kdelay;
 
-// The kinds of reclaim, as templates/sections/reclaim.bpf.c numbers them.
+// The kinds of reclaim, by the contract's names (KD_RECLAIM_*).
 TEST(ReclaimSection, NamesTheKindsOfReclaim)
 {
     const ThreadSection* reclaim = nullptr;

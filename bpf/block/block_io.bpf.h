@@ -1,15 +1,19 @@
-/* Block I/O start and issue, included (as a mustache partial) by delay.bpf.c
- * and biosnoop.bpf.c. The includer defines bio_wanted(pid_tgid, dev) first,
- * and its own kd_block_complete(). Offsets come from BTF. */
-#define RQ_Q_OFF {{rq_q_off}}
-#define RQ_SECTOR_OFF {{rq_sector_off}}
-#define RQ_FLAGS_OFF {{rq_flags_off}}
-#define QUEUE_DISK_OFF {{queue_disk_off}}
-#define DISK_MAJOR_OFF {{disk_major_off}}
-#define DISK_MINOR_OFF {{disk_minor_off}}
+/* Block I/O start and issue, shared by the delay program's block part and
+ * biosnoop. The includer defines bio_wanted(), which says whose I/O to
+ * track, and its own kd_block_complete(). Offsets come from BTF through
+ * kd_config.h; WITH_BLOCK is off on a kernel without the layout read. */
+#ifndef KD_BLOCK_IO_BPF_H
+#define KD_BLOCK_IO_BPF_H
+
+#include "kd_config.h"
+#include "block_abi.h"
+
+#if WITH_BLOCK
 #define KD_REQ_OP_MASK 0xff
 
-BPF_HASH(bio_start, struct kd_bio_key, struct kd_bio_start, {{max_bios}});
+static __always_inline int bio_wanted(__u64 pid_tgid, __u32 dev);
+
+BPF_HASH(bio_start, struct kd_bio_key, struct kd_bio_start, MAX_BIOS);
 BPF_PERCPU_ARRAY(bio_lost, __u64, 1);  /* starts lost to a full bio_start */
 
 static __always_inline __u64 kd_read_u64(void *p)
@@ -87,9 +91,9 @@ int kd_block_start(struct bpf_raw_tracepoint_args *ctx)
 {
     struct kd_bio_key key;
     rq_key((void *)ctx->args[0], &key);
-    return block_started(key, {{#bio_queue}}1{{/bio_queue}}{{^bio_queue}}0{{/bio_queue}});
+    return block_started(key, WITH_BIO_QUEUE);
 }
-{{#bio_queue}}
+#if WITH_BIO_QUEUE
 
 /* Kernels without block_io_start: a bio entering the block layer, keyed as
  * the request it becomes will be (a request's sector is its first bio's;
@@ -97,14 +101,14 @@ int kd_block_start(struct bpf_raw_tracepoint_args *ctx)
 int kd_block_bio_start(struct bpf_raw_tracepoint_args *ctx)
 {
     void *bio = (void *)ctx->args[0];
-    void *bdev = (void *)kd_read_u64((char *)bio + {{bio_bdev_off}});
+    void *bdev = (void *)kd_read_u64((char *)bio + BIO_BDEV_OFF);
     struct kd_bio_key key;
-    key.dev = gendisk_dev((void *)kd_read_u64((char *)bdev + {{bdev_disk_off}}));
+    key.dev = gendisk_dev((void *)kd_read_u64((char *)bdev + BDEV_DISK_OFF));
     key.pad = 0;
-    key.sector = kd_read_u64((char *)bio + {{bio_sector_off}});
+    key.sector = kd_read_u64((char *)bio + BIO_SECTOR_OFF);
     return block_started(key, 0);
 }
-{{/bio_queue}}
+#endif
 
 int kd_block_issue(struct bpf_raw_tracepoint_args *ctx)
 {
@@ -115,3 +119,6 @@ int kd_block_issue(struct bpf_raw_tracepoint_args *ctx)
         s->issue_ns = bpf_ktime_get_ns();
     return 0;
 }
+#endif
+
+#endif

@@ -1,15 +1,14 @@
 /* ---- block I/O issued by the target's threads ---- */
-{{#block_report}}
-{{> block_abi}}
+#include "delay/core.bpf.h"
+#include "block/block_io.bpf.h"
 
+#if WITH_BLOCK
 static __always_inline int bio_wanted(__u64 pid_tgid, __u32 dev)
 {
     return target_capturing(pid_tgid) != 0;
 }
 
-{{> block_io}}
-
-BPF_HASH(blockio, struct kd_blockio_key, struct kd_blockio, {{max_blockio}});
+BPF_HASH(blockio, struct kd_blockio_key, struct kd_blockio, MAX_BLOCKIO);
 
 int kd_block_complete(struct bpf_raw_tracepoint_args *ctx)
 {
@@ -33,5 +32,5 @@ int kd_block_complete(struct bpf_raw_tracepoint_args *ctx)
     b->bytes += (__u32)ctx->args[2];
     return 0;
 }
-{{/block_report}}
+#endif
 

@@ -1,5 +1,6 @@
 /* ---- triggers: attached to a USDT probe, uprobe, tracepoint or kprobe ---- */
-{{#start_trigger}}
+#include "delay/core.bpf.h"
+#if WITH_START_TRIGGER
 
 int kd_start_trigger(void *ctx)
 {
@@ -13,16 +14,16 @@ int kd_start_trigger(void *ctx)
             count(KD_STAT_TRIGGER_MISS);
         return 0;
     }
-    /* No compare-and-swap here: kernels before 5.12 have none. Two CPUs
-     * starting at once both write nearly the same time. */
+    /* Two CPUs starting at once both write nearly the same time: no
+     * compare-and-swap needed (and kernels before 5.12 have none). */
     __u64 now = bpf_ktime_get_ns();
     cap->start_ns = now;
     cap->start_trigger_ns = now;
     cap->state = KD_CAPTURING;
     return 0;
 }
-{{/start_trigger}}
-{{#stop_trigger}}
+#endif
+#if WITH_STOP_TRIGGER
 
 int kd_stop_trigger(void *ctx)
 {
@@ -34,5 +35,5 @@ int kd_stop_trigger(void *ctx)
     cap->state = KD_DUMPING;
     return 0;
 }
-{{/stop_trigger}}
+#endif
 

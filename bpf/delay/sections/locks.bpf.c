@@ -1,6 +1,10 @@
 /* ---- --locks: kernel lock contention, from lock:contention_begin/end
  * (Linux 5.19+); src/delay/sections/locks.cpp describes this section. The
  * row id is the lock's flags, which say its kind. ---- */
+#include "delay/core.bpf.h"
+#include "delay/irq_slots.bpf.h"
+
+#if WITH_LOCKS
 
 /* The wait a thread is in: the lock and when the wait began. A thread
  * waits for one lock at a time; a contention inside that wait (the
@@ -11,8 +15,8 @@ struct kd_lock_wait {
     __u32 flags;
     __u32 pad;
 };
-BPF_HASH(lock_waits, __u32, struct kd_lock_wait, {{max_lock_waits}});
-BPF_HASH(locks, struct kd_row_key, struct kd_stat, {{max_locks}});
+BPF_HASH(lock_waits, __u32, struct kd_lock_wait, MAX_LOCK_WAITS);
+BPF_HASH(locks, struct kd_row_key, struct kd_stat, MAX_LOCKS);
 
 /* Whether a hard or soft interrupt handler runs on this CPU on behalf of
  * the thread it interrupted: its lock waits are the handler's time, which
@@ -60,3 +64,4 @@ RAW_TRACEPOINT_PROBE(contention_end)
     stat_into(locks.lookup_or_try_init(&key, &zero), KD_MAP_LOCKS, tid, KD_HIST_LOCK, key.id, delta);
     return 0;
 }
+#endif

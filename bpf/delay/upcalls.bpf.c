@@ -1,7 +1,8 @@
 /* ---- Open vSwitch upcalls, machine-wide (made in softirq context, on
  * behalf of no thread of the target) ---- */
-{{#upcalls}}
-#define PT_REGS_RC_OFF {{pt_regs_rc_off}}
+#include "delay/core.bpf.h"
+
+#if WITH_UPCALLS
 
 BPF_HASH(upcalls, struct kd_upcall_key, __u64, 4096);
 
@@ -32,4 +33,4 @@ int kd_upcall_seen(void *ctx)
     upcall_count(KD_UPCALL_RESULT_UNKNOWN);
     return 0;
 }
-{{/upcalls}}
+#endif

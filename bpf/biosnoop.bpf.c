@@ -1,9 +1,9 @@
 /* kdelay biosnoop: one event per block I/O, sent through a perf buffer.
- * Rendered by src/block/biosnoop.cpp; offsets come from BTF. */
-{{> block_abi}}
-
-#define FILTER_PID {{filter_pid}}  /* 0: every process */
-#define FILTER_DEV {{filter_dev}}  /* 0: every disk */
+ * kd_config.h (src/block/biosnoop.cpp) gives the offsets from BTF and the
+ * filters: FILTER_PID and FILTER_DEV, 0 for every process and disk. */
+#include "kd_config.h"
+#include "block_abi.h"
+#include "block/block_io.bpf.h"
 
 static __always_inline int bio_wanted(__u64 pid_tgid, __u32 dev)
 {
@@ -11,8 +11,6 @@ static __always_inline int bio_wanted(__u64 pid_tgid, __u32 dev)
         return 0;
     return !FILTER_DEV || dev == FILTER_DEV;
 }
-
-{{> block_io}}
 
 BPF_PERF_OUTPUT(events);
 

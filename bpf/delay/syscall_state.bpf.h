@@ -1,4 +1,10 @@
-/* ---- syscalls and long poll intervals ---- */
+/* The target's syscalls while they run: per-CPU runs of one syscall, and the
+ * syscall in flight on each CPU. Used by the syscall hooks, the switch and
+ * the budget. */
+#ifndef KD_DELAY_SYSCALL_STATE_BPF_H
+#define KD_DELAY_SYSCALL_STATE_BPF_H
+
+#include "delay/core.bpf.h"
 
 static __always_inline struct kd_syscall *syscall_entry(struct kd_syscall_key *key)
 {
@@ -26,27 +32,27 @@ static __always_inline void stat_merge(struct kd_stat *to, struct kd_stat *from)
  * The collector adds what the slots hold at the end of the sample (and
  * zeroes them between samples). */
 BPF_PERCPU_ARRAY(recent, struct kd_recent_runs, 1);
-{{#histograms}}
+#if WITH_HISTOGRAMS
 BPF_PERCPU_ARRAY(recent_hists, struct kd_recent_hists, 1);
-{{/histograms}}
+#endif
 
 /* One more value in the histogram of the CPU's run i. */
 static __always_inline void recent_hist_add(int i, __u64 delta)
 {
-{{#histograms}}
+#if WITH_HISTOGRAMS
     int zero = 0;
     struct kd_recent_hists *h = recent_hists.lookup(&zero);
     __u32 bucket = bpf_log2l(delta);
     if (h && bucket < KD_HIST_SLOTS)
         h->count[i & (KD_RECENT_RUNS - 1)][bucket]++;
-{{/histograms}}
+#endif
 }
 
 /* The run in slot i, of the syscall done, leaves the CPU's runs: its
  * histogram goes to the hist hash, a bucket at a time, and is emptied. */
 static __always_inline void recent_hist_flush(int i, struct kd_syscall_key *done)
 {
-{{#histograms}}
+#if WITH_HISTOGRAMS
     int zero = 0;
     struct kd_recent_hists *h = recent_hists.lookup(&zero);
     if (!h)
@@ -66,7 +72,7 @@ static __always_inline void recent_hist_flush(int i, struct kd_syscall_key *done
         else
             note_full(KD_MAP_HIST);
     }
-{{/histograms}}
+#endif
 }
 
 static __always_inline void recent_add(struct kd_syscall_key *key, __u64 delta)
@@ -142,3 +148,5 @@ static __always_inline void spill_inflight(struct kd_thread *t, __u32 tid, struc
     }
     f->start = 0;
 }
+
+#endif

@@ -1,35 +1,16 @@
-/* kdelay: per-thread kernel delay accounting for one process.
- *
- * Rendered by src/delay/program.cpp. No kernel headers are included:
- * every struct offset below comes from the running kernel's BTF.
- *
- * This file holds what every part shares (the target, the capture state,
- * the thread entry); each concern is a part of its own (delay_*.bpf.c),
- * included at the end in the order the C needs (kDelayParts in
- * src/delay/program.cpp).
- */
-{{> delay_abi}}
+/* What every part of the delay program shares: the target, the capture
+ * state, the thread entries, statistics and histograms. No kernel headers:
+ * every struct offset comes from the running kernel's BTF, through
+ * kd_config.h, which kdelay generates from the run's final config
+ * (src/delay/program.cpp). */
+#ifndef KD_DELAY_CORE_BPF_H
+#define KD_DELAY_CORE_BPF_H
 
-#define TARGET_TGID {{target_tgid}}
-#define POLL_NR {{poll_nr}}
+#include "kd_config.h"
+#include "delay_abi.h"
 
-#define TASK_PID_OFF {{task_pid_off}}
-#define TASK_TGID_OFF {{task_tgid_off}}
-#define TASK_STATE_OFF {{task_state_off}}
-#define SWITCH_PASSES_PREV_STATE {{switch_passes_prev_state}}
-#define TASK_COMM_OFF {{task_comm_off}}
-#define TASK_RUN_DELAY_OFF {{task_run_delay_off}}
-#define TASK_LAST_ARRIVAL_OFF {{task_last_arrival_off}}
-#define TASK_LAST_QUEUED_OFF {{task_last_queued_off}}
-#define TASK_CFS_RQ_OFF {{task_cfs_rq_off}}
-#define CFS_RQ_RQ_OFF {{cfs_rq_rq_off}}
-#define RQ_CLOCK_OFF {{rq_clock_off}}
-#define RQ_CPU_OFF {{rq_cpu_off}}
-#define MAX_CPUS {{max_cpus}}
-#define IRQACTION_NAME_OFF {{irqaction_name_off}}
-#define PT_REGS_NR_OFF {{pt_regs_nr_off}}
-typedef {{task_state_type}} kd_task_state_t;
-typedef {{pt_regs_nr_type}} kd_regs_nr_t;
+typedef TASK_STATE_TYPE kd_task_state_t;
+typedef PT_REGS_NR_TYPE kd_regs_nr_t;
 
 /* Task state bits, stable across kernel versions. */
 #define KD_TASK_RUNNING 0x0
@@ -43,36 +24,33 @@ typedef {{pt_regs_nr_type}} kd_regs_nr_t;
 #define BTF_TRACEPOINT_PROBE(event) int tp_btf__##event(struct bpf_raw_tracepoint_args *ctx)
 
 BPF_ARRAY(capture, struct kd_capture, 1);
-BPF_PERCPU_ARRAY(map_full, __u64, {{map_full_count}});
+BPF_PERCPU_ARRAY(map_full, __u64, MAP_FULL_COUNT);
 BPF_PERCPU_ARRAY(counters, __u64, KD_STAT_COUNT);
-{{#syscall_events}}
-BPF_RINGBUF_OUTPUT(events, {{ringbuf_pages}});
-#define SYSCALL_EVENT_MIN_NS {{syscall_event_min_ns}}
-{{/syscall_events}}
-{{#stack_traces}}
-BPF_STACK_TRACE(stack_traces, {{stack_trace_size}});
-{{/stack_traces}}
+#if WITH_SYSCALL_EVENTS
+BPF_RINGBUF_OUTPUT(events, RINGBUF_PAGES);
+#endif
+#if WITH_STACK_TRACES
+BPF_STACK_TRACE(stack_traces, STACK_TRACE_SIZE);
+#endif
 /* The thread entries. Most live in thread_slots, an array indexed by the
  * tid's low bits that the JIT turns into an address computation; a thread
  * whose slot another thread holds lives in the threads hash. A hash lookup
  * costs more than the rest of a wakeup's work, and a context switch needs
  * two. */
-#define THREAD_SLOTS {{max_threads}}
+#define THREAD_SLOTS MAX_THREADS
 /* A free slot is claimed with a compare-and-swap, which BPF has since
- * Linux 5.12; without it every entry lives in the threads hash. */
-#define SLOT_CLAIMS {{slot_claims}}
+ * Linux 5.12 (SLOT_CLAIMS); without it every entry lives in the threads
+ * hash. */
 BPF_ARRAY(thread_slots, struct kd_thread, THREAD_SLOTS);
-BPF_HASH(threads, __u32, struct kd_thread, {{max_threads}});
+BPF_HASH(threads, __u32, struct kd_thread, MAX_THREADS);
 /* An empty entry to create one in the hash from: a map value, not a
  * kd_thread on the stack of every program that may create one (two per
  * sched_switch), which BPF's 512 bytes cannot hold beside the budget's
  * work. Never written. */
 BPF_ARRAY(thread_empty, struct kd_thread, 1);
-BPF_HASH(syscalls, struct kd_syscall_key, struct kd_syscall, {{max_syscalls}});
-BPF_HASH(hardirqs, struct kd_hardirq_key, struct kd_stat, {{max_hardirqs}});
-BPF_HASH(softirqs, struct kd_softirq_key, struct kd_stat, {{max_softirqs}});
-BPF_PERCPU_ARRAY(hardirq_slot, struct kd_irq_slot, 1);
-BPF_PERCPU_ARRAY(softirq_slot, struct kd_irq_slot, 1);
+BPF_HASH(syscalls, struct kd_syscall_key, struct kd_syscall, MAX_SYSCALLS);
+BPF_HASH(hardirqs, struct kd_hardirq_key, struct kd_stat, MAX_HARDIRQS);
+BPF_HASH(softirqs, struct kd_softirq_key, struct kd_stat, MAX_SOFTIRQS);
 
 /* The capture state while capturing, else NULL. */
 static __always_inline struct kd_capture *capturing(void)
@@ -106,16 +84,16 @@ static __always_inline void stat_add(struct kd_stat *s, __u64 delta)
         s->max_ns = delta;
 }
 
-{{#histograms}}
-BPF_HASH(hist, struct kd_hist_key, __u64, {{max_hist}});
+#if WITH_HISTOGRAMS
+BPF_HASH(hist, struct kd_hist_key, __u64, MAX_HIST);
 BPF_ARRAY(thread_hists, struct kd_thread_hists, THREAD_SLOTS);
-{{/histograms}}
+#endif
 
 /* One more value in a log2 histogram; with the stats it mirrors, so the
  * histogram's total always equals the COUNT column. */
 static __always_inline void hist_add(__u32 tid, __u32 kind, __u32 id, __u64 delta)
 {
-{{#histograms}}
+#if WITH_HISTOGRAMS
     struct kd_hist_key key = { .tid = tid, .kind = kind, .id = id, .slot = bpf_log2l(delta) };
     __u64 zero = 0;
     __u64 *n = hist.lookup_or_try_init(&key, &zero);
@@ -123,7 +101,7 @@ static __always_inline void hist_add(__u32 tid, __u32 kind, __u32 id, __u64 delt
         __sync_fetch_and_add(n, 1);
     else
         note_full(KD_MAP_HIST);
-{{/histograms}}
+#endif
 }
 
 /* A wait of the current thread that began at *start ends now: how long it
@@ -263,7 +241,7 @@ static __always_inline struct kd_thread *thread_entry(__u32 tid, void *task)
  * switches add them, and a thread is on one CPU at a time: no atomic add. */
 static __always_inline void thread_hist_add(__u32 tid, __u32 kind, __u64 delta)
 {
-{{#histograms}}
+#if WITH_HISTOGRAMS
     struct kd_thread *in_slot = thread_slot(tid);
     if (!in_slot || in_slot->tid != tid) {
         hist_add(tid, kind, 0, delta);
@@ -274,7 +252,7 @@ static __always_inline void thread_hist_add(__u32 tid, __u32 kind, __u64 delta)
     __u32 bucket = bpf_log2l(delta);
     if (h && bucket < KD_HIST_SLOTS)
         h->count[kind == KD_HIST_RUN ? 0 : 1][bucket]++;
-{{/histograms}}
+#endif
 }
 
 /* The capture state when the task of id (pid_tgid) belongs to the target and
@@ -303,4 +281,4 @@ static __always_inline __u32 target_current(void)
     return capturing_current(&tid) ? tid : 0;
 }
 
-{{> delay_parts}}
+#endif

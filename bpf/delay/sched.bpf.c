@@ -1,6 +1,9 @@
 /* ---- scheduling: run, ready (runnable, waiting for a CPU) and stopped ---- */
+#include "delay/core.bpf.h"
+#include "delay/syscall_state.bpf.h"
+#include "delay/budget.bpf.h"
 
-{{#budget}}
+#if WITH_BUDGET
 /* The run queue of a task: se.cfs_rq, then its rq. */
 static __always_inline void *rq_of(void *task)
 {
@@ -90,9 +93,23 @@ BTF_TRACEPOINT_PROBE(sched_wakeup_new)
         woken((void *)ctx->args[0], cap, 1);
     return 0;
 }
-{{/budget}}
 
-{{#budget}}
+/* A waiting thread of the target moves to another CPU's queue: who held
+ * the old CPU is not known on the new one. */
+BTF_TRACEPOINT_PROBE(sched_migrate_task)
+{
+    struct kd_capture *cap = capturing();
+    if (!cap)
+        return 0;
+    __u32 tid;
+    if (task_ids((void *)ctx->args[0], &tid) != TARGET_TGID)
+        return 0;
+    struct kd_thread *t = thread_find(tid);
+    if (t && t->budget.state == KD_B_READY)
+        t->budget.migrated_ns = bpf_ktime_get_ns();
+    return 0;
+}
+
 /* A thread of the target exits: it ran until now, and is gone after. */
 RAW_TRACEPOINT_PROBE(sched_process_exit)
 {
@@ -109,9 +126,7 @@ RAW_TRACEPOINT_PROBE(sched_process_exit)
     t->budget.died_ns = now;
     return 0;
 }
-{{/budget}}
 
-{{#budget}}
 /* A thread of the target gets a CPU at `at`: the wait it ends is blamed on
  * who held this CPU meanwhile. */
 static __always_inline void budget_switched_in(struct kd_thread *t, __u32 tid, struct kd_capture *cap, __u64 at)
@@ -125,7 +140,7 @@ static __always_inline void budget_switched_in(struct kd_thread *t, __u32 tid, s
     budget_leave(t, tid, cap, at, KD_B_READY);
     budget_enter(t, KD_B_RUNNING, 0, at);
 }
-{{/budget}}
+#endif
 
 /* A thread renames itself (prctl, its /proc comm, exec): its entry takes the
  * new name, so the report shows the name it has now, or had when it exited,
@@ -175,14 +190,62 @@ static __always_inline __u64 clock_now(__u64 *now)
     return *now;
 }
 
-{{#budget}}
+/* The budget's part of a switch (--budget; nothing without it). */
+#if WITH_BUDGET
 /* When the kernel's accounting switches prev out and next in (see
  * rq_time), by the report's clock. */
 static __always_inline __u64 switch_time(void *prev, __u64 *now)
 {
     return rq_time(rq_of(prev), bpf_get_smp_processor_id(), clock_now(now));
 }
-{{/budget}}
+
+/* Who had this CPU, for the threads of the target waiting for it. */
+static __always_inline void budget_holder_turn(__u64 *now)
+{
+    if (someone_waits())
+        holder_leaves(clock_now(now));
+    else
+        holder_forget();
+}
+
+/* prev (tid, entry t) ran since `in`, a switch-in that was not seen. */
+static __always_inline void budget_missed_switch_in(struct kd_thread *t, __u32 tid, struct kd_capture *cap, __u64 in)
+{
+    if (t->budget.state == KD_B_READY)
+        budget_switched_in(t, tid, cap, in);
+}
+
+/* prev (tid, entry t) leaves its CPU in the scheduler's state `state`. */
+static __always_inline void budget_switched_out(struct kd_thread *t, __u32 tid, struct kd_capture *cap, void *prev,
+                                                int preempt, kd_task_state_t state, __u64 *now)
+{
+    if (t->budget.state == KD_B_DEAD)
+        return;
+    __u64 switched = switch_time(prev, now);
+    __u32 nr = budget_blocked_nr(t, tid);
+    budget_leave(t, tid, cap, switched, KD_B_RUNNING);
+    if (nr < KD_B_SYSCALL_UNKNOWN)
+        t->budget.in_syscall = nr + 1;
+    if (preempt || state == KD_TASK_RUNNING)
+        budget_enter(t, KD_B_READY, 0, switched);
+    else if (state & (KD_TASK_STOPPED | KD_TASK_TRACED))
+        budget_enter(t, KD_B_STOPPED, 0, switched);
+    else
+        budget_enter(t, KD_B_BLOCKED, nr, switched);
+}
+
+/* next (tid, entry t) gets the CPU that prev leaves. */
+static __always_inline void budget_next_in(struct kd_thread *t, __u32 tid, struct kd_capture *cap, void *prev, __u64 *now)
+{
+    budget_switched_in(t, tid, cap, switch_time(prev, now));
+}
+#else
+static __always_inline void budget_holder_turn(__u64 *now) {}
+static __always_inline void budget_missed_switch_in(struct kd_thread *t, __u32 tid, struct kd_capture *cap, __u64 in) {}
+static __always_inline void budget_switched_out(struct kd_thread *t, __u32 tid, struct kd_capture *cap, void *prev,
+                                                int preempt, kd_task_state_t state, __u64 *now) {}
+static __always_inline void budget_next_in(struct kd_thread *t, __u32 tid, struct kd_capture *cap, void *prev, __u64 *now) {}
+#endif
 
 /* A stop of the thread ended at `at`, where SIGCONT queued it. */
 static __always_inline void stop_ends(struct kd_thread *t, __u64 at)
@@ -249,13 +312,7 @@ BTF_TRACEPOINT_PROBE(sched_switch)
     void *prev = (void *)ctx->args[1];
     void *next = (void *)ctx->args[2];
     __u64 now = 0;  /* clock_now() */
-{{#budget}}
-    /* Who had this CPU, for the threads of the target waiting for it. */
-    if (someone_waits())
-        holder_leaves(clock_now(&now));
-    else
-        holder_forget();
-{{/budget}}
+    budget_holder_turn(&now);
 
     /* prev is the current task: its ids come without a memory read. */
     __u64 prev_id = bpf_get_current_pid_tgid();
@@ -278,27 +335,11 @@ BTF_TRACEPOINT_PROBE(sched_switch)
         if (t && !t->run_clock) {
             __u64 in = missed_switch_in(prev, t, clock, &ran, &now);
             run_counts = in >= cap->start_ns;
-{{#budget}}
-            if (t->budget.state == KD_B_READY)
-                budget_switched_in(t, prev_tid, cap, in);
-{{/budget}}
+            budget_missed_switch_in(t, prev_tid, cap, in);
         }
-{{#budget}}
         /* Before the in-flight slot is spilled, which forgets the syscall. */
-        if (t && t->budget.state != KD_B_DEAD) {
-            __u64 switched = switch_time(prev, &now);
-            __u32 nr = budget_blocked_nr(t, prev_tid);
-            budget_leave(t, prev_tid, cap, switched, KD_B_RUNNING);
-            if (nr < KD_B_SYSCALL_UNKNOWN)
-                t->budget.in_syscall = nr + 1;
-            if (preempt || state == KD_TASK_RUNNING)
-                budget_enter(t, KD_B_READY, 0, switched);
-            else if (state & (KD_TASK_STOPPED | KD_TASK_TRACED))
-                budget_enter(t, KD_B_STOPPED, 0, switched);
-            else
-                budget_enter(t, KD_B_BLOCKED, nr, switched);
-        }
-{{/budget}}
+        if (t)
+            budget_switched_out(t, prev_tid, cap, prev, preempt, state, &now);
         spill_inflight(t, prev_tid, cap);
         if (t) {
             if (run_counts) {
@@ -324,8 +365,6 @@ BTF_TRACEPOINT_PROBE(sched_switch)
         return 0;
     switched_in(t, next_tid, cap, total, waiting_now, &now);
     t->run_clock = clock;
-{{#budget}}
-    budget_switched_in(t, next_tid, cap, switch_time(prev, &now));
-{{/budget}}
+    budget_next_in(t, next_tid, cap, prev, &now);
     return 0;
 }

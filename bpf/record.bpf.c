@@ -1,8 +1,12 @@
 /* kdelay record: one ring buffer record per USDT probe hit, with the
- * probe's arguments. Rendered by src/record/program.cpp. */
-{{> record_abi}}
+ * probe's arguments. BCC reads a USDT argument only in the function
+ * attached to the probe, so each probe's function is generated from the
+ * probe set (record/probe.c.mustache, by src/record/recorder.cpp) and
+ * follows this file. */
+#include "kd_config.h"
+#include "record_abi.h"
 
-BPF_RINGBUF_OUTPUT(records, {{ringbuf_pages}});
+BPF_RINGBUF_OUTPUT(records, RINGBUF_PAGES);
 BPF_PERCPU_ARRAY(records_lost, __u64, 1);
 
 static __always_inline struct kd_record *record_start(__u32 probe)
@@ -18,5 +22,3 @@ static __always_inline struct kd_record *record_start(__u32 probe)
     r->probe = probe;
     return r;
 }
-
-{{> probe_functions}}

@@ -1,4 +1,7 @@
 /* ---- hard and soft interrupts taken while a target thread ran ---- */
+#include "delay/core.bpf.h"
+#include "delay/irq_slots.bpf.h"
+#include "delay/budget.bpf.h"
 
 static __always_inline void irq_began(struct kd_irq_slot *slot, __u64 what)
 {
@@ -18,21 +21,14 @@ static __always_inline __u64 irq_ended(struct kd_irq_slot *slot)
     return start;
 }
 
-/* This CPU's slot for a hard (1) or soft (0) interrupt handler. */
-static __always_inline struct kd_irq_slot *irq_slot(int hard)
-{
-    int zero = 0;
-    return hard ? hardirq_slot.lookup(&zero) : softirq_slot.lookup(&zero);
-}
-
 /* A handler starts: the budget's interrupt context and time, then, when it
  * interrupts a thread of the target, its start in the slot. */
 static __always_inline void handler_entered(int hard, __u64 what)
 {
-{{#budget}}
+#if WITH_BUDGET
     set_irq_context(hard ? KD_WAKER_HARDIRQ : KD_WAKER_SOFTIRQ, 1);
     irq_time_begin(hard);
-{{/budget}}
+#endif
     if (target_current())
         irq_began(irq_slot(hard), what);
 }
@@ -42,10 +38,10 @@ static __always_inline void handler_entered(int hard, __u64 what)
  * (!handled). */
 static __always_inline __u32 handler_exited(int hard, int handled, struct kd_irq_slot **slot, __u64 *start)
 {
-{{#budget}}
+#if WITH_BUDGET
     set_irq_context(hard ? KD_WAKER_HARDIRQ : KD_WAKER_SOFTIRQ, 0);
     irq_time_end(hard);
-{{/budget}}
+#endif
     *slot = irq_slot(hard);
     *start = irq_ended(*slot);
     if (!*start || !handled)
@@ -101,7 +97,7 @@ RAW_TRACEPOINT_PROBE(softirq_exit)
     return 0;
 }
 
-{{#budget}}
+#if WITH_BUDGET
 /* hrtimers (a sleep's end, for one) expire in hard IRQ context without an
  * irq_handler_entry: their wakeups are the timer's. */
 RAW_TRACEPOINT_PROBE(hrtimer_expire_entry)
@@ -115,21 +111,5 @@ RAW_TRACEPOINT_PROBE(hrtimer_expire_exit)
     set_irq_context(KD_WAKER_TIMER, 0);
     return 0;
 }
-
-/* A waiting thread of the target moves to another CPU's queue: who held
- * the old CPU is not known on the new one. */
-BTF_TRACEPOINT_PROBE(sched_migrate_task)
-{
-    struct kd_capture *cap = capturing();
-    if (!cap)
-        return 0;
-    __u32 tid;
-    if (task_ids((void *)ctx->args[0], &tid) != TARGET_TGID)
-        return 0;
-    struct kd_thread *t = thread_find(tid);
-    if (t && t->budget.state == KD_B_READY)
-        t->budget.migrated_ns = bpf_ktime_get_ns();
-    return 0;
-}
-{{/budget}}
+#endif
 

@@ -1,9 +1,10 @@
 /* ---- --reclaim: time a thread spends reclaiming memory itself before an
  * allocation can go on, from the vmscan tracepoints; the row id is the kind
- * of reclaim (src/delay/sections/reclaim.cpp describes this section). ---- */
-#define KD_RECLAIM_DIRECT 0  /* the machine is short of memory */
-#define KD_RECLAIM_MEMCG 1   /* the thread's memory cgroup is at its limit */
-#define KD_RECLAIM_SOFT 2    /* cgroup v1 soft limits, inside a direct reclaim */
+ * of reclaim, KD_RECLAIM_* (src/delay/sections/reclaim.cpp describes this
+ * section). ---- */
+#include "delay/core.bpf.h"
+
+#if WITH_RECLAIM
 
 /* The reclaim a thread is in. A reclaim inside another (soft limit reclaim
  * runs inside a direct reclaim) is part of it and not counted apart. */
@@ -12,8 +13,8 @@ struct kd_reclaim_run {
     __u32 kind;
     __u32 pad;
 };
-BPF_HASH(reclaim_runs, __u32, struct kd_reclaim_run, {{max_reclaim_runs}});
-BPF_HASH(reclaim, struct kd_row_key, struct kd_stat, {{max_reclaim}});
+BPF_HASH(reclaim_runs, __u32, struct kd_reclaim_run, MAX_RECLAIM_RUNS);
+BPF_HASH(reclaim, struct kd_row_key, struct kd_stat, MAX_RECLAIM);
 
 static __always_inline int reclaim_begin(__u32 kind)
 {
@@ -54,3 +55,4 @@ RAW_TRACEPOINT_PROBE(mm_vmscan_memcg_reclaim_begin) { return reclaim_begin(KD_RE
 RAW_TRACEPOINT_PROBE(mm_vmscan_memcg_reclaim_end) { return reclaim_end(KD_RECLAIM_MEMCG); }
 RAW_TRACEPOINT_PROBE(mm_vmscan_memcg_softlimit_reclaim_begin) { return reclaim_begin(KD_RECLAIM_SOFT); }
 RAW_TRACEPOINT_PROBE(mm_vmscan_memcg_softlimit_reclaim_end) { return reclaim_end(KD_RECLAIM_SOFT); }
+#endif

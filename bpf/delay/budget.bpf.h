@@ -1,13 +1,18 @@
 /* ---- the time budget (--budget, JSON): each thread's state, clipped to
  * the window; see struct kd_budget ---- */
+#ifndef KD_DELAY_BUDGET_BPF_H
+#define KD_DELAY_BUDGET_BPF_H
+
+#include "delay/core.bpf.h"
+#include "delay/syscall_state.bpf.h"
 
 static __always_inline __u64 window_start(struct kd_capture *cap)
 {
     return cap->start_trigger_ns ? cap->start_trigger_ns : cap->start_ns;
 }
 
-{{#budget}}
-BPF_HASH(wakers, struct kd_waker_key, struct kd_waker, {{max_wakers}});
+#if WITH_BUDGET
+BPF_HASH(wakers, struct kd_waker_key, struct kd_waker, MAX_WAKERS);
 BPF_PERCPU_ARRAY(irq_context, struct kd_irq_context, 1);
 
 /* Who ends blocked time now: the current task, or the interrupt it is in. */
@@ -24,7 +29,7 @@ static __always_inline void note_waker(struct kd_thread *t, __u32 tid, __u64 blo
     else if (c && c->soft)
         key.kind = KD_WAKER_SOFTIRQ;
     else
-        key.pid = (__u32)id;
+        key.waker_tid = (__u32)id;
     struct kd_waker fresh = {};
     struct kd_waker *w = wakers.lookup_or_try_init(&key, &fresh);
     if (!w) {
@@ -40,12 +45,12 @@ static __always_inline void note_waker(struct kd_thread *t, __u32 tid, __u64 blo
     /* For the syscall event of the syscall this wakeup ends, if any. */
     t->budget.woken_ns = now;
     t->budget.waker_kind = key.kind;
-    t->budget.waker_tid = key.pid;
+    t->budget.waker_tid = key.waker_tid;
     t->budget.waker_pid = key.kind == KD_WAKER_TASK ? w->tgid : 0;
     __builtin_memcpy(t->budget.waker_comm, w->comm, sizeof(w->comm));
 }
 
-BPF_HASH(blame, struct kd_blame_key, struct kd_blame, {{max_blame}});
+BPF_HASH(blame, struct kd_blame_key, struct kd_blame, MAX_BLAME);
 BPF_PERCPU_ARRAY(holders, struct kd_cpu_holders, 1);
 BPF_ARRAY(waiting, __s64, 1);  /* threads of the target waiting for a CPU */
 
@@ -276,5 +281,6 @@ static __always_inline void budget_syscall_returned(struct kd_thread *t, __u32 t
     }
     t->budget.pending_ns = 0;
 }
-{{/budget}}
+#endif
 
+#endif

@@ -151,9 +151,9 @@ struct kd_budget {
 #define KD_WAKER_NONE 255
 
 struct kd_waker_key {
-    __u32 tid;   /* the woken thread */
+    __u32 tid;         /* the woken thread */
     __u32 kind;
-    __u32 pid;   /* KD_WAKER_TASK: the waker's tid; else 0 */
+    __u32 waker_tid;   /* KD_WAKER_TASK: the waker's tid; else 0 */
     __u32 pad;
 };
 
@@ -277,6 +277,11 @@ struct kd_row_key {
     __u32 tid;
     __u32 id;
 };
+
+/* --reclaim: a row's id, the kind of reclaim. */
+#define KD_RECLAIM_DIRECT 0  /* the machine is short of memory */
+#define KD_RECLAIM_MEMCG 1   /* the thread's memory cgroup is at its limit */
+#define KD_RECLAIM_SOFT 2    /* cgroup v1 soft limits, inside a direct reclaim */
 
 struct kd_hardirq_key {
     __u32 tid;

@@ -1,3 +1,8 @@
+/* ---- syscalls and long poll intervals ---- */
+#include "delay/core.bpf.h"
+#include "delay/syscall_state.bpf.h"
+#include "delay/budget.bpf.h"
+
 RAW_TRACEPOINT_PROBE(sys_enter)
 {
     __u64 id = bpf_get_current_pid_tgid();
@@ -51,7 +56,7 @@ RAW_TRACEPOINT_PROBE(sys_exit)
             key.nr = t->sys_nr;
             t->sys_start = 0;
         }
-{{#budget}}
+#if WITH_BUDGET
         if (!entry) {
             /* The raw tracepoint has no syscall number; read it from pt_regs
              * as the classic tracepoint does. */
@@ -61,15 +66,15 @@ RAW_TRACEPOINT_PROBE(sys_exit)
         }
         if (t)
             budget_syscall_returned(t, key.tid, key.nr, entry != 0);
-{{/budget}}
+#endif
         if (!entry)
             return 0;
     }
 
     __u64 now = bpf_ktime_get_ns();
     recent_add(&key, now - entry);  /* with its histogram */
-{{#syscall_events}}
-    if ((SYSCALL_EVENT_MIN_NS == 0 || now - entry > SYSCALL_EVENT_MIN_NS){{#skip_poll}} && key.nr != POLL_NR{{/skip_poll}}) {
+#if WITH_SYSCALL_EVENTS
+    if ((SYSCALL_EVENT_MIN_NS == 0 || now - entry > SYSCALL_EVENT_MIN_NS) && !(SKIP_POLL_EVENTS && key.nr == POLL_NR)) {
         struct kd_event *e = events.ringbuf_reserve(sizeof(struct kd_event));
         if (!e) {
             count(KD_STAT_EVENTS_DROPPED);
@@ -78,17 +83,16 @@ RAW_TRACEPOINT_PROBE(sys_exit)
             e->exit_ns = now;
             e->tid = key.tid;
             e->nr = key.nr;
-{{#stack_traces}}
+#if WITH_STACK_TRACES
             e->user_stack = stack_traces.get_stackid(ctx, BPF_F_USER_STACK);
             e->kernel_stack = stack_traces.get_stackid(ctx, 0);
-{{/stack_traces}}
-{{^stack_traces}}
+#else
             e->user_stack = -1;
             e->kernel_stack = -1;
-{{/stack_traces}}
+#endif
             bpf_get_current_comm(&e->comm, sizeof(e->comm));
             e->waker_kind = KD_WAKER_NONE;
-{{#budget}}
+#if WITH_BUDGET
             /* A syscall that slept: who woke it, last, inside it. */
             if (t && t->budget.woken_ns >= entry) {
                 e->waker_kind = t->budget.waker_kind;
@@ -96,11 +100,11 @@ RAW_TRACEPOINT_PROBE(sys_exit)
                 e->waker_pid = t->budget.waker_pid;
                 __builtin_memcpy(e->waker_comm, t->budget.waker_comm, sizeof(e->waker_comm));
             }
-{{/budget}}
+#endif
             events.ringbuf_submit(e, 0);
         }
     }
-{{/syscall_events}}
+#endif
 
     if (key.nr == POLL_NR) {
         if (!t)
@@ -110,4 +114,3 @@ RAW_TRACEPOINT_PROBE(sys_exit)
     }
     return 0;
 }
-

@@ -1,0 +1,93 @@
+#include "bpf/program_source.h"
+
+#include <algorithm>
+#include <set>
+#include <sstream>
+
+#include "bpf/embedded.h"
+#include "bpf/template.h"
+#include "core/error.h"
+
+namespace kdelay {
+
+void ConfigHeader::define(const std::string& name, const std::string& value)
+{
+    if (!is_c_identifier(name))
+        throw Error(Exit::software, "kd_config.h: '" + name + "' is not a C identifier");
+    if (std::find(names_.begin(), names_.end(), name) != names_.end())
+        throw Error(Exit::software, "kd_config.h: " + name + " is defined twice");
+    names_.push_back(name);
+    text_ += "#define " + name + " " + value + "\n";
+}
+
+void ConfigHeader::number(const std::string& name, uint64_t value) { define(name, std::to_string(value)); }
+
+void ConfigHeader::type(const std::string& name, const std::string& type)
+{
+    if (!is_c_identifier(type))
+        throw Error(Exit::config, "'" + type + "' is not a valid C type name for " + name);
+    define(name, type);
+}
+
+namespace {
+
+// The file name of an #include "name" line; empty for any other line.
+// Throws for #include <...>.
+std::string included_name(const std::string& line)
+{
+    size_t i = line.find_first_not_of(" \t");
+    if (i == std::string::npos || line[i] != '#')
+        return "";
+    i = line.find_first_not_of(" \t", i + 1);
+    if (i == std::string::npos || line.compare(i, 7, "include") != 0)
+        return "";
+    i = line.find_first_not_of(" \t", i + 7);
+    if (i != std::string::npos && line[i] == '"') {
+        const size_t end = line.find('"', i + 1);
+        if (end != std::string::npos)
+            return line.substr(i + 1, end - i - 1);
+    }
+    throw Error(Exit::software, "eBPF source: only #include \"file\" of bpf/ is allowed: " + line);
+}
+
+struct Assembly {
+    const ConfigHeader& config;
+    const SourceFiles& file_text;
+    std::set<std::string> seen;
+    std::string out;
+};
+
+void inline_file(const std::string& name, Assembly& a)
+{
+    if (!a.seen.insert(name).second)
+        return;
+    const std::string text = name == kConfigHeaderName ? a.config.text() : a.file_text(name);
+    a.out += "/* ---- " + name + " ---- */\n";
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) {
+        const std::string included = included_name(line);
+        if (included.empty())
+            a.out += line + "\n";
+        else
+            inline_file(included, a);
+    }
+}
+
+}  // namespace
+
+std::string assemble_program(const std::vector<std::string>& parts, const ConfigHeader& config,
+                             const SourceFiles& file_text)
+{
+    Assembly a{config, file_text, {}, {}};
+    inline_file(kConfigHeaderName, a);
+    for (const std::string& part : parts)
+        inline_file(part, a);
+    return a.out;
+}
+
+std::string assemble_program(const std::vector<std::string>& parts, const ConfigHeader& config)
+{
+    return assemble_program(parts, config, [](const std::string& name) { return embedded_file(name); });
+}
+
+}  // namespace kdelay

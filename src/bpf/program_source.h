@@ -1,0 +1,49 @@
+// The eBPF program's source: plain C files under bpf/, compiled into the
+// binary, plus one header that kdelay writes from the run's final config.
+//
+// The files include each other ("delay/core.bpf.h") and the generated
+// kd_config.h; assembling a program inlines those includes, each file once,
+// so that BCC compiles one self-contained text. The files stay real C:
+// they read, and compile, with an include path of bpf/ and a kd_config.h.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace kdelay {
+
+// kd_config.h: #defines only, each a checked name and a number or a C type
+// name, so nothing from the command line is ever spliced into C.
+class ConfigHeader {
+public:
+    // Throws Error(Exit::software) for a name that is not a C identifier or
+    // is defined twice.
+    void number(const std::string& name, uint64_t value);
+    void flag(const std::string& name, bool on) { number(name, on ? 1 : 0); }
+    // Throws Error(Exit::config) unless type is a C identifier (__u32).
+    void type(const std::string& name, const std::string& type);
+    const std::string& text() const { return text_; }
+
+private:
+    void define(const std::string& name, const std::string& value);
+    std::vector<std::string> names_;
+    std::string text_;
+};
+
+// The name the parts include the generated header by.
+inline constexpr const char* kConfigHeaderName = "kd_config.h";
+
+// The parts (paths under bpf/) with their #include "..." lines inlined,
+// each file once, and kd_config.h as config gives it. Throws
+// Error(Exit::software) for a file that was not embedded or an
+// #include <...> (the kernel side includes no system or kernel headers).
+std::string assemble_program(const std::vector<std::string>& parts, const ConfigHeader& config);
+
+// The same, with the files from file_text instead of the embedded ones.
+using SourceFiles = std::function<std::string(const std::string& name)>;
+std::string assemble_program(const std::vector<std::string>& parts, const ConfigHeader& config,
+                             const SourceFiles& file_text);
+
+}  // namespace kdelay
