@@ -27,7 +27,6 @@ DelayConfig make_delay_config(const CommonOptions& common, const DelayOptions& o
     for (const FeatureSwitch* s : feature_switches())
         if (s->is_on(options.switches))
             s->turn_on(f);
-    f.budget |= common.format == CommonOptions::Format::json;
     f.upcall_stats = !options.skip_upcall_stats;
     f.ringbuf_pages = 1;
     while (f.ringbuf_pages < options.buffer_page_count)

@@ -78,7 +78,7 @@ void attach_trigger(BpfSession& session, const ResolvedTrigger& r, const char* f
 
 }  // namespace
 
-int run_delay(DelayConfig cfg, ReportWriter& writer)
+int run_delay(const DelayConfig& cfg, ReportWriter& writer)
 {
     if (cfg.list_probes)
         return list_probes(cfg);
@@ -98,18 +98,19 @@ int run_delay(DelayConfig cfg, ReportWriter& writer)
                                                    " tracepoint (it came in " + s->since + ")");
     }
 
+    // The target: -p's process, or the command, held at the door until
+    // the first sample starts.
     std::optional<Launcher> launcher;
-    if (!cfg.command.empty() && !cfg.bpf.print_ebpf) {
+    if (!cfg.command.empty() && !cfg.bpf.print_ebpf)
         launcher.emplace(cfg.command);
-        cfg.bpf.pid = launcher->pid();
-    }
+    const pid_t target = launcher ? launcher->pid() : cfg.bpf.pid;
 
     KernelBtf btf;
     const uint32_t poll_nr = poll_syscall_number();
     DelayProgramParams params;
-    params.tgid = cfg.bpf.pid;
+    params.tgid = target;
     params.poll_nr = poll_nr;
-    params.sizes = size_delay_maps(cfg.bpf.pid ? thread_count(cfg.bpf.pid) : 1);
+    params.sizes = size_delay_maps(target ? thread_count(target) : 1);
     params.layout = read_kernel_layout(btf);
     params.start_trigger = cfg.start_trigger.has_value();
     params.stop_trigger = cfg.stop_trigger.has_value();
@@ -117,7 +118,7 @@ int run_delay(DelayConfig cfg, ReportWriter& writer)
     params.block = read_block_layout(btf);
     params.compare_and_swap = bpf_has_compare_and_swap();
     params.cpus = static_cast<uint32_t>(std::max(1, libbpf_num_possible_cpus()));
-    const UpcallPlan upcalls = plan_upcalls(!cfg.features.upcall_stats);
+    const UpcallPlan upcalls = plan_upcalls(cfg.features.upcall_stats);
     params.upcalls = upcalls.probe;
     const std::string source = render_delay_program(params);
     if (cfg.bpf.print_ebpf) {
@@ -137,23 +138,23 @@ int run_delay(DelayConfig cfg, ReportWriter& writer)
         session.attach(load_probe_set("block", block_features(params.block)));
     if (upcalls.probe != UpcallPlan::Probe::none)
         session.attach(load_probe_set("upcall", {upcalls.feature()}));
-    session.attach_usdts(cfg.bpf.pid);
+    session.attach_usdts(target);
     if (start)
-        attach_trigger(session, *start, kStartTriggerFunction, cfg.bpf.pid);
+        attach_trigger(session, *start, kStartTriggerFunction, target);
     if (stop)
-        attach_trigger(session, *stop, kStopTriggerFunction, cfg.bpf.pid);
+        attach_trigger(session, *stop, kStopTriggerFunction, target);
 
     // Signals are taken over only now: until here Ctrl-C ends kdelay at once,
     // even inside a compile or a blocking open, and nothing is left behind
     // (a command held at the door sees its pipe close and exits).
     EventWait wait;
-    DelayCollector collector(session, params, cfg.bpf.pid);
+    DelayCollector collector(session, params, target);
     if (!upcalls.note.empty())
         writer.note(upcalls.note);
     if (!params.block)
         writer.note(std::string("No BLOCK I/O STATISTICS: this kernel lacks ") + kBlockLayoutNeeds);
-    wait.watch_process(cfg.bpf.pid);
-    run_samples(cfg, collector, wait, writer, [&] {
+    wait.watch_process(target);
+    run_samples(cfg, target, collector, wait, writer, [&] {
         if (launcher)
             launcher->release();
     });

@@ -7,6 +7,6 @@
 
 namespace kdelay {
 
-int run_delay(DelayConfig cfg, ReportWriter& writer);
+int run_delay(const DelayConfig& cfg, ReportWriter& writer);
 
 }  // namespace kdelay

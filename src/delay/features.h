@@ -19,7 +19,7 @@ struct DelayFeatures {
     bool upcall_stats = true;
     // The core's switches (kCoreSwitches).
     bool histograms = false;
-    bool budget = false;  // per-thread time budget: --budget, and always in JSON
+    bool budget = false;  // per-thread time budget (--budget), in text and JSON
     // The plug-in sections turned on, by name (delay/section.h).
     std::set<std::string> sections;
 
@@ -55,7 +55,7 @@ struct FeatureSwitch {
 inline constexpr FeatureSwitch kCoreSwitches[] = {
     {"budget", "--budget",
      "Add each thread's time budget: the window split into running, ready, blocked per\n"
-     "syscall, stopped and not alive (always in --format json)",
+     "syscall, stopped and not alive, with who held the CPU and who woke the thread",
      nullptr, nullptr, &DelayFeatures::budget},
     {"histograms", "--histogram",
      "Add log2 latency histograms per thread: each syscall, run, ready, hard and soft IRQs,\n"

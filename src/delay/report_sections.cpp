@@ -475,8 +475,8 @@ Report delay_report(const Sample& sample)
     r.fields.emplace_back("poll_nr", uint64_t{sample.poll_nr});
     for (const auto& t : sample.threads)
         r.threads.push_back(ThreadSections{t.tid, t.name, thread_sections(t, sample.poll_nr)});
-    upcalls(sample.upcalls, r.blocks);
-    r.blocks.push_back(syscall_events(sample.events));
+    upcalls(sample.upcalls, r.sample_sections);
+    r.sample_sections.push_back(syscall_events(sample.events));
     return r;
 }
 

@@ -53,7 +53,7 @@ struct HistogramSample {
     Log2Hist hist;     // nanoseconds
 };
 
-// Where a thread's time in the window went (--budget, always in JSON). The
+// Where a thread's time in the window went (--budget). The
 // parts add up to window_ns; what they do not cover is remainder_ns, shown,
 // never hidden.
 struct TimeBudget {

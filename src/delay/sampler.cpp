@@ -40,8 +40,8 @@ enum class Outcome { reached, deadline, interrupted, exited };
 
 class Sampler {
 public:
-    Sampler(const DelayConfig& cfg, SampleSource& collector, EventWait& wait, ReportWriter& writer)
-        : cfg_(cfg), collector_(collector), wait_(wait), writer_(writer)
+    Sampler(const DelayConfig& cfg, pid_t target, SampleSource& collector, EventWait& wait, ReportWriter& writer)
+        : cfg_(cfg), target_(target), collector_(collector), wait_(wait), writer_(writer)
     {
     }
 
@@ -60,6 +60,7 @@ private:
     void warnings();
 
     const DelayConfig& cfg_;
+    const pid_t target_;
     SampleSource& collector_;
     EventWait& wait_;
     ReportWriter& writer_;
@@ -135,7 +136,7 @@ bool Sampler::sample(bool& counted, const std::function<void()>& on_start)
         status_.clear();
         if (outcome != Outcome::reached) {
             collector_.reset();  // nothing was captured
-            writer_.note(outcome == Outcome::exited ? "Target process " + std::to_string(cfg_.bpf.pid) +
+            writer_.note(outcome == Outcome::exited ? "Target process " + std::to_string(target_) +
                                                           " exited before the start trigger fired"
                                                     : "Interrupted while waiting for the start trigger");
             return false;
@@ -166,7 +167,7 @@ bool Sampler::sample(bool& counted, const std::function<void()>& on_start)
                     state.stop_trigger_ns ? std::optional<uint64_t>(state.stop_trigger_ns) : std::nullopt,
                     std::nullopt});
     if (outcome == Outcome::exited)
-        writer_.note("Target process " + std::to_string(cfg_.bpf.pid) + " exited; the sample ends here");
+        writer_.note("Target process " + std::to_string(target_) + " exited; the sample ends here");
     else if (outcome == Outcome::interrupted)
         writer_.note("Interrupted; reporting what was collected");
 
@@ -210,7 +211,7 @@ void Sampler::run(const std::function<void()>& on_first_start)
         activity_ = "pausing between samples";
         const Outcome pause = wait_for(Clock::now() + seconds(cfg_.sample_interval), nullptr, true);
         if (pause == Outcome::exited)
-            writer_.note("Target process " + std::to_string(cfg_.bpf.pid) + " exited; no more samples");
+            writer_.note("Target process " + std::to_string(target_) + " exited; no more samples");
         if (pause != Outcome::deadline)
             break;
         missed_starts_ += dump_misses_;  // a sample follows this dump
@@ -243,10 +244,10 @@ void Sampler::warnings()
 
 }  // namespace
 
-void run_samples(const DelayConfig& cfg, SampleSource& collector, EventWait& wait,
+void run_samples(const DelayConfig& cfg, pid_t target, SampleSource& collector, EventWait& wait,
                  ReportWriter& writer, const std::function<void()>& on_first_start)
 {
-    Sampler(cfg, collector, wait, writer).run(on_first_start);
+    Sampler(cfg, target, collector, wait, writer).run(on_first_start);
 }
 
 }  // namespace kdelay

@@ -12,10 +12,11 @@ class SampleSource;
 class EventWait;
 class ReportWriter;
 
-// Runs cfg.sample_count samples. Ends early, still reporting what was
+// Runs cfg.sample_count samples of target (-p's, or the launched command's
+// pid). Ends early, still reporting what was
 // collected, on Ctrl-C or when the target exits. on_first_start runs once
 // tracing is ready (it releases a launched command).
-void run_samples(const DelayConfig& cfg, SampleSource& collector, EventWait& wait,
+void run_samples(const DelayConfig& cfg, pid_t target, SampleSource& collector, EventWait& wait,
                  ReportWriter& writer, const std::function<void()>& on_first_start);
 
 }  // namespace kdelay

@@ -18,9 +18,9 @@ std::string UpcallPlan::feature() const
     return "";
 }
 
-UpcallPlan plan_upcalls(bool skip)
+UpcallPlan plan_upcalls(bool wanted)
 {
-    if (skip)
+    if (!wanted)
         return {};
     if (!mount_tracefs())  // not root: only --ebpf gets here
         return {UpcallPlan::Probe::none, "No UPCALL STATISTICS: tracefs cannot be read"};

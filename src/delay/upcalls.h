@@ -22,7 +22,8 @@ struct UpcallPlan {
 // Asks this kernel: the openvswitch module (its ovs_dp_upcall tracepoint
 // or /sys/module/openvswitch), then kprobes. KDELAY_UPCALL_PROBE=tracepoint
 // takes the tracepoint even where kprobes work (for tests of that path).
-UpcallPlan plan_upcalls(bool skip);
+// Without wanted (--skip-upcall-stats), no hook and no note.
+UpcallPlan plan_upcalls(bool wanted);
 
 // The counters of the upcalls map, by (CPU, return code), as a report section.
 UpcallStats upcall_stats(const std::map<std::pair<uint32_t, int32_t>, uint64_t>& counts,

@@ -57,7 +57,7 @@ public:
         json j{{"type", "sample"}, {"threads", std::move(threads)}};
         for (const auto& [key, value] : report.fields)
             j[key] = cell_json(value);
-        add_sections(j, report.blocks);
+        add_sections(j, report.sample_sections);
         line(j);
     }
 

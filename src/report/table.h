@@ -99,12 +99,12 @@ struct ThreadSections {
     std::vector<Table> sections;
 };
 
-// One sample of the per-thread report: each thread's sections, then blocks
-// about the whole sample (upcalls, syscall events).
+// One sample of the per-thread report: each thread's sections, then the
+// sections about the whole sample (upcalls, syscall events).
 struct Report {
     std::vector<std::pair<std::string, Cell>> fields;  // JSON only: "poll_nr"
     std::vector<ThreadSections> threads;
-    std::vector<Table> blocks;
+    std::vector<Table> sample_sections;
 };
 
 }  // namespace kdelay

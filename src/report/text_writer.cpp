@@ -100,7 +100,7 @@ void TextWriter::report(const Report& report)
             body(s, kIndent);
         }
     }
-    for (const auto& b : report.blocks) {
+    for (const auto& b : report.sample_sections) {
         if (!has_text(b))
             continue;
         out_ << "\n\n" << b.title << "\n";

@@ -75,6 +75,7 @@ Result run_kdelay_json(pid_t pid, size_t count, const std::vector<std::string>& 
                                      std::to_string(pid),
                                      "--format",
                                      "json",
+                                     "--budget",
                                      "--skip-upcall-stats",
                                      "--start-trigger",
                                      "u:kdtest:window_start",

@@ -1,6 +1,8 @@
-// Registers every tests/e2e/cases/*.case as a gtest (suite "Case"), which
-// gtest_discover_tests hands to ctest, and runs it: the workload, kdelay
-// with --format json, the steps, then each EXPECT against the output.
+// Registers every case of tests/e2e/cases/*.case as a gtest (suite
+// "Case"), which gtest_discover_tests hands to ctest, and runs it: the
+// workload, kdelay with --format json, the steps, then each EXPECT against
+// the output; or, for an ERROR one-liner, kdelay alone, its exit status and
+// its one line on stderr.
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -51,6 +53,8 @@ public:
 
     void TestBody() override
     {
+        if (c_.is_error)
+            return run_error();
         if (const std::string why = unmet(c_); !why.empty())
             GTEST_SKIP() << why;
         std::unique_ptr<SchedStatsOn> schedstats;
@@ -105,6 +109,20 @@ public:
     }
 
 private:
+    // As a user runs it: as root, where every check before the first
+    // error is passed.
+    void run_error()
+    {
+        if (geteuid() != 0)
+            GTEST_SKIP() << "error cases run as root";
+        std::vector<std::string> argv = {kKdelay};
+        argv.insert(argv.end(), c_.kdelay.begin(), c_.kdelay.end());
+        const Result r = run(argv, std::chrono::seconds(30));
+        EXPECT_EQ(r.status, c_.error_exit) << c_.file << ":" << c_.line << "\n" << r.err;
+        EXPECT_EQ(r.err, c_.error_line + "\n") << c_.file << ":" << c_.line;
+        EXPECT_EQ(r.out, "") << c_.file << ":" << c_.line;
+    }
+
     E2eCase c_;
 };
 
@@ -131,11 +149,12 @@ const bool registered = [] {
         text << in.rdbuf();
         const std::string file = path.string();
         try {
-            E2eCase c = parse_case(text.str(), file);
-            const std::string name = c.name;
-            const int line = c.line;
-            ::testing::RegisterTest("Case", name.c_str(), nullptr, nullptr, file.c_str(), line,
-                                    [c = std::move(c)]() -> ::testing::Test* { return new CaseTest(c); });
+            for (E2eCase& c : parse_cases(text.str(), file)) {
+                const std::string name = c.name;
+                const int line = c.line;
+                ::testing::RegisterTest("Case", name.c_str(), nullptr, nullptr, file.c_str(), line,
+                                        [c = std::move(c)]() -> ::testing::Test* { return new CaseTest(c); });
+            }
         } catch (const std::exception& ex) {
             const std::string why = ex.what();
             ::testing::RegisterTest("Case", path.stem().c_str(), nullptr, nullptr, file.c_str(), 1,

@@ -87,7 +87,8 @@ TEST(JsonE2E, DelayReportAsJsonLines)
     KD_REQUIRE_BPF();
     Process workload({kWorkload, "syscalls", "1000", "20"});
     ASSERT_TRUE(workload.wait_for_output("ready", 5s));
-    Process kdelay({kKdelay, "-p", std::to_string(workload.pid()), "--sample-time", "2", "--format", "json"});
+    Process kdelay(
+        {kKdelay, "-p", std::to_string(workload.pid()), "--sample-time", "2", "--budget", "--format", "json"});
     ASSERT_TRUE(kdelay.wait_for_output("\"marker\":\"start\"", kStartTimeout)) << kdelay.err();
     workload.signal(SIGUSR1);
     ASSERT_TRUE(workload.wait_for_output("done", 10s));

@@ -1,8 +1,10 @@
 #include "case_file.h"
 
 #include <cctype>
+#include <functional>
 #include <csignal>
 #include <nlohmann/json.hpp>
+#include <seccomp.h>
 #include <sstream>
 #include <stdexcept>
 
@@ -113,7 +115,8 @@ struct Report {
 //   expect := sum OP sum | sum 'in' sum '..' sum | ('stdout'|'stderr') ('contains'|'lacks') STRING
 //   sum    := term (('+'|'-') term)*
 //   term   := atom (('*'|'/') NUMBER)*
-//   atom   := NUMBER | STRING | 'null' | 'missing' | 'exit' | 'samples' | workload(WORD NAME) | path
+//   atom   := NUMBER | STRING | 'null' | 'missing' | 'exit' | 'samples' | workload(WORD NAME)
+//           | syscall_nr(NAME) | path
 // An index written [*] stands for each sample's: the expectation is checked
 // once per sample, with [*] replaced by 0, 1, ...
 //   path   := ('sample' ['[' N ']'] | 'thread(' NAME ')' | 'marker(' KIND ')' ['[' N ']'])
@@ -316,6 +319,14 @@ private:
             expect_char('(');
             return workload_number(until(')'));
         }
+        if (w == "syscall_nr") {
+            expect_char('(');
+            const std::string name = until(')');
+            const int nr = seccomp_syscall_resolve_name(name.c_str());
+            if (nr < 0)
+                fail("no syscall named '" + name + "' on this architecture");
+            return Value{Value::Kind::number, static_cast<double>(nr), {}};
+        }
         const json* at = nullptr;
         if (w == "sample") {
             size_t k = 0;
@@ -403,10 +414,56 @@ private:
 
 }  // namespace
 
-E2eCase parse_case(const std::string& text, const std::string& file)
+namespace {
+
+// A finished case: what each kind must have.
+void check_complete(const E2eCase& c)
 {
+    if (c.is_error)
+        return;
+    if (c.workload.empty())
+        throw std::runtime_error(c.file + ":" + std::to_string(c.line) + ": " + c.name + " has no WORKLOAD");
+    if (c.expects.empty())
+        throw std::runtime_error(c.file + ":" + std::to_string(c.line) + ": " + c.name + " has no EXPECT");
+}
+
+// ERROR NAME EXIT ARGS... => LINE ('' is an empty argument).
+E2eCase error_case(const std::string& rest, const std::string& file, int line,
+                   const std::function<void(const std::string&)>& fail)
+{
+    const size_t arrow = rest.find(" => ");
+    if (arrow == std::string::npos)
+        fail("ERROR is 'NAME EXIT ARGS... => STDERR LINE'");
+    const std::vector<std::string> head = words(rest.substr(0, arrow));
+    if (head.size() < 2)
+        fail("ERROR is 'NAME EXIT ARGS... => STDERR LINE'");
     E2eCase c;
     c.file = file;
+    c.line = line;
+    c.name = head[0];
+    c.is_error = true;
+    try {
+        size_t used = 0;
+        c.error_exit = std::stoi(head[1], &used);
+        if (used != head[1].size())
+            throw std::invalid_argument("exit");
+    } catch (const std::exception&) {
+        fail("ERROR's exit status is a number: " + head[1]);
+    }
+    for (size_t i = 2; i < head.size(); ++i)
+        c.kdelay.push_back(head[i] == "''" ? "" : head[i]);
+    c.error_line = rest.substr(arrow + 4);
+    if (c.error_line.empty())
+        fail("ERROR needs the stderr line after =>");
+    return c;
+}
+
+}  // namespace
+
+std::vector<E2eCase> parse_cases(const std::string& text, const std::string& file)
+{
+    std::vector<E2eCase> cases;
+    E2eCase* c = nullptr;  // the case the lines go to
     std::istringstream in(text);
     int n = 0;
     auto fail = [&](const std::string& why) { throw std::runtime_error(file + ":" + std::to_string(n) + ": " + why); };
@@ -419,29 +476,47 @@ E2eCase parse_case(const std::string& text, const std::string& file)
         const std::string key = l.substr(a, sp == std::string::npos ? std::string::npos : sp - a);
         const std::string rest = sp == std::string::npos ? "" : l.substr(l.find_first_not_of(" \t", sp));
         const std::vector<std::string> args = words(rest);
-        if (key == "NAME") {
+        if (key == "NAME" || key == "ERROR") {
+            if (c)
+                check_complete(*c);
+            if (key == "ERROR") {
+                cases.push_back(error_case(rest, file, n, fail));
+                c = nullptr;
+                continue;
+            }
             if (args.size() != 1)
                 fail("NAME takes one word, the test's name");
-            c.name = args[0];
-            c.line = n;
-        } else if (key == "REQUIRES") {
+            cases.emplace_back();
+            c = &cases.back();
+            c->file = file;
+            c->name = args[0];
+            c->line = n;
+            continue;
+        }
+        if (!c)
+            fail(key + " before any NAME");
+        if (key == "REQUIRES") {
             for (const std::string& r : args) {
                 const bool tracepoint = r.rfind("tracepoint:", 0) == 0 && r.find(':', 11) != std::string::npos;
                 if (r != "bpf" && r != "kprobes" && r != "schedstats" && !tracepoint)
                     fail("unknown requirement '" + r + "' (bpf, kprobes, schedstats, tracepoint:SYSTEM:EVENT)");
-                c.requires_.push_back(r);
+                c->requires_.push_back(r);
             }
+        } else if (key == "TAGS") {
+            if (args.empty())
+                fail("TAGS needs a tag");
+            c->tags.insert(c->tags.end(), args.begin(), args.end());
         } else if (key == "WORKLOAD") {
             if (args.empty())
                 fail("WORKLOAD needs a program");
-            c.workload = args;
+            c->workload = args;
         } else if (key == "READY") {
-            c.ready = rest;
+            c->ready = rest;
         } else if (key == "KDELAY") {
-            c.kdelay = args;
+            c->kdelay = args;
         } else if (key == "TIMEOUT") {
             try {
-                c.timeout = std::chrono::duration_cast<std::chrono::seconds>(duration_of(rest));
+                c->timeout = std::chrono::duration_cast<std::chrono::seconds>(duration_of(rest));
             } catch (const std::exception&) {
                 fail("TIMEOUT takes a duration: 30, 30s or 500ms");
             }
@@ -467,22 +542,28 @@ E2eCase parse_case(const std::string& text, const std::string& file)
             } catch (const std::invalid_argument&) {
                 fail("a STEP duration is a number with s or ms");
             }
-            c.steps.push_back(s);
+            c->steps.push_back(s);
         } else if (key == "EXPECT") {
             if (rest.empty())
                 fail("EXPECT needs an expectation");
-            c.expects.push_back({rest, n});
+            c->expects.push_back({rest, n});
         } else {
-            fail("unknown key '" + key + "' (NAME REQUIRES WORKLOAD READY KDELAY STEP TIMEOUT EXPECT)");
+            fail("unknown key '" + key + "' (NAME ERROR REQUIRES TAGS WORKLOAD READY KDELAY STEP TIMEOUT EXPECT)");
         }
     }
-    if (c.name.empty())
-        throw std::runtime_error(file + ": no NAME");
-    if (c.workload.empty())
-        throw std::runtime_error(file + ": no WORKLOAD");
-    if (c.expects.empty())
-        throw std::runtime_error(file + ": no EXPECT");
-    return c;
+    if (c)
+        check_complete(*c);
+    if (cases.empty())
+        throw std::runtime_error(file + ": no NAME or ERROR");
+    return cases;
+}
+
+E2eCase parse_case(const std::string& text, const std::string& file)
+{
+    std::vector<E2eCase> cases = parse_cases(text, file);
+    if (cases.size() != 1)
+        throw std::runtime_error(file + ": " + std::to_string(cases.size()) + " cases, not one");
+    return cases.front();
 }
 
 std::string check_expectation(const std::string& expr, const CaseRun& run)

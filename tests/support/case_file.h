@@ -1,4 +1,4 @@
-// End-to-end cases as data: one small text file per case under
+// End-to-end cases as data: text files of one or more cases under
 // tests/e2e/cases/, read here and run by tests/e2e/case_runner_test.cpp.
 // The format is in tests/e2e/cases/README.md.
 #pragma once
@@ -29,6 +29,12 @@ struct E2eCase {
     std::string file;
     int line = 1;
     std::vector<std::string> requires_;  // bpf, kprobes, schedstats, tracepoint:SYSTEM:EVENT
+    std::vector<std::string> tags;       // what the case exercises, for tests/vm/matrix.sh
+    // An ERROR one-liner: kdelay with `kdelay` alone (no workload, no
+    // --format) exits with error_exit and prints error_line, and only that.
+    bool is_error = false;
+    int error_exit = 0;
+    std::string error_line;
     std::vector<std::string> workload;   // a program of tests/programs and its arguments
     std::string ready = "ready";         // the workload's line before kdelay starts
     std::vector<std::string> kdelay;     // arguments; {pid} is the workload's pid
@@ -37,7 +43,11 @@ struct E2eCase {
     std::vector<Expectation> expects;
 };
 
-// Throws std::runtime_error("FILE:LINE: why") on a malformed case.
+// Every case of a file, in order: a NAME line starts a case, an ERROR line
+// is one. Throws std::runtime_error("FILE:LINE: why") on a malformed case.
+std::vector<E2eCase> parse_cases(const std::string& text, const std::string& file);
+
+// The one case of text; throws unless there is exactly one.
 E2eCase parse_case(const std::string& text, const std::string& file);
 
 // What one run left to check.

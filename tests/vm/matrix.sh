@@ -30,22 +30,26 @@ jobs=${KDELAY_VM_JOBS:-1}
 build=${KDELAY_BUILD_DIR:-build}
 [ -x "$build/kdelay" ] || { echo "matrix.sh: no kdelay in $build; build first" >&2; exit 1; }
 
+# The data cases say themselves what they exercise: `TAGS kernel` (a
+# kernel-dependent path), `TAGS rt` (what PREEMPT_RT changes).
+cases_tagged() {
+    awk -v tag="$1" '/^NAME /{name=$2} /^TAGS /{for (i = 2; i <= NF; i++) if ($i == tag) print "Case\\." name}' \
+        tests/e2e/cases/*.case
+}
+mapfile -t kernel_cases < <(cases_tagged kernel)
+mapfile -t rt_cases < <(cases_tagged rt)
+
 kernel_paths=(
+    "${kernel_cases[@]}"
     'SyscallWorkload\.'                                          # BTF offsets, names
-    'Case\.CountsExactlyTheSyscallsMadeInTheWindow'               # exact counts
+    'ProgramE2E\.CompilesLoadsAndAttachesWithEverySwitchOn'    # every part, every #if (all off: every other test)
     'DelayE2E\.BusyThreadsSharingOneCpuSplitTheWindowIntoRunAndReady'
     'DelayE2E\.StoppedAndReadyTimeComeWithoutAWakeupProgram'     # sched_info, the run queue's clock
-    'Case\.RenamedThreadShowsItsNewName'                          # tp_btf task_rename
     'JsonE2E\.HistogramTotalsEqualTheCounts'                      # histogram arrays, per-CPU runs' flush loop
     'DelayE2E\.LoopbackUdpShowsNetRxSoftIrqsOnTheThread'
     'DelayE2E\.DiskInterruptsCountOnTheThreadTheyInterrupt'        # hard IRQs
-    'Case\.FutexPingPongCountsEveryCall'                           # futex counts (RT: sleeping locks)
-    'Case\.LockContentionShowsEachWaitForAKernelLock'             # lock tracepoints (RT: rt-mutex)
-    'Case\.MemcgReclaimShowsTheReadsStallsOnTheCgroupLimit'       # vmscan tracepoints, cgroup v2 in the guest
     'BlockE2E\.BiosnoopShowsEachDirectIoOfTheProcessOnly'
     'BlockE2E\.DelayReportAttributesBlockIoToTheIssuingThread'
-    'Case\.UsdtStartAndStopFrameExactlyTheSection'
-    'Case\.UprobeEntryAndReturnFrameExactlyTheSection'
     'TriggerE2E\.KprobeTriggers'
     'TriggerE2E\.ASyscallReturningWhereAnEarlierSampleStoppedIsCounted'  # per-CPU in-flight slot
     'OvsE2E\.'                                                  # upcalls of a real ovs-vswitchd
@@ -54,11 +58,9 @@ kernel_paths=(
 # What PREEMPT_RT changes: sleeping spinlocks and rt-mutexes, and with them
 # the scheduler's accounting of who runs and who waits.
 rt_paths=(
+    "${rt_cases[@]}"
     'DelayE2E\.BusyThreadsSharingOneCpuSplitTheWindowIntoRunAndReady'
     'DelayE2E\.StoppedAndReadyTimeComeWithoutAWakeupProgram'
-    'Case\.FutexPingPongCountsEveryCall'
-    'Case\.LockContentionShowsEachWaitForAKernelLock'
-    'Case\.UprobeEntryAndReturnFrameExactlyTheSection'
     'BudgetE2E\.'
 )
 # The ctest selection for KERNEL, KERNEL@core or KERNEL@rt.

@@ -110,7 +110,7 @@ class Sampler : public ::testing::Test {
 protected:
     void run(const DelayConfig& cfg, const std::function<void()>& on_first_start = nullptr)
     {
-        run_samples(cfg, src, wait, out, on_first_start);
+        run_samples(cfg, cfg.bpf.pid, src, wait, out, on_first_start);
     }
     FakeSource src;
     RecordingWriter out;

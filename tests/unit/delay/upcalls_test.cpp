@@ -30,7 +30,7 @@ TEST(Upcalls, TheTracepointCountsCallsOnly)
 
 TEST(Upcalls, SkippedMeansNoHookAndNoNote)
 {
-    const auto plan = plan_upcalls(true);
+    const auto plan = plan_upcalls(false);
     EXPECT_EQ(plan.probe, UpcallPlan::Probe::none);
     EXPECT_TRUE(plan.note.empty());
     EXPECT_EQ(plan.feature(), "");

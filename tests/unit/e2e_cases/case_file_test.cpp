@@ -1,6 +1,7 @@
 // The e2e case format (tests/support/case_file): parsing, and expectations
 // checked against a made-up run, without root.
 #include <gtest/gtest.h>
+#include <seccomp.h>
 
 #include "case_file.h"
 
@@ -73,14 +74,54 @@ TEST(CaseFile, AMalformedLineIsNamedByFileAndLine)
         return std::string("parsed");
     };
     EXPECT_EQ(message("NAME x\nWORKLOAD w\nFROB 1\n"),
-              "bad.case:3: unknown key 'FROB' (NAME REQUIRES WORKLOAD READY KDELAY STEP TIMEOUT EXPECT)");
+              "bad.case:3: unknown key 'FROB' (NAME ERROR REQUIRES TAGS WORKLOAD READY KDELAY STEP TIMEOUT EXPECT)");
     EXPECT_EQ(message("NAME x\nREQUIRES gpu\n"), "bad.case:2: unknown requirement 'gpu' (bpf, kprobes, schedstats, tracepoint:SYSTEM:EVENT)");
     EXPECT_EQ(message("NAME x\nREQUIRES tracepoint:lock\n"),
               "bad.case:2: unknown requirement 'tracepoint:lock' (bpf, kprobes, schedstats, tracepoint:SYSTEM:EVENT)");
     EXPECT_EQ(message("NAME x\nSTEP signal workload FOO\n"), "bad.case:2: unknown signal 'FOO'");
     EXPECT_EQ(message("NAME x\nSTEP sleep soon\n"), "bad.case:2: a STEP duration is a number with s or ms");
-    EXPECT_EQ(message("NAME x\nWORKLOAD w\n"), "bad.case: no EXPECT");
-    EXPECT_EQ(message("WORKLOAD w\nEXPECT exit == 0\n"), "bad.case: no NAME");
+    EXPECT_EQ(message("NAME x\nWORKLOAD w\n"), "bad.case:1: x has no EXPECT");
+    EXPECT_EQ(message("NAME x\nWORKLOAD w\nNAME y\nWORKLOAD w\nEXPECT exit == 0\n"), "bad.case:1: x has no EXPECT");
+    EXPECT_EQ(message("WORKLOAD w\nEXPECT exit == 0\n"), "bad.case:1: WORKLOAD before any NAME");
+    EXPECT_EQ(message("# nothing\n"), "bad.case: no NAME or ERROR");
+    EXPECT_EQ(message("ERROR x 64 --bogus\n"), "bad.case:1: ERROR is 'NAME EXIT ARGS... => STDERR LINE'");
+    EXPECT_EQ(message("ERROR x sixty-four --bogus => kdelay: no\n"), "bad.case:1: ERROR's exit status is a number: sixty-four");
+}
+
+// A file holds several cases: each NAME starts one, each ERROR is one.
+TEST(CaseFile, SeveralCasesAndErrorOneLinersPerFile)
+{
+    const auto cases = parse_cases(std::string(kCase) + "TAGS kernel rt\n\n"
+                                   "ERROR Nan 64 --sample-time nan '' => kdelay: --sample-time: 'nan' is bad\n"
+                                   "NAME Other\nWORKLOAD kd_workload spin\nEXPECT samples == 1\n",
+                                   "x.case");
+    ASSERT_EQ(cases.size(), 3u);
+    EXPECT_EQ(cases[0].name, "SomeCase");
+    EXPECT_EQ(cases[0].tags, (std::vector<std::string>{"kernel", "rt"}));
+    EXPECT_EQ(cases[0].expects.size(), 1u);
+    EXPECT_TRUE(cases[1].is_error);
+    EXPECT_EQ(cases[1].name, "Nan");
+    EXPECT_EQ(cases[1].line, 14);
+    EXPECT_EQ(cases[1].error_exit, 64);
+    EXPECT_EQ(cases[1].kdelay, (std::vector<std::string>{"--sample-time", "nan", ""}));
+    EXPECT_EQ(cases[1].error_line, "kdelay: --sample-time: 'nan' is bad");
+    EXPECT_EQ(cases[2].name, "Other");
+    EXPECT_TRUE(cases[2].tags.empty());
+    EXPECT_THROW(parse_case(std::string(kCase) + "NAME Other\nWORKLOAD w\nEXPECT exit == 0\n", "x.case"),
+                 std::runtime_error) << "parse_case takes one case";
+}
+
+// Cases name syscalls; the number is this architecture's.
+TEST(CaseFile, SyscallsAreNamedNotNumbered)
+{
+    CaseRun r;
+    const int futex = seccomp_syscall_resolve_name("futex");
+    ASSERT_GE(futex, 0);
+    r.out = R"({"type":"sample","threads":[{"name":"a","syscalls":[{"name":"futex","nr":)" + std::to_string(futex) +
+            "}]}]}\n";
+    EXPECT_EQ(check_expectation("thread(a).syscalls[futex].nr == syscall_nr(futex)", r), "");
+    EXPECT_NE(check_expectation("thread(a).syscalls[futex].nr == syscall_nr(getppid)", r), "");
+    EXPECT_THROW(check_expectation("1 == syscall_nr(no_such_call)", r), std::runtime_error);
 }
 
 TEST(CaseFile, PathsSelectByIndexNameAndField)
