@@ -1,6 +1,7 @@
 // program_loader PROGRAM.c SECONDS: loads a delay program as `kdelay --ebpf`
 // printed it (and as bench/ablate.sh edited it), attaches each of its
-// RAW_TRACEPOINT_PROBEs and BTF_TRACEPOINT_PROBEs through kdelay's own
+// RAW_TRACEPOINT_PROBEs and BTF_TRACEPOINT_PROBEs that kd_config.h turns on
+// (it needs cpp) through kdelay's own
 // BpfSession, starts capturing, and holds it for SECONDS. Prices one change
 // to the kernel side without rebuilding kdelay. LOADER_DEBUG=N passes N as
 // kdelay's -D (BCC's debug flags; any N shows BCC's output and the verifier's).
@@ -24,18 +25,33 @@
 
 namespace {
 
-// One probe per handler the program defines, of the handler's own kind.
+// The program as the compiler sees it, with kd_config.h's #if decided
+// (cpp; BCC's macros stay as written), or "" if cpp failed.
+std::string preprocessed(const char* path)
+{
+    FILE* cpp = popen((std::string("cpp -P -w -undef -nostdinc ") + path).c_str(), "r");
+    std::string out;
+    char buf[65536];
+    for (size_t n; cpp && (n = fread(buf, 1, sizeof buf, cpp)) > 0;)
+        out.append(buf, n);
+    return cpp && pclose(cpp) == 0 ? out : "";
+}
+
+// One probe per handler the compiled program has, of the handler's own
+// kind (BTF_TRACEPOINT_PROBE expanded to its tp_btf__ function).
 std::vector<kdelay::ProbeSpec> handlers(const std::string& src)
 {
     using kdelay::ProbeSpec;
     std::vector<ProbeSpec> probes;
-    const std::regex handler(R"(\n(RAW|BTF)_TRACEPOINT_PROBE\((\w+)\))");
+    const std::regex handler(R"(\n(RAW_TRACEPOINT_PROBE\((\w+)\)|int tp_btf__(\w+)\())");
     for (std::sregex_iterator it(src.begin(), src.end(), handler), end; it != end; ++it) {
-        const std::string tp = (*it)[2];
-        if ((*it)[1] == "RAW")
+        if ((*it)[2].matched) {
+            const std::string tp = (*it)[2];
             probes.push_back({ProbeSpec::Type::raw_tracepoint, tp, "raw_tracepoint__" + tp, "", ""});
-        else
+        } else {
+            const std::string tp = (*it)[3];
             probes.push_back({ProbeSpec::Type::btf_tracepoint, tp, kdelay::kBtfTracepointPrefix + tp, "", ""});
+        }
     }
     return probes;
 }
@@ -59,16 +75,18 @@ int main(int argc, char** argv)
     try {
         const char* debug = getenv("LOADER_DEBUG");
         kdelay::BpfSession session(src, debug ? static_cast<unsigned>(atoi(debug)) : 0);
-        session.attach(handlers(src));
+        const std::string compiled = preprocessed(argv[1]);
+        if (compiled.empty()) {
+            fprintf(stderr, "program_loader: cpp cannot read %s\n", argv[1]);
+            return 66;
+        }
+        session.attach(handlers("\n" + compiled));
         timespec now{};
         clock_gettime(CLOCK_MONOTONIC, &now);
         kd_capture cap{};
         cap.state = KD_CAPTURING;
         cap.start_ns = static_cast<uint64_t>(now.tv_sec) * 1000000000ull + now.tv_nsec;
-        if (!session.bpf().get_array_table<kd_capture>("capture").update_value(0, cap).ok()) {
-            fprintf(stderr, "program_loader: cannot start capturing\n");
-            return 70;
-        }
+        session.maps().set_element("capture", 0, cap);
         sleep(static_cast<unsigned>(atoi(argv[2])));
     } catch (const kdelay::Error& e) {
         fprintf(stderr, "program_loader: %s\n", e.what());

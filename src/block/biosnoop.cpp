@@ -153,7 +153,7 @@ int run_biosnoop(const BiosnoopConfig& cfg, ReportWriter& writer)
     if (printer.lost() > 0)
         writer.warning(with_commas(printer.lost()) +
                        " events were lost (perf buffer full); the lines and summary above are incomplete.");
-    if (const uint64_t n = session.percpu_sum("bio_lost", 0).value_or(0); n > 0)
+    if (const uint64_t n = session.maps().per_cpu_sum("bio_lost", 0); n > 0)
         writer.warning(with_commas(n) + " requests were not tracked (too many in flight).");
     return 0;
 }

@@ -51,7 +51,15 @@ void report_compiler_exit()
 BpfSession::BpfSession(const std::string& source, unsigned debug, const std::vector<UsdtAttach>& usdts)
     // No rw engine: it JIT-compiles string readers for maps that only the
     // Python-style table API uses.
-    : bpf_(std::make_unique<ebpf::BPF>(debug, nullptr, false)), usdts_(usdts), verbose_(debug != 0)
+    : bpf_(std::make_unique<ebpf::BPF>(debug, nullptr, false)),
+      maps_([this](const std::string& name) {
+          const int fd = bpf_->get_table(name).get_fd();
+          if (fd < 0)
+              throw Error(Exit::software, "the eBPF program has no map named " + name);
+          return fd;
+      }),
+      usdts_(usdts),
+      verbose_(debug != 0)
 {
     const KernelHeaders headers;  // only BCC's compile needs them
     // BCC reads and writes tracefs for uprobes, USDT and kprobes, even when
@@ -103,17 +111,6 @@ void BpfSession::attach_quietly(const std::string& what, Attach&& attach)
     capture.finish();
     if (!status.ok())
         throw Error(Exit::oserr, "cannot attach " + what + ": " + status.msg());
-}
-
-std::optional<uint64_t> BpfSession::percpu_sum(const std::string& table, int index)
-{
-    std::vector<uint64_t> per_cpu;
-    if (!bpf_->get_percpu_array_table<uint64_t>(table).get_value(index, per_cpu).ok())
-        return std::nullopt;
-    uint64_t sum = 0;
-    for (uint64_t n : per_cpu)
-        sum += n;
-    return sum;
 }
 
 void BpfSession::attach(const std::vector<ProbeSpec>& probes)

@@ -8,6 +8,7 @@
 #include <sys/types.h>
 #include <vector>
 
+#include "bpf/map_io.h"
 #include "bpf/probe_set.h"
 
 namespace ebpf {
@@ -52,14 +53,15 @@ public:
 
     ebpf::BPF& bpf() { return *bpf_; }
 
-    // The sum over CPUs of a per-CPU array's counter; nullopt if unreadable.
-    std::optional<uint64_t> percpu_sum(const std::string& table, int index);
+    // The program's maps, by name (a map it lacks: Error(Exit::software)).
+    MapIo& maps() { return maps_; }
 
 private:
     // Runs attach() with BCC's noise hidden; a failure is Error(Exit::oserr).
     template <class Attach>
     void attach_quietly(const std::string& what, Attach&& attach);
     std::unique_ptr<ebpf::BPF> bpf_;
+    MapIo maps_;
     std::vector<UsdtAttach> usdts_;
     std::vector<int> links_;  // tp_btf attachments (BCC keeps the others)
     bool verbose_;

@@ -1,9 +1,8 @@
 // The delay program's maps that hold one sample, when each exists, and how it
 // is emptied between samples, and which map-full counter warns for it: one
 // table for the core's sections, to which sample_maps() adds the plug-in
-// sections' maps (delay/section.h); reset(), collect() and the map-full
-// warnings follow it (collect() in the table's order, with each map's
-// reader from DelayCollector::readers()).
+// sections' maps (delay/section.h); reset() and the map-full warnings
+// follow it. What reads each map into the sample is delay/map_readers.
 #pragma once
 
 #include <array>
@@ -43,7 +42,7 @@ inline bool upcalls(const DelayProgramParams& p) { return p.upcalls != UpcallPla
 }  // namespace delay_maps
 
 inline constexpr std::array<DelayMap, 18> kCoreMaps = {{
-    {"thread_slots", DelayMap::Reset::zero, delay_maps::always},  // read with threads
+    {"thread_slots", DelayMap::Reset::zero, delay_maps::always},
     {"threads", DelayMap::Reset::clear, delay_maps::always, KD_MAP_THREADS, "thread"},
     {"syscalls", DelayMap::Reset::clear, delay_maps::always, KD_MAP_SYSCALLS, "syscall"},
     {"hardirqs", DelayMap::Reset::clear, delay_maps::always, KD_MAP_HARDIRQS, "hard IRQ"},

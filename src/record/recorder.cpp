@@ -149,7 +149,7 @@ int run_record(const RecordConfig& config, ReportWriter& log)
     // even inside a compile or a blocking open, and nothing is left behind.
     EventWait wait;
     wait.watch_process(cfg.bpf.pid);
-    RingBufferReader reader(session.bpf().get_table("records").get_fd(), [&](const void* data, size_t size) {
+    RingBufferReader reader(session.maps().fd("records"), [&](const void* data, size_t size) {
         const auto* r = static_cast<const kd_record*>(data);
         if (size < sizeof(kd_record) || r->probe >= cfg.set.probes.size())
             return;
@@ -174,7 +174,7 @@ int run_record(const RecordConfig& config, ReportWriter& log)
     }
     reader.drain();
     check_output();
-    if (const uint64_t n = session.percpu_sum("records_lost", 0).value_or(0); n > 0)
+    if (const uint64_t n = session.maps().per_cpu_sum("records_lost", 0); n > 0)
         log.warning(with_commas(n) + " records were lost (ring buffer full); the recording above is incomplete.");
     return 0;
 }

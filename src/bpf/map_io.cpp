@@ -1,0 +1,91 @@
+#include "bpf/map_io.h"
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <cerrno>
+#include <cstring>
+
+#include "core/error.h"
+
+namespace kdelay {
+
+namespace {
+
+[[noreturn]] void fail(const std::string& what, const std::string& map)
+{
+    throw Error(Exit::software, "cannot " + what + " the BPF map " + map + ": " + std::strerror(errno));
+}
+
+}  // namespace
+
+int MapIo::fd(const std::string& map)
+{
+    auto it = fds_.find(map);
+    if (it == fds_.end())
+        it = fds_.emplace(map, fd_of_(map)).first;
+    return it->second;
+}
+
+void MapIo::lookup(const std::string& map, uint32_t index, void* value, size_t size)
+{
+    bpf_map_info info{};
+    uint32_t len = sizeof(info);
+    const int f = fd(map);
+    if (bpf_obj_get_info_by_fd(f, &info, &len) != 0 || info.value_size != size)
+        fail("read (value size) of", map);
+    if (bpf_map_lookup_elem(f, &index, value) != 0)
+        fail("read", map);
+}
+
+void MapIo::update(const std::string& map, uint32_t index, const void* value, size_t size)
+{
+    bpf_map_info info{};
+    uint32_t len = sizeof(info);
+    const int f = fd(map);
+    if (bpf_obj_get_info_by_fd(f, &info, &len) != 0 || info.value_size != size)
+        fail("write (value size) of", map);
+    if (bpf_map_update_elem(f, &index, value, BPF_ANY) != 0)
+        fail("write", map);
+}
+
+void MapIo::per_cpu_lookup(const std::string& map, uint32_t index, size_t size,
+                           const std::function<void(const void*)>& each)
+{
+    const int cpus = libbpf_num_possible_cpus();
+    if (cpus <= 0)
+        fail("count the CPUs for", map);
+    const size_t stride = (size + 7) & ~size_t{7};  // the kernel's per-CPU layout
+    std::vector<unsigned char> values(stride * static_cast<size_t>(cpus));
+    if (bpf_map_lookup_elem(fd(map), &index, values.data()) != 0)
+        fail("read", map);
+    for (int cpu = 0; cpu < cpus; ++cpu)
+        each(&values[stride * static_cast<size_t>(cpu)]);
+}
+
+uint64_t MapIo::per_cpu_sum(const std::string& map, uint32_t index)
+{
+    uint64_t sum = 0;
+    for (uint64_t n : per_cpu<uint64_t>(map, index))
+        sum += n;
+    return sum;
+}
+
+std::vector<uint64_t> MapIo::stack(const std::string& map, int id)
+{
+    bpf_map_info info{};
+    uint32_t len = sizeof(info);
+    const int f = fd(map);
+    if (id < 0 || bpf_obj_get_info_by_fd(f, &info, &len) != 0)
+        return {};
+    std::vector<uint64_t> frames(info.value_size / sizeof(uint64_t));
+    const uint32_t key = static_cast<uint32_t>(id);
+    if (bpf_map_lookup_elem(f, &key, frames.data()) != 0)
+        return {};
+    size_t n = 0;
+    while (n < frames.size() && frames[n])
+        ++n;
+    frames.resize(n);
+    return frames;
+}
+
+}  // namespace kdelay

@@ -1,0 +1,59 @@
+// The delay program's maps, read into one sample: a reader per map (or per
+// group of maps that make one part), each adding its part to a
+// SampleReading. The kernel side keeps fast-path copies of some data (the
+// per-CPU syscall runs, the RUN and READY histograms beside the thread
+// slots); the readers merge them back, so the sample is whole.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+#include <linux/types.h>
+
+#include "delay/budget.h"
+#include "delay/program.h"
+#include "delay/sample.h"
+#include "delay_abi.h"
+
+namespace kdelay {
+
+class MapIo;
+struct ThreadSection;
+
+// One sample being read: each reader adds its part.
+struct SampleReading {
+    const DelayProgramParams& params;
+    BudgetWindow window;  // the sample's, for the budget
+    pid_t pid;            // the target, for threads /proc shows (the budget)
+    std::map<uint32_t, ThreadSample> threads;
+    std::map<uint32_t, std::string> names;
+    std::map<uint32_t, kd_budget> budgets;
+    std::map<uint32_t, uint32_t> slot_tids;  // thread_slots' index -> the tid there
+    std::vector<kd_recent_runs> recent;      // per CPU, read with the syscalls
+    Sample sample;
+};
+
+struct SampleReader {
+    const char* what;
+    bool (*present)(const DelayProgramParams&);  // whether the program has its maps
+    void (*read)(MapIo&, SampleReading&);
+};
+
+// The core's readers, in the order they must run: threads first (names,
+// budgets), histograms after every reader that adds threads, the budget
+// after the IRQs (its IRQ time).
+const std::vector<SampleReader>& core_readers();
+
+// A plug-in section's rows, from its first map.
+void read_section(MapIo& maps, SampleReading& r, const ThreadSection& section);
+
+// How many syscalls the maps hold now: the sampler's progress line.
+uint64_t syscall_count(MapIo& maps);
+
+// A KD_WAKER_* kind as the sample names it: task, hardirq, softirq, timer.
+std::string waker_kind_name(uint32_t kind);
+
+}  // namespace kdelay

@@ -1,0 +1,50 @@
+#include "delay/syscall_events.h"
+
+#include <cstring>
+#include <map>
+#include <string>
+
+#include "bpf/map_io.h"
+#include "bpf/symbolizer.h"
+#include "delay/map_readers.h"
+#include "report/format.h"
+#include "sys/syscall_names.h"
+
+namespace kdelay {
+
+std::vector<SyscallEvent> resolve_events(const std::deque<kd_event>& pending, MapIo& maps, bool stack_traces,
+                                         pid_t pid)
+{
+    auto bounded = [](const char* s, size_t n) { return std::string(s, strnlen(s, n)); };
+    std::vector<SyscallEvent> events;
+    events.reserve(pending.size());
+    Symbolizer symbols(pid);
+    std::map<uint32_t, std::string> names;
+    for (const kd_event& e : pending) {
+        auto name = names.try_emplace(e.nr);
+        if (name.second)
+            name.first->second = syscall_name(e.nr);
+        SyscallEvent ev{e.entry_ns, e.exit_ns, e.tid, bounded(e.comm, sizeof(e.comm)),
+                        e.nr, name.first->second, {}, false,
+                        e.waker_kind == KD_WAKER_NONE
+                            ? ""
+                            : waker_label(waker_kind_name(e.waker_kind), bounded(e.waker_comm, sizeof(e.waker_comm)),
+                                          e.waker_pid, e.waker_tid)};
+        if (stack_traces) {
+            ev.stack_lost = e.kernel_stack < 0 || e.user_stack < 0;
+            for (uint64_t addr : maps.stack("stack_traces", e.kernel_stack)) {
+                std::string frame = symbols.kernel(addr);
+                // The stack starts inside kdelay's own program.
+                if (ev.frames.empty() && is_tracer_frame(frame))
+                    continue;
+                ev.frames.push_back(std::move(frame));
+            }
+            for (uint64_t addr : maps.stack("stack_traces", e.user_stack))
+                ev.frames.push_back(symbols.user(addr));
+        }
+        events.push_back(std::move(ev));
+    }
+    return events;
+}
+
+}  // namespace kdelay

@@ -1,0 +1,24 @@
+// --syscall-events: the events the ring buffer brought, made into the
+// sample's: syscall names, who woke the thread, and the stacks symbolized
+// with BCC's symbol caches (built at first use, after the sample).
+#pragma once
+
+#include <deque>
+#include <sys/types.h>
+#include <vector>
+
+#include <linux/types.h>
+
+#include "delay/sample.h"
+#include "delay_abi.h"
+
+namespace kdelay {
+
+class MapIo;
+
+// stack_traces: the program has the stack_traces map. pid: the target, whose
+// user stacks to symbolize.
+std::vector<SyscallEvent> resolve_events(const std::deque<kd_event>& events, MapIo& maps, bool stack_traces,
+                                         pid_t pid);
+
+}  // namespace kdelay
