@@ -9,12 +9,10 @@
 namespace kdelay {
 
 // The input, read in large blocks. A NUL always follows the data, so the fast
-// entry scanner stops at the end without a bounds check per byte, and
-// kSlack more bytes follow it, so it may compare a short literal at any
-// position up to the NUL.
+// entry scanner stops at the end without a bounds check per byte.
 class BlockInput {
 public:
-    BlockInput(int fd, std::string name) : fd_(fd), name_(std::move(name)), buf_(kCapacity + 1 + kSlack) { buf_[0] = 0; }
+    BlockInput(int fd, std::string name) : fd_(fd), name_(std::move(name)), buf_(kCapacity + 1) { buf_[0] = 0; }
 
     const char* pos() const { return buf_.data() + pos_; }
     const char* end() const { return buf_.data() + end_; }
@@ -41,7 +39,6 @@ public:
     }
 
     static constexpr size_t kCapacity = 4 << 20;
-    static constexpr size_t kSlack = 64;
 
 private:
     int fd_;

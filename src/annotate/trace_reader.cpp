@@ -36,7 +36,7 @@ enum Seen : unsigned { seen_lcore = 1, seen_tpoint = 2, seen_tsc = 4, seen_name 
 
 // The keys read, by the state they are read in: one table for the lookup
 // and for the names in error messages. The entries' keys are matched on
-// the fast path first, as literals (Handler::known_key).
+// the fast path first, as literals (FastEntryReader::known_key).
 struct KeyName {
     State state;
     const char* key;
@@ -74,12 +74,350 @@ Field key_in(State s, std::string_view k)
     return Field::unknown;
 }
 
-class Handler {
+// The entry being read, for the SAX handler and the fast path alike: its
+// fields as they come, then checked against the definitions and passed to
+// the sink. It also keeps the first error, with its input offset.
+class EntryBuilder {
 public:
-    Handler(TraceSink& sink, BlockInput& in) : sink_(sink), in_(in) {}
+    EntryBuilder(TraceSink& sink, BlockInput& in) : sink_(sink), in_(in) {}
 
     const std::string& error() const { return error_; }
     uint64_t error_offset() const { return error_offset_; }
+    bool fail_here(const std::string& why) { return fail_at(in_.tell(), why); }
+    bool fail_at(uint64_t offset, const std::string& why)
+    {
+        error_ = why;
+        error_offset_ = offset;
+        return false;
+    }
+
+    // "entries" begins: the definitions read so far are final.
+    void start(const TraceHeader& header)
+    {
+        header_ = &header;
+        by_small_id_.clear();
+        by_id_.clear();
+        for (const auto& t : header.tpoints) {
+            if (t.id < kSmallIds) {
+                if (by_small_id_.size() <= t.id)
+                    by_small_id_.resize(t.id + 1, nullptr);
+                by_small_id_[t.id] = &t;
+            } else {
+                by_id_[t.id] = &t;
+            }
+        }
+        sink_.header(header);
+    }
+
+    // An entry begins at this input offset.
+    void begin(uint64_t offset)
+    {
+        cur_ = &sink_.next_entry();
+        cur_->offset = offset;
+        cur_->index = entries_;
+        cur_->tpoint = nullptr;
+        cur_->has_poller = cur_->has_owner = cur_->has_object = cur_->has_object_id = false;
+        cur_->has_time = cur_->has_value = cur_->has_related = false;
+        cur_->size = 0;
+        cur_->arg_count = 0;
+        seen_ = 0;
+    }
+    uint64_t index() const { return cur_->index; }
+    void object_begins() { cur_->has_object = true; }
+    void args_begin() { cur_->arg_count = 0; }
+
+    // A field of the entry (State::entry) or of its object (State::object);
+    // false for one that is not read as this type.
+    bool set_number(State s, Field f, uint64_t u)
+    {
+        if (s == State::object) {
+            switch (f) {
+            case Field::time: cur_->has_time = true; cur_->time = u; return true;
+            case Field::value: cur_->has_value = true; cur_->value = u; return true;
+            default: return false;
+            }
+        }
+        switch (f) {
+        case Field::lcore: cur_->lcore = u; seen_ |= seen_lcore; return true;
+        case Field::tpoint: tpoint_id_ = u; seen_ |= seen_tpoint; return true;
+        case Field::tsc: cur_->tsc = u; seen_ |= seen_tsc; return true;
+        case Field::size: cur_->size = u; return true;
+        case Field::owner: {
+            const fmt::format_int id(u);
+            return set_string(s, f, std::string_view(id.data(), id.size()));
+        }
+        default: return false;
+        }
+    }
+    bool set_string(State s, Field f, std::string_view v)
+    {
+        if (s == State::object) {
+            if (f != Field::id)
+                return false;
+            cur_->has_object_id = true;
+            cur_->object_id.assign(v.data(), v.size());
+            return true;
+        }
+        switch (f) {
+        case Field::poller: cur_->has_poller = true; cur_->poller.assign(v.data(), v.size()); return true;
+        case Field::related: cur_->has_related = true; cur_->related.assign(v.data(), v.size()); return true;
+        case Field::owner: cur_->has_owner = true; cur_->owner.assign(v.data(), v.size()); return true;
+        default: return false;
+        }
+    }
+    bool add_arg(bool is_string, uint64_t integer, std::string_view text)
+    {
+        if (cur_->arg_count >= kMaxArgs)
+            return fail_here("entry " + std::to_string(cur_->index) + " has more than " + std::to_string(kMaxArgs) +
+                             " args");
+        if (cur_->args.size() <= cur_->arg_count)
+            cur_->args.emplace_back();
+        TraceArg* a = &cur_->args[cur_->arg_count++];
+        a->is_string = is_string;
+        a->integer = integer;
+        if (is_string)
+            a->text.assign(text.data(), text.size());
+        return true;
+    }
+
+    // The entry ends: checked, then passed on. False with an error.
+    bool end()
+    {
+        const uint64_t at = cur_->offset;
+        const auto which = [&] { return "entry " + std::to_string(cur_->index) + ": "; };
+        if (!(seen_ & seen_lcore) || !(seen_ & seen_tpoint) || !(seen_ & seen_tsc))
+            return fail_at(at, which() + "needs \"lcore\", \"tpoint\" and \"tsc\"");
+        cur_->tpoint = find_tpoint(tpoint_id_);
+        if (!cur_->tpoint)
+            return fail_at(at, which() + "unknown tpoint id " + std::to_string(tpoint_id_) +
+                                   " (not in \"tpoints\" before \"entries\")");
+        if (!header_ || header_->tsc_rate == 0)
+            return fail_at(at, which() + "\"tsc_rate\" is missing or 0 before \"entries\"");
+        const auto& defs = cur_->tpoint->args;
+        for (size_t i = 0; i < cur_->arg_count && i < defs.size(); ++i) {
+            const bool want_string = defs[i].type == static_cast<uint64_t>(TpointArgType::string);
+            const bool want_integer = defs[i].type == static_cast<uint64_t>(TpointArgType::integer) ||
+                                      defs[i].type == static_cast<uint64_t>(TpointArgType::pointer);
+            if ((want_string && !cur_->args[i].is_string) || (want_integer && cur_->args[i].is_string))
+                return fail_at(at, which() + "arg " + std::to_string(i) + " (" + defs[i].name + ") of " +
+                                       cur_->tpoint->name + " should be " +
+                                       (want_string ? "a string" : "an integer"));
+        }
+        sink_.entry(*cur_);
+        ++entries_;
+        return true;
+    }
+
+private:
+    const Tpoint* find_tpoint(uint64_t id) const
+    {
+        if (id < by_small_id_.size())
+            return by_small_id_[id];
+        const auto it = by_id_.find(id);
+        return it == by_id_.end() ? nullptr : it->second;
+    }
+
+    TraceSink& sink_;
+    BlockInput& in_;
+    const TraceHeader* header_ = nullptr;  // from "entries" on
+    std::vector<const Tpoint*> by_small_id_;
+    std::unordered_map<uint64_t, const Tpoint*> by_id_;
+    TraceEntry idle_;           // before the first entry
+    TraceEntry* cur_ = &idle_;  // the sink's slot for the entry being read
+    unsigned seen_ = 0;
+    uint64_t tpoint_id_ = 0;
+    uint64_t entries_ = 0;
+    std::string error_;
+    uint64_t error_offset_ = 0;
+};
+
+// The common shape of an entry, read without rapidjson: compact or spaced
+// objects with the known keys, unsigned integers and strings without
+// escapes. Anything else, and every error, is left to the SAX handler.
+class FastEntryReader {
+public:
+    explicit FastEntryReader(EntryBuilder& entry) : entry_(entry) {}
+
+    // The entry at p ('{'), in data that ends at end (a NUL follows it):
+    // the position after it, once passed on; null when rapidjson must read
+    // it, or on an error (entry.error()).
+    const char* read(const char* p, const char* end, uint64_t offset)
+    {
+        end_ = end;
+        entry_.begin(offset);
+        const char* after = members(p + 1, '}', [this](const char* q) {
+            Field f = Field::none;
+            if (!(q = key(q, State::entry, f)))
+                return q;
+            q = ws(q);
+            return f == Field::object ? object(q) : f == Field::args ? args(q) : scalar(q, State::entry, f);
+        });
+        return after && (entry_.end() || !entry_.error().empty()) ? after : nullptr;
+    }
+
+private:
+    static const char* ws(const char* p)
+    {
+        while (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')
+            ++p;
+        return p;
+    }
+    // A string without escapes or control characters; null otherwise.
+    static const char* string_at(const char* p, std::string_view& out)
+    {
+        if (*p != '"')
+            return nullptr;
+        const char* start = ++p;
+        for (;;) {
+            const auto c = static_cast<unsigned char>(*p);
+            if (c == '"')
+                break;
+            if (c == '\\' || c < 0x20)
+                return nullptr;
+            ++p;
+        }
+        out = std::string_view(start, static_cast<size_t>(p - start));
+        return p + 1;
+    }
+    static bool digit(char c) { return static_cast<unsigned char>(c - '0') < 10; }
+    // A JSON integer that fits in 64 bits; null for anything else. Any 19
+    // digits fit, so only a 20th is checked for overflow.
+    static const char* number(const char* p, uint64_t& out)
+    {
+        if (!digit(*p) || (*p == '0' && digit(p[1])))
+            return nullptr;
+        const char* const unchecked_end = p + 19;
+        uint64_t v = 0;
+        for (; p < unchecked_end && digit(*p); ++p)
+            v = v * 10 + static_cast<uint64_t>(*p - '0');
+        if (digit(*p)) {
+            const auto d = static_cast<uint64_t>(*p++ - '0');
+            if (v > (UINT64_MAX - d) / 10 || digit(*p))
+                return nullptr;
+            v = v * 10 + d;
+        }
+        if (*p == '.' || *p == 'e' || *p == 'E')
+            return nullptr;
+        out = v;
+        return p;
+    }
+    // A key and its colon as spdk_trace writes them ("lcore":), matched as
+    // one literal, within the data: the general path scans the key, then
+    // looks it up. Null when p holds anything else, which the general path
+    // then reads.
+    const char* known_key(const char* p, State s, Field& f) const
+    {
+        const auto is = [&](std::string_view literal, Field field) {
+            if (static_cast<size_t>(end_ - p) < literal.size() || std::memcmp(p, literal.data(), literal.size()) != 0)
+                return false;
+            f = field;
+            return true;
+        };
+        if (s == State::object) {
+            switch (p[1]) {
+            case 'i': return is("\"id\":", Field::id) ? p + 5 : nullptr;
+            case 't': return is("\"time\":", Field::time) ? p + 7 : nullptr;
+            case 'v': return is("\"value\":", Field::value) ? p + 8 : nullptr;
+            default: return nullptr;
+            }
+        }
+        switch (p[1]) {
+        case 'l': return is("\"lcore\":", Field::lcore) ? p + 8 : nullptr;
+        case 't':
+            if (is("\"tsc\":", Field::tsc))
+                return p + 6;
+            return is("\"tpoint\":", Field::tpoint) ? p + 9 : nullptr;
+        case 'p': return is("\"poller\":", Field::poller) ? p + 9 : nullptr;
+        case 's': return is("\"size\":", Field::size) ? p + 7 : nullptr;
+        case 'o':
+            if (is("\"object\":", Field::object))
+                return p + 9;
+            return is("\"owner\":", Field::owner) ? p + 8 : nullptr;
+        case 'a': return is("\"args\":", Field::args) ? p + 7 : nullptr;
+        case 'r': return is("\"related\":", Field::related) ? p + 10 : nullptr;
+        default: return nullptr;
+        }
+    }
+    // A key and its colon: the field it names, and the position after.
+    const char* key(const char* p, State s, Field& f) const
+    {
+        if (const char* after = known_key(p, s, f))
+            return after;
+        std::string_view k;
+        if (!(p = string_at(p, k)))
+            return nullptr;
+        p = ws(p);
+        if (*p != ':')
+            return nullptr;
+        f = key_in(s, k);
+        return p + 1;
+    }
+    // A string or an unsigned integer for field f; null for anything else.
+    const char* scalar(const char* p, State s, Field f)
+    {
+        if (*p == '"') {
+            std::string_view v;
+            p = string_at(p, v);
+            return p && entry_.set_string(s, f, v) ? p : nullptr;
+        }
+        uint64_t v = 0;
+        p = number(p, v);
+        return p && entry_.set_number(s, f, v) ? p : nullptr;
+    }
+    const char* object(const char* p)
+    {
+        if (*p != '{')
+            return nullptr;
+        entry_.object_begins();
+        return members(p + 1, '}', [this](const char* q) {
+            Field f = Field::none;
+            return (q = key(q, State::object, f)) ? scalar(ws(q), State::object, f) : q;
+        });
+    }
+    const char* args(const char* p)
+    {
+        if (*p != '[')
+            return nullptr;
+        entry_.args_begin();
+        return members(p + 1, ']', [this](const char* q) {
+            std::string_view text;
+            uint64_t integer = 0;
+            const bool is_string = *q == '"';
+            q = is_string ? string_at(q, text) : number(q, integer);
+            return q && entry_.add_arg(is_string, integer, text) ? q : nullptr;
+        });
+    }
+    // The members of an object or the elements of an array, after its
+    // opening: each read by `member`, which returns the position after it
+    // or null. The position after `close`, or null.
+    template <class Member>
+    static const char* members(const char* p, char close, Member member)
+    {
+        p = ws(p);
+        if (*p == close)
+            return p + 1;
+        for (;;) {
+            if (!(p = member(p)))
+                return nullptr;
+            p = ws(p);
+            if (*p != ',')
+                return *p == close ? p + 1 : nullptr;
+            p = ws(p + 1);
+        }
+    }
+
+    EntryBuilder& entry_;
+    const char* end_ = nullptr;
+};
+
+// rapidjson's SAX callbacks: the definitions (tsc_rate, tpoints, owners),
+// the document's structure, and each entry the fast path leaves to it.
+class SaxHandler {
+public:
+    SaxHandler(EntryBuilder& entry, BlockInput& in) : entry_(entry), in_(in) {}
+
+    const std::string& error() const { return entry_.error(); }
+    uint64_t error_offset() const { return entry_.error_offset(); }
 
     // A scalar of the definitions (before the entries): where it goes, by
     // state and key, and what it marks as seen. False if it is not one.
@@ -122,17 +460,17 @@ public:
         case State::entry:
         case State::object:
             if constexpr (text) {
-                if (set_string(state(), key_, value))
+                if (entry_.set_string(state(), key_, value))
                     return true;
-            } else if (set_number(state(), key_, value)) {
+            } else if (entry_.set_number(state(), key_, value)) {
                 return true;
             }
             break;
         case State::entry_args:
             if constexpr (text)
-                return add_arg(true, 0, value);
+                return entry_.add_arg(true, 0, value);
             else
-                return add_arg(false, value, {});
+                return entry_.add_arg(false, value, {});
         default:
             break;
         }
@@ -172,11 +510,11 @@ public:
     bool RawNumber(const char*, rapidjson::SizeType, bool) { return fail_here("raw numbers are not read"); }
     bool String(const char* s, rapidjson::SizeType n, bool) { return scalar(std::string_view(s, n), "a string"); }
 
-    bool StartObject() { return opened(&Handler::open_object); }
-    bool StartArray() { return opened(&Handler::open_array); }
+    bool StartObject() { return opened(&SaxHandler::open_object); }
+    bool StartArray() { return opened(&SaxHandler::open_array); }
     // An object or array begins: counted, skipped whole under a key that is
     // not read, else opened by state and key.
-    bool opened(bool (Handler::*open)())
+    bool opened(bool (SaxHandler::*open)())
     {
         if (!enter())
             return false;
@@ -202,11 +540,11 @@ public:
         case State::owners:
             return push(State::owner);
         case State::entries:
-            begin_entry();
+            entry_.begin(in_.tell() - 1);
             return push(State::entry);
         case State::entry:
             if (key_ == Field::object) {
-                cur_->has_object = true;
+                entry_.object_begins();
                 return push(State::object);
             }
             break;
@@ -257,7 +595,7 @@ public:
             tpoint_.args.push_back(std::move(arg_));
             return true;
         case State::entry:
-            return end_entry();
+            return entry_.end();
         default:
             return true;
         }
@@ -284,7 +622,7 @@ public:
             break;
         case State::entry:
             if (key_ == Field::args) {
-                cur_->arg_count = 0;
+                entry_.args_begin();
                 return push(State::entry_args);
             }
             break;
@@ -323,24 +661,7 @@ public:
         depth_ = 0;
         key_ = Field::none;
     }
-    void fail_entry_syntax(uint64_t offset, const std::string& why) { fail_at(offset, why); }
-
-    // The common shape of an entry, without rapidjson: compact or spaced
-    // objects with the known keys, unsigned integers and strings without
-    // escapes. Returns the position after the entry (emitted), or null
-    // when rapidjson must read it (anything else, and every error).
-    const char* fast_entry(const char* p)
-    {
-        begin_entry_fields(in_.offset(p));
-        const char* end = members(p + 1, '}', [this](const char* q) {
-            Field f = Field::none;
-            if (!(q = key(q, State::entry, f)))
-                return q;
-            q = ws(q);
-            return f == Field::object ? object(q) : f == Field::args ? args(q) : scalar(q, State::entry, f);
-        });
-        return end && (end_entry() || !error_.empty()) ? end : nullptr;
-    }
+    void fail_entry_syntax(uint64_t offset, const std::string& why) { entry_.fail_at(offset, why); }
 
 private:
     State state() const { return stack_.empty() ? State::document : stack_.back(); }
@@ -363,13 +684,7 @@ private:
         return true;
     }
 
-    bool fail_here(const std::string& why) { return fail_at(in_.tell(), why); }
-    bool fail_at(uint64_t offset, const std::string& why)
-    {
-        error_ = why;
-        error_offset_ = offset;
-        return false;
-    }
+    bool fail_here(const std::string& why) { return entry_.fail_here(why); }
     std::string where() const
     {
         switch (state()) {
@@ -379,7 +694,7 @@ private:
         case State::owners: case State::owner: return "in \"owners\"";
         case State::entries: return "in \"entries\"";
         case State::entry: case State::object: case State::entry_args:
-            return "in entry " + std::to_string(cur_->index);
+            return "in entry " + std::to_string(entry_.index());
         default: return "";
         }
     }
@@ -405,217 +720,6 @@ private:
                          ": expected an unsigned 64-bit integer, found a negative number");
     }
 
-    // The entry's fields, for rapidjson's callbacks and the fast path alike.
-    bool set_number(State s, Field f, uint64_t u)
-    {
-        if (s == State::object) {
-            switch (f) {
-            case Field::time: cur_->has_time = true; cur_->time = u; return true;
-            case Field::value: cur_->has_value = true; cur_->value = u; return true;
-            default: return false;
-            }
-        }
-        switch (f) {
-        case Field::lcore: cur_->lcore = u; seen_ |= seen_lcore; return true;
-        case Field::tpoint: tpoint_id_ = u; seen_ |= seen_tpoint; return true;
-        case Field::tsc: cur_->tsc = u; seen_ |= seen_tsc; return true;
-        case Field::size: cur_->size = u; return true;
-        case Field::owner: {
-            const fmt::format_int id(u);
-            return set_string(s, f, std::string_view(id.data(), id.size()));
-        }
-        default: return false;
-        }
-    }
-    bool set_string(State s, Field f, std::string_view v)
-    {
-        if (s == State::object) {
-            if (f != Field::id)
-                return false;
-            cur_->has_object_id = true;
-            cur_->object_id.assign(v.data(), v.size());
-            return true;
-        }
-        switch (f) {
-        case Field::poller: cur_->has_poller = true; cur_->poller.assign(v.data(), v.size()); return true;
-        case Field::related: cur_->has_related = true; cur_->related.assign(v.data(), v.size()); return true;
-        case Field::owner: cur_->has_owner = true; cur_->owner.assign(v.data(), v.size()); return true;
-        default: return false;
-        }
-    }
-    bool add_arg(bool is_string, uint64_t integer, std::string_view text)
-    {
-        TraceArg* a = next_arg();
-        if (!a)
-            return false;
-        a->is_string = is_string;
-        a->integer = integer;
-        if (is_string)
-            a->text.assign(text.data(), text.size());
-        return true;
-    }
-
-    TraceArg* next_arg()
-    {
-        if (cur_->arg_count >= kMaxArgs) {
-            fail_here("entry " + std::to_string(cur_->index) + " has more than " + std::to_string(kMaxArgs) +
-                      " args");
-            return nullptr;
-        }
-        if (cur_->args.size() <= cur_->arg_count)
-            cur_->args.emplace_back();
-        return &cur_->args[cur_->arg_count++];
-    }
-
-    static const char* ws(const char* p)
-    {
-        while (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t')
-            ++p;
-        return p;
-    }
-    // A string without escapes or control characters; null otherwise.
-    static const char* string_at(const char* p, std::string_view& out)
-    {
-        if (*p != '"')
-            return nullptr;
-        const char* start = ++p;
-        for (;;) {
-            const auto c = static_cast<unsigned char>(*p);
-            if (c == '"')
-                break;
-            if (c == '\\' || c < 0x20)
-                return nullptr;
-            ++p;
-        }
-        out = std::string_view(start, static_cast<size_t>(p - start));
-        return p + 1;
-    }
-    static bool digit(char c) { return static_cast<unsigned char>(c - '0') < 10; }
-    // A JSON integer that fits in 64 bits; null for anything else. Any 19
-    // digits fit, so only a 20th is checked for overflow.
-    static const char* number(const char* p, uint64_t& out)
-    {
-        if (!digit(*p) || (*p == '0' && digit(p[1])))
-            return nullptr;
-        const char* const unchecked_end = p + 19;
-        uint64_t v = 0;
-        for (; p < unchecked_end && digit(*p); ++p)
-            v = v * 10 + static_cast<uint64_t>(*p - '0');
-        if (digit(*p)) {
-            const auto d = static_cast<uint64_t>(*p++ - '0');
-            if (v > (UINT64_MAX - d) / 10 || digit(*p))
-                return nullptr;
-            v = v * 10 + d;
-        }
-        if (*p == '.' || *p == 'e' || *p == 'E')
-            return nullptr;
-        out = v;
-        return p;
-    }
-    // A key and its colon as spdk_trace writes them ("lcore":), matched as
-    // one literal: the general path scans the key, then looks it up. Null
-    // when p holds anything else, which the general path then reads.
-    static const char* known_key(const char* p, State s, Field& f)
-    {
-        const auto is = [&](std::string_view literal, Field field) {
-            if (std::memcmp(p, literal.data(), literal.size()) != 0)  // BlockInput::kSlack
-                return false;
-            f = field;
-            return true;
-        };
-        if (s == State::object) {
-            switch (p[1]) {
-            case 'i': return is("\"id\":", Field::id) ? p + 5 : nullptr;
-            case 't': return is("\"time\":", Field::time) ? p + 7 : nullptr;
-            case 'v': return is("\"value\":", Field::value) ? p + 8 : nullptr;
-            default: return nullptr;
-            }
-        }
-        switch (p[1]) {
-        case 'l': return is("\"lcore\":", Field::lcore) ? p + 8 : nullptr;
-        case 't':
-            if (is("\"tsc\":", Field::tsc))
-                return p + 6;
-            return is("\"tpoint\":", Field::tpoint) ? p + 9 : nullptr;
-        case 'p': return is("\"poller\":", Field::poller) ? p + 9 : nullptr;
-        case 's': return is("\"size\":", Field::size) ? p + 7 : nullptr;
-        case 'o':
-            if (is("\"object\":", Field::object))
-                return p + 9;
-            return is("\"owner\":", Field::owner) ? p + 8 : nullptr;
-        case 'a': return is("\"args\":", Field::args) ? p + 7 : nullptr;
-        case 'r': return is("\"related\":", Field::related) ? p + 10 : nullptr;
-        default: return nullptr;
-        }
-    }
-    // A key and its colon: the field it names, and the position after.
-    static const char* key(const char* p, State s, Field& f)
-    {
-        if (const char* after = known_key(p, s, f))
-            return after;
-        std::string_view k;
-        if (!(p = string_at(p, k)))
-            return nullptr;
-        p = ws(p);
-        if (*p != ':')
-            return nullptr;
-        f = key_in(s, k);
-        return p + 1;
-    }
-    // A string or an unsigned integer for field f; null for anything else.
-    const char* scalar(const char* p, State s, Field f)
-    {
-        if (*p == '"') {
-            std::string_view v;
-            p = string_at(p, v);
-            return p && set_string(s, f, v) ? p : nullptr;
-        }
-        uint64_t v = 0;
-        p = number(p, v);
-        return p && set_number(s, f, v) ? p : nullptr;
-    }
-    const char* object(const char* p)
-    {
-        if (*p != '{')
-            return nullptr;
-        cur_->has_object = true;
-        return members(p + 1, '}', [this](const char* q) {
-            Field f = Field::none;
-            return (q = key(q, State::object, f)) ? scalar(ws(q), State::object, f) : q;
-        });
-    }
-    const char* args(const char* p)
-    {
-        if (*p != '[')
-            return nullptr;
-        cur_->arg_count = 0;
-        return members(p + 1, ']', [this](const char* q) {
-            std::string_view text;
-            uint64_t integer = 0;
-            const bool is_string = *q == '"';
-            q = is_string ? string_at(q, text) : number(q, integer);
-            return q && add_arg(is_string, integer, text) ? q : nullptr;
-        });
-    }
-    // The members of an object or the elements of an array, after its
-    // opening: each read by `member`, which returns the position after it
-    // or null. The position after `close`, or null.
-    template <class Member>
-    static const char* members(const char* p, char close, Member member)
-    {
-        p = ws(p);
-        if (*p == close)
-            return p + 1;
-        for (;;) {
-            if (!(p = member(p)))
-                return nullptr;
-            p = ws(p);
-            if (*p != ',')
-                return *p == close ? p + 1 : nullptr;
-            p = ws(p + 1);
-        }
-    }
-
     bool end_tpoint()
     {
         if ((seen_ & (seen_name | seen_id)) != (seen_name | seen_id))
@@ -629,76 +733,15 @@ private:
         header_.tpoints.push_back(std::move(tpoint_));
         return true;
     }
-    void index_tpoints()
-    {
-        by_small_id_.clear();
-        by_id_.clear();
-        for (const auto& t : header_.tpoints) {
-            if (t.id < kSmallIds) {
-                if (by_small_id_.size() <= t.id)
-                    by_small_id_.resize(t.id + 1, nullptr);
-                by_small_id_[t.id] = &t;
-            } else {
-                by_id_[t.id] = &t;
-            }
-        }
-    }
-    const Tpoint* find_tpoint(uint64_t id) const
-    {
-        if (id < by_small_id_.size())
-            return by_small_id_[id];
-        const auto it = by_id_.find(id);
-        return it == by_id_.end() ? nullptr : it->second;
-    }
     void start_entries()
     {
         if (!in_entries_) {
             in_entries_ = true;
-            index_tpoints();
-            sink_.header(header_);
+            entry_.start(header_);
         }
-    }
-    void begin_entry() { begin_entry_fields(in_.tell() - 1); }
-    void begin_entry_fields(uint64_t offset)
-    {
-        cur_ = &sink_.next_entry();
-        cur_->offset = offset;
-        cur_->index = entries_;
-        cur_->tpoint = nullptr;
-        cur_->has_poller = cur_->has_owner = cur_->has_object = cur_->has_object_id = false;
-        cur_->has_time = cur_->has_value = cur_->has_related = false;
-        cur_->size = 0;
-        cur_->arg_count = 0;
-        seen_ = 0;
-    }
-    bool end_entry()
-    {
-        const uint64_t at = cur_->offset;
-        const auto which = [&] { return "entry " + std::to_string(cur_->index) + ": "; };
-        if (!(seen_ & seen_lcore) || !(seen_ & seen_tpoint) || !(seen_ & seen_tsc))
-            return fail_at(at, which() + "needs \"lcore\", \"tpoint\" and \"tsc\"");
-        cur_->tpoint = find_tpoint(tpoint_id_);
-        if (!cur_->tpoint)
-            return fail_at(at, which() + "unknown tpoint id " + std::to_string(tpoint_id_) +
-                                   " (not in \"tpoints\" before \"entries\")");
-        if (header_.tsc_rate == 0)
-            return fail_at(at, which() + "\"tsc_rate\" is missing or 0 before \"entries\"");
-        const auto& defs = cur_->tpoint->args;
-        for (size_t i = 0; i < cur_->arg_count && i < defs.size(); ++i) {
-            const bool want_string = defs[i].type == static_cast<uint64_t>(TpointArgType::string);
-            const bool want_integer = defs[i].type == static_cast<uint64_t>(TpointArgType::integer) ||
-                                      defs[i].type == static_cast<uint64_t>(TpointArgType::pointer);
-            if ((want_string && !cur_->args[i].is_string) || (want_integer && cur_->args[i].is_string))
-                return fail_at(at, which() + "arg " + std::to_string(i) + " (" + defs[i].name + ") of " +
-                                       cur_->tpoint->name + " should be " +
-                                       (want_string ? "a string" : "an integer"));
-        }
-        sink_.entry(*cur_);
-        ++entries_;
-        return true;
     }
 
-    TraceSink& sink_;
+    EntryBuilder& entry_;
     BlockInput& in_;
     bool at_entries_ = false;
     std::vector<State> stack_;
@@ -711,21 +754,13 @@ private:
     Tpoint tpoint_;
     TpointArg arg_;
     std::string owner_key_;
-    std::vector<const Tpoint*> by_small_id_;
-    std::unordered_map<uint64_t, const Tpoint*> by_id_;
-    uint64_t tpoint_id_ = 0;
-    TraceEntry idle_;             // before the first entry
-    TraceEntry* cur_ = &idle_;    // the sink's slot for the entry being read
-    uint64_t entries_ = 0;
-    std::string error_;
-    uint64_t error_offset_ = 0;
 };
 
 }  // namespace
 
 namespace {
 
-[[noreturn]] void throw_parse_error(const std::string& name, const Handler& handler,
+[[noreturn]] void throw_parse_error(const std::string& name, const SaxHandler& handler,
                                    const rapidjson::ParseResult& result, BlockInput& in)
 {
     if (!handler.error().empty())
@@ -738,7 +773,8 @@ namespace {
 }
 
 // The elements of an "entries" array, after its '['; consumes the ']'.
-void read_entries(BlockInput& in, Handler& handler, rapidjson::Reader& reader, const std::string& name)
+void read_entries(BlockInput& in, SaxHandler& handler, FastEntryReader& fast, rapidjson::Reader& reader,
+                  const std::string& name)
 {
     constexpr size_t kWindow = 64 << 10;  // an entry longer than this goes to rapidjson
     auto skip_ws = [&] {
@@ -763,7 +799,7 @@ void read_entries(BlockInput& in, Handler& handler, rapidjson::Reader& reader, c
             fail("expected an entry object in \"entries\"");
         }
         in.fill(kWindow);
-        if (const char* next = handler.fast_entry(in.pos())) {
+        if (const char* next = fast.read(in.pos(), in.end(), in.offset(in.pos()))) {
             if (!handler.error().empty())
                 throw_parse_error(name, handler, rapidjson::ParseResult(), in);
             in.advance_to(next);
@@ -795,7 +831,9 @@ void read_entries(BlockInput& in, Handler& handler, rapidjson::Reader& reader, c
 void read_spdk_trace(std::FILE* file, const std::string& name, TraceSink& sink)
 {
     BlockInput in(fileno(file), name);
-    Handler handler(sink, in);
+    EntryBuilder entry(sink, in);
+    SaxHandler handler(entry, in);
+    FastEntryReader fast(entry);
     rapidjson::Reader reader;
     // rapidjson reads everything but the entries; after each "entries" array
     // it resumes the top-level object through a prefix that reopens it.
@@ -805,7 +843,7 @@ void read_spdk_trace(std::FILE* file, const std::string& name, TraceSink& sink)
         BlockStream stream(in, kMaxOtherBytes, resumed ? kReopen : std::string_view());
         const auto result = reader.Parse<rapidjson::kParseNoFlags>(stream, handler);
         if (handler.take_at_entries()) {
-            read_entries(in, handler, reader, name);
+            read_entries(in, handler, fast, reader, name);
             handler.resume_top_level();
             resumed = true;
             continue;
