@@ -5,10 +5,13 @@
 #
 #   tests/vm/matrix.sh [--full] [KERNEL[@SUBSET]...]
 #       default kernels: 5.10 6.1 6.12 6.12-rt 7.2 (Debian 11, 12 and
-#       unstable's). KERNEL@core leaves the Open vSwitch tests and the
-#       budget's UDP flood case (two minutes under TCG; its clock dating is
-#       the same code on every kernel) out of the selection; KERNEL@rt runs only the tests of what PREEMPT_RT changes
-#       (the scheduler's accounting, futexes and locks, the budget).
+#       unstable's). KERNEL@core leaves the Open vSwitch tests out of the
+#       selection; KERNEL@rt runs only the tests of what PREEMPT_RT changes
+#       (the scheduler's accounting, futexes and locks, the budget). The
+#       budget's UDP flood case runs only with --full: under TCG its flood
+#       and two spinners take both vCPUs, and BCC's compile beside them
+#       outlasted the test's 212 s on 7.2 (session 22); the host runs it,
+#       and the other budget cases cover the same clock dating.
 #       KDELAY_VM_JOBS guests run at once (default 1: two TCG guests side by
 #       side each ran 2.5 times slower here, so nothing is gained).
 #
@@ -64,12 +67,14 @@ rt_paths=(
     'BudgetE2E\.'
 )
 # The ctest selection for KERNEL, KERNEL@core or KERNEL@rt.
+flood_case='BudgetE2E\.SpinnersPreemptedByWakeups'
 selection() {
     local list=("${kernel_paths[@]}")
     [ "$full" -eq 1 ] && return 0
-    case "$1" in
-        *@rt) list=("${rt_paths[@]}") ;;
-        *@core) printf '%s\n' -E 'OvsE2E\.|BudgetE2E\.SpinnersPreemptedByWakeups' ;;  # echo would take -E for its own flag
+    case "$1" in  # printf: echo would take -E for its own flag
+        *@rt) list=("${rt_paths[@]}"); printf '%s\n' -E "$flood_case" ;;
+        *@core) printf '%s\n' -E "OvsE2E\\.|$flood_case" ;;
+        *) printf '%s\n' -E "$flood_case" ;;
     esac
     echo "-R"
     (IFS='|'; echo "${list[*]}")
