@@ -64,7 +64,8 @@ public:
         std::vector<std::string> workload_argv = c_.workload;
         workload_argv[0] = kProgramsDir + "/" + workload_argv[0];
         Process workload(workload_argv);
-        ASSERT_TRUE(workload.wait_for_output(c_.ready, std::chrono::seconds(10)))
+        // A hang guard: kd_reclaim's setup took over 10 s in a guest under steal.
+        ASSERT_TRUE(workload.wait_for_output(c_.ready, std::chrono::seconds(60)))
             << c_.file << ": the workload never printed " << c_.ready << "\n" << workload.err();
 
         std::vector<std::string> argv = {kKdelay};
