@@ -26,25 +26,31 @@ int MapIo::fd(const std::string& map)
     return it->second;
 }
 
+int64_t MapIo::value_size(const std::string& map)
+{
+    auto it = value_sizes_.find(map);
+    if (it == value_sizes_.end()) {
+        bpf_map_info info{};
+        uint32_t len = sizeof(info);
+        const bool known = bpf_obj_get_info_by_fd(fd(map), &info, &len) == 0;
+        it = value_sizes_.emplace(map, known ? int64_t{info.value_size} : -1).first;
+    }
+    return it->second;
+}
+
 void MapIo::lookup(const std::string& map, uint32_t index, void* value, size_t size)
 {
-    bpf_map_info info{};
-    uint32_t len = sizeof(info);
-    const int f = fd(map);
-    if (bpf_obj_get_info_by_fd(f, &info, &len) != 0 || info.value_size != size)
+    if (value_size(map) != static_cast<int64_t>(size))
         fail("read (value size) of", map);
-    if (bpf_map_lookup_elem(f, &index, value) != 0)
+    if (bpf_map_lookup_elem(fd(map), &index, value) != 0)
         fail("read", map);
 }
 
 void MapIo::update(const std::string& map, uint32_t index, const void* value, size_t size)
 {
-    bpf_map_info info{};
-    uint32_t len = sizeof(info);
-    const int f = fd(map);
-    if (bpf_obj_get_info_by_fd(f, &info, &len) != 0 || info.value_size != size)
+    if (value_size(map) != static_cast<int64_t>(size))
         fail("write (value size) of", map);
-    if (bpf_map_update_elem(f, &index, value, BPF_ANY) != 0)
+    if (bpf_map_update_elem(fd(map), &index, value, BPF_ANY) != 0)
         fail("write", map);
 }
 
@@ -72,14 +78,12 @@ uint64_t MapIo::per_cpu_sum(const std::string& map, uint32_t index)
 
 std::vector<uint64_t> MapIo::stack(const std::string& map, int id)
 {
-    bpf_map_info info{};
-    uint32_t len = sizeof(info);
-    const int f = fd(map);
-    if (id < 0 || bpf_obj_get_info_by_fd(f, &info, &len) != 0)
+    const int64_t size = id < 0 ? -1 : value_size(map);
+    if (size < 0)
         return {};
-    std::vector<uint64_t> frames(info.value_size / sizeof(uint64_t));
+    std::vector<uint64_t> frames(static_cast<size_t>(size) / sizeof(uint64_t));
     const uint32_t key = static_cast<uint32_t>(id);
-    if (bpf_map_lookup_elem(f, &key, frames.data()) != 0)
+    if (bpf_map_lookup_elem(fd(map), &key, frames.data()) != 0)
         return {};
     size_t n = 0;
     while (n < frames.size() && frames[n])

@@ -72,8 +72,11 @@ private:
     void update(const std::string& map, uint32_t index, const void* value, size_t size);
     void per_cpu_lookup(const std::string& map, uint32_t index, size_t size,
                         const std::function<void(const void*)>& each);
+    // The map's value size, asked of the kernel once (-1: unknown).
+    int64_t value_size(const std::string& map);
     std::function<int(const std::string&)> fd_of_;
     std::map<std::string, int> fds_;
+    std::map<std::string, int64_t> value_sizes_;
 };
 
 }  // namespace kdelay
