@@ -163,15 +163,15 @@ void read_histograms(MapIo& maps, SampleReading& r)
         if (!r.threads.count(tid))
             continue;
         if (kind < KD_HIST_CORE_KINDS) {
-            std::string name = kind == KD_HIST_SYSCALL || kind == KD_HIST_BLOCKED ? syscall_name(id)
-                               : kind == KD_HIST_SOFTIRQ                          ? softirq_name(id)
-                                                                                  : "";
-            r.threads[tid].histograms.push_back(HistogramSample{core_hist_kind(kind), std::move(name), id, h});
+            const bool syscall = kind == KD_HIST_SYSCALL || kind == KD_HIST_BLOCKED;
+            std::string name = syscall ? syscall_name(id) : kind == KD_HIST_SOFTIRQ ? softirq_name(id) : "";
+            r.threads[tid].histograms.push_back(LatencyHistogram{core_hist_kind(kind), std::move(name), id, syscall, h});
             continue;
         }
         for (const RegisteredSection& s : registered_sections())
             if (s.hist_kind == static_cast<int>(kind))
-                r.threads[tid].histograms.push_back(HistogramSample{s.def->hist_name, s.def->row_name(id), id, h});
+                r.threads[tid].histograms.push_back(
+                    LatencyHistogram{s.def->hist_name, s.def->row_name(id), id, false, h});
     }
 }
 

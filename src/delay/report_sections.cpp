@@ -1,17 +1,9 @@
 #include "delay/report_sections.h"
 
-#include <algorithm>
-#include <fmt/format.h>
-#include <fmt/ranges.h>
-
 #include "delay/section.h"
-#include "report/format.h"
-#include "report/histogram.h"
 
 namespace kdelay {
 namespace {
-
-using nlohmann::json;
 
 // The columns of a Stat, in the order kernel_delay.py prints them; min_ns
 // and total_ns are in JSON whether or not the text shows them.
@@ -161,263 +153,6 @@ Table block_io(const std::vector<BlockIoStat>& ios)
     return s;
 }
 
-// A section that JSON prints as one document under key, beside the text
-// tables it has instead; null without the data.
-template <class T>
-Table json_document(const char* key, const std::optional<T>& data, json (*to_json)(const T&))
-{
-    Table t{"", key};
-    t.shown = Table::Shown::json;
-    t.one_row = true;
-    if (data)
-        t.json_document = [&data, to_json] { return to_json(*data); };
-    return t;
-}
-
-json histograms_json(const std::vector<HistogramSample>& all)
-{
-    json list = json::array();
-    for (const auto& h : all) {
-        json buckets = json::array();
-        for (size_t slot = 0; slot < h.hist.slots.size(); ++slot)
-            if (h.hist.slots[slot])
-                buckets.push_back({{"low", Log2Hist::low(slot)}, {"high", Log2Hist::high(slot)},
-                                   {"count", h.hist.slots[slot]}});
-        list.push_back({{"kind", h.kind},
-                        {"name", h.name},
-                        {"id", h.id},
-                        {"count", h.hist.total()},
-                        {"p50_ns", h.hist.percentile(0.5)},
-                        {"p90_ns", h.hist.percentile(0.9)},
-                        {"p99_ns", h.hist.percentile(0.99)},
-                        {"buckets", std::move(buckets)}});
-    }
-    return list;
-}
-
-// Text: one section per histogram; JSON: one list of them.
-void histograms(const std::vector<HistogramSample>& all, std::vector<Table>& out)
-{
-    for (const auto& h : all) {
-        Table text{"[LATENCY HISTOGRAM]"};
-        text.shown = Table::Shown::text;
-        const bool numbered = h.kind == "syscall" || h.kind == "blocked";
-        const std::string what =
-            h.kind + (h.name.empty() ? "" : " " + h.name) + (numbered ? " (" + std::to_string(h.id) + ")" : "");
-        text.text_lines.push_back(fmt::format("{}: count {}, p50 {} ns, p90 {} ns, p99 {} ns", what,
-                                              with_commas(h.hist.total()), with_commas(h.hist.percentile(0.5)),
-                                              with_commas(h.hist.percentile(0.9)),
-                                              with_commas(h.hist.percentile(0.99))));
-        for (auto& line : render_log2_hist(h.hist, "ns"))
-            text.text_lines.push_back(std::move(line));
-        out.push_back(std::move(text));
-    }
-    Table list{"", "histograms"};
-    list.shown = Table::Shown::json;
-    list.json_document = [&all] { return histograms_json(all); };
-    out.push_back(std::move(list));
-}
-
-Table budget_text(const TimeBudget& b)
-{
-    Table s{"[THREAD TIME BUDGET]"};
-    s.shown = Table::Shown::text;
-    s.columns = {Column{"STATE", "", 24}.left().cut_at_width(), Column{"TIME ns", "", 16}.with_commas(),
-                 Column{"SHARE", "", 7}.fixed(1).with_suffix("%")};
-    auto row = [&](const std::string& name, int64_t ns) {
-        const double share = b.window_ns ? 100.0 * static_cast<double>(ns) / static_cast<double>(b.window_ns) : 0.0;
-        s.rows.push_back(Row{{name, ns, share}});
-    };
-    auto i64 = [](uint64_t v) { return static_cast<int64_t>(v); };
-    row("RUNNING", i64(b.running_ns));
-    if (b.irq_ns)
-        row("  in IRQs", i64(b.irq_ns));
-    row("READY", i64(b.ready_ns));
-    row("BLOCKED", i64(b.blocked_ns));
-    for (const auto& part : b.blocked)
-        row("  " + part.name, i64(part.ns));
-    if (b.stopped_ns)
-        row("STOPPED", i64(b.stopped_ns));
-    if (b.not_alive_ns)
-        row("NOT ALIVE", i64(b.not_alive_ns));
-    row("REMAINDER", b.remainder_ns);
-    row("WINDOW", i64(b.window_ns));
-    if (b.from_proc)
-        s.text_lines.push_back("(no event in the window: the state /proc shows)");
-    return s;
-}
-
-// The 5 tasks that held the CPU longest while the thread waited for it,
-// then interrupts, then the rest as "others".
-Table ready_blame_text(const std::vector<TimeBudget::Holder>& all)
-{
-    Table s{"[THREAD READY BLAME]"};
-    s.shown = Table::Shown::text;
-    s.columns = {Column{"CPU HELD BY", "", 24}.left().cut_at_width(), Column{"TIME ns", "", 16}.with_commas()};
-    uint64_t irq = 0, others = 0;
-    size_t tasks = 0;
-    for (const auto& h : all) {
-        if (h.kind == "irq")
-            irq += h.ns;
-        else if (h.kind != "task" || ++tasks > 5)
-            others += h.ns;
-        else
-            s.rows.push_back(Row{{h.tid == 0 ? "[idle]" : task_label(h.comm, h.pid, h.tid), h.ns}});
-    }
-    if (irq)
-        s.rows.push_back(Row{{std::string("[hard and soft IRQs]"), irq}});
-    if (others)
-        s.rows.push_back(Row{{std::string("others"), others}});
-    return s;
-}
-
-// The top 5 wakers by blocked time ended and the top 5 by count; the rest
-// in one line.
-Table wakers_text(const std::vector<TimeBudget::Waker>& all)
-{
-    Table s{"[THREAD WAKERS]"};
-    s.shown = Table::Shown::text;
-    s.columns = {Column{"WOKEN BY", "", 24}.left().cut_at_width(), Column{"COUNT", "", 10},
-                 Column{"BLOCKED ns", "", 16}.with_commas()};
-    std::vector<size_t> by_count(all.size());
-    for (size_t i = 0; i < all.size(); ++i)
-        by_count[i] = i;
-    std::stable_sort(by_count.begin(), by_count.end(), [&](size_t a, size_t b) { return all[a].count > all[b].count; });
-    std::vector<bool> shown(all.size());
-    for (size_t i = 0; i < all.size() && i < 5; ++i)
-        shown[i] = shown[by_count[i]] = true;
-    uint64_t other_count = 0, other_ns = 0;
-    for (size_t i = 0; i < all.size(); ++i) {
-        const auto& w = all[i];
-        if (!shown[i]) {
-            other_count += w.count;
-            other_ns += w.blocked_ns;
-            continue;
-        }
-        s.rows.push_back(Row{{waker_label(w.kind, w.comm, w.pid, w.tid), w.count, w.blocked_ns}});
-    }
-    if (other_count)
-        s.rows.push_back(Row{{std::string("others"), other_count, other_ns}});
-    return s;
-}
-
-
-// A waker or a CPU holder: a task names itself; an interrupt or "others"
-// has only its kind.
-template <class Party>
-json who(const Party& p)
-{
-    const bool task = p.kind == "task";
-    return {{"kind", p.kind},
-            {"tid", task ? json(p.tid) : json(nullptr)},
-            {"pid", task ? json(p.pid) : json(nullptr)},
-            {"comm", task ? json(p.comm) : json(nullptr)}};
-}
-
-json budget_json(const TimeBudget& b)
-{
-    json blocked = json::array();
-    for (const auto& part : b.blocked)
-        blocked.push_back({{"syscall", part.nr >= 0 ? json(part.name) : json(nullptr)},
-                           {"nr", part.nr >= 0 ? json(part.nr) : json(nullptr)},
-                           {"outside_syscalls", part.nr == TimeBudget::kOutsideSyscalls},
-                           {"ns", part.ns}});
-    json wakers = json::array();
-    for (const auto& w : b.wakers) {
-        json j = who(w);
-        j["count"] = w.count;
-        j["blocked_ns"] = w.blocked_ns;
-        wakers.push_back(j);
-    }
-    json ready_by = json::array();
-    for (const auto& h : b.ready_blame) {
-        json j = who(h);
-        j["ns"] = h.ns;
-        ready_by.push_back(j);
-    }
-    return {{"wakers", wakers},
-            {"ready_by", ready_by},
-            {"window_ns", b.window_ns},       {"running_ns", b.running_ns}, {"irq_ns", b.irq_ns},
-            {"ready_ns", b.ready_ns},         {"blocked_ns", b.blocked_ns}, {"blocked", blocked},
-            {"stopped_ns", b.stopped_ns},     {"not_alive_ns", b.not_alive_ns},
-            {"remainder_ns", b.remainder_ns}, {"source", b.from_proc ? "proc" : "ebpf"}};
-}
-
-// Text: the budget, READY blame and wakers sections; JSON: one object (null
-// without a budget).
-void budget(const std::optional<TimeBudget>& b, std::vector<Table>& out)
-{
-    if (b) {
-        out.push_back(budget_text(*b));
-        if (!b->ready_blame.empty())
-            out.push_back(ready_blame_text(b->ready_blame));
-        if (!b->wakers.empty())
-            out.push_back(wakers_text(b->wakers));
-    }
-    out.push_back(json_document("budget", b, budget_json));
-}
-
-// " [0: 12, 1: 3]": only CPUs that made a call.
-std::string per_cpu_list(const UpcallStats::PerCpu& per_cpu)
-{
-    std::vector<std::string> parts;
-    for (const auto& [cpu, calls] : per_cpu)
-        if (calls > 0)
-            parts.push_back(fmt::format("{}: {}", cpu, calls));
-    return fmt::format("{} [{}]", UpcallStats::sum(per_cpu), fmt::join(parts, ", "));
-}
-
-json per_cpu_json(const UpcallStats::PerCpu& calls)
-{
-    json j = json::object();
-    for (const auto& [cpu, n] : calls)
-        j[std::to_string(cpu)] = n;
-    return j;
-}
-
-json upcalls_json(const UpcallStats& u)
-{
-    json errors = json::array();
-    for (const auto& [err, calls] : u.failed)
-        errors.push_back({{"errno", err},
-                          {"name", errno_name(err, "")},
-                          {"count", UpcallStats::sum(calls)},
-                          {"per_cpu", per_cpu_json(calls)}});
-    json j = {{"total", UpcallStats::sum(u.total)}, {"per_cpu", per_cpu_json(u.total)},
-              {"results_known", u.results_known}};
-    if (u.results_known) {
-        j["succeeded"] = UpcallStats::sum(u.succeeded);
-        j["succeeded_per_cpu"] = per_cpu_json(u.succeeded);
-        j["errors"] = errors;
-    }
-    return j;
-}
-
-// Text: upstream's lines, only when an upcall was seen; JSON: the counts
-// whenever they were taken, else null.
-void upcalls(const std::optional<UpcallStats>& u, std::vector<Table>& out)
-{
-    if (u && UpcallStats::sum(u->total) > 0) {
-        Table s{"# UPCALL STATISTICS (TOTAL [CPU_ID: N_UPCALLS_PER_CPU, ...]):"};
-        s.shown = Table::Shown::text;
-        s.shown_empty = true;
-        s.indent = 2;
-        s.text_lines.push_back("Total upcalls       : " + per_cpu_list(u->total));
-        if (!u->failed.empty()) {
-            s.text_lines.push_back("Successfull upcalls : " + per_cpu_list(u->succeeded));  // upstream's spelling
-            UpcallStats::PerCpu failed;
-            for (const auto& [err, per_cpu] : u->failed)
-                for (const auto& [cpu, calls] : per_cpu)
-                    failed[cpu] += calls;
-            s.text_lines.push_back("Failed upcalls      : " + per_cpu_list(failed));
-            for (const auto& [err, per_cpu] : u->failed)
-                s.text_lines.push_back(fmt::format("  {:>3}, {:13}: {}", err, errno_name(err, "E?"), per_cpu_list(per_cpu)));
-        }
-        out.push_back(std::move(s));
-    }
-    out.push_back(json_document("upcalls", u, upcalls_json));
-}
-
 Table syscall_events(const std::vector<SyscallEvent>& events)
 {
     Table s{"# SYSCALL EVENTS:", "syscall_events"};
@@ -448,10 +183,10 @@ Table syscall_events(const std::vector<SyscallEvent>& events)
 }
 
 // The per-thread sections, in the order the text prints them.
-std::vector<Table> thread_sections(const ThreadSample& t, uint32_t poll_nr)
+std::vector<Section> thread_sections(ThreadSample& t, uint32_t poll_nr)
 {
-    std::vector<Table> s;
-    s.reserve(13 + t.histograms.size());
+    std::vector<Section> s;
+    s.reserve(16);
     s.push_back(syscalls(t, poll_nr));
     s.push_back(long_poll(t.long_poll));
     s.push_back(run(t.run));
@@ -462,20 +197,20 @@ std::vector<Table> thread_sections(const ThreadSample& t, uint32_t poll_nr)
     for (const RegisteredSection& section : registered_sections())
         s.push_back(section_rows(*section.def, t));
     s.push_back(block_io(t.blockio));
-    histograms(t.histograms, s);
-    budget(t.budget, s);
+    s.push_back(Histograms{std::move(t.histograms)});
+    s.push_back(BudgetSection{std::move(t.budget)});
     return s;
 }
 
 }  // namespace
 
-Report delay_report(const Sample& sample)
+Report delay_report(Sample sample)
 {
     Report r;
     r.fields.emplace_back("poll_nr", uint64_t{sample.poll_nr});
-    for (const auto& t : sample.threads)
+    for (auto& t : sample.threads)
         r.threads.push_back(ThreadSections{t.tid, t.name, thread_sections(t, sample.poll_nr)});
-    upcalls(sample.upcalls, r.sample_sections);
+    r.sample_sections.push_back(UpcallSection{std::move(sample.upcalls)});
     r.sample_sections.push_back(syscall_events(sample.events));
     return r;
 }

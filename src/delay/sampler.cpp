@@ -182,7 +182,7 @@ bool Sampler::sample(bool& counted, const std::function<void()>& on_start)
         Sample s = collector_.collect();
         for (const auto& e : s.events)
             lost_stacks_ += e.stack_lost;
-        writer_.report(delay_report(s));
+        writer_.report(delay_report(std::move(s)));
         counted = true;
     }
     collector_.reset();

@@ -1,6 +1,7 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 
+#include "report/json_sections.h"
 #include "report/writers.h"
 
 namespace kdelay {
@@ -25,11 +26,12 @@ const char* kind_name(Marker::Kind k)
 }
 
 // A section goes into its object under its key.
-void add_sections(json& object, const std::vector<Table>& sections)
+void add_sections(json& object, const std::vector<Section>& sections)
 {
-    for (const auto& s : sections)
-        if (s.in_json())
-            object[s.key] = json_table(s);
+    for (const auto& s : sections) {
+        auto [key, value] = json_section(s);
+        object[key] = std::move(value);
+    }
 }
 
 class JsonWriter : public ReportWriter {

@@ -36,7 +36,6 @@ std::string value_text(const Column& c, const Cell& cell)
         }
         std::string operator()(bool v) const { return v ? "yes" : "no"; }
         std::string operator()(const std::vector<std::string>&) const { return ""; }
-        std::string operator()(const nlohmann::json&) const { return ""; }
     };
     std::string text = std::visit(Visit{c}, cell);
     if (!std::holds_alternative<std::monostate>(cell))
@@ -119,8 +118,6 @@ nlohmann::json json_row(const Table& t, const Row& row)
 
 nlohmann::json json_table(const Table& t)
 {
-    if (t.json_document)
-        return t.json_document();
     nlohmann::json rows = nlohmann::json::array();
     for (const auto& row : t.rows)
         if (!row.text_only)

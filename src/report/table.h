@@ -1,11 +1,10 @@
-// The report's data shapes: every section a mode reports is a Table, and a
-// sample of the per-thread report is a Report of them. A column says both how
-// text lays it out and under which key JSON prints it, so the text and the
-// JSON writer print one model and cannot disagree on the numbers.
+// The report's tabular kind: rows of typed cells under columns. A column
+// says both how text lays it out and under which key JSON prints it, so the
+// text and the JSON writer print one model and cannot disagree on the
+// numbers. report/report.h has the other kinds.
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
@@ -14,9 +13,8 @@
 
 namespace kdelay {
 
-// One value. The lists, flags and documents are for what only JSON prints.
-using Cell = std::variant<std::monostate, uint64_t, int64_t, double, std::string, bool, std::vector<std::string>,
-                          nlohmann::json>;
+// One value. The lists and flags are for what only JSON prints.
+using Cell = std::variant<std::monostate, uint64_t, int64_t, double, std::string, bool, std::vector<std::string>>;
 
 struct Column {
     enum class Align { left, right };
@@ -54,8 +52,6 @@ struct Row {
 };
 
 struct Table {
-    enum class Shown { both, text, json };
-
     Table(std::string text_title = {}, std::string json_key = {}, std::vector<Column> table_columns = {})
         : title(std::move(text_title)), key(std::move(json_key)), columns(std::move(table_columns))
     {
@@ -66,17 +62,10 @@ struct Table {
     std::vector<Column> columns;
     std::vector<Row> rows;
     std::vector<std::string> text_lines;  // text: free lines after the rows
-    Shown shown = Shown::both;
     bool one_row = false;      // JSON: the row as an object (null without one)
     bool shown_empty = false;  // text: printed even without rows
     std::vector<int> rule;     // text: dashes of these widths under the header
     int indent = 0;            // text: spaces before every row
-    // JSON: a document printed instead of the rows, made only when JSON is
-    // written (text never pays for it).
-    std::function<nlohmann::json()> json_document;
-
-    bool in_text() const { return shown != Shown::json; }
-    bool in_json() const { return shown != Shown::text; }
 };
 
 // Text: the header line, the rule line, one row (each without the indent
@@ -86,25 +75,9 @@ std::string text_rule(const Table& table);
 std::string text_row(const Table& table, const Row& row);
 
 // JSON: one row as an object of its keyed columns; the table as an array of
-// its rows (text-only rows left out), one object or null (one_row), or its
-// json_document().
+// its rows (text-only rows left out), or one object or null (one_row).
 nlohmann::json cell_json(const Cell& cell);
 nlohmann::json json_row(const Table& table, const Row& row);
 nlohmann::json json_table(const Table& table);
-
-// A group of sections about one thread (the per-thread report).
-struct ThreadSections {
-    uint32_t tid = 0;
-    std::string name;
-    std::vector<Table> sections;
-};
-
-// One sample of the per-thread report: each thread's sections, then the
-// sections about the whole sample (upcalls, syscall events).
-struct Report {
-    std::vector<std::pair<std::string, Cell>> fields;  // JSON only: "poll_nr"
-    std::vector<ThreadSections> threads;
-    std::vector<Table> sample_sections;
-};
 
 }  // namespace kdelay

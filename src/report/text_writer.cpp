@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include "report/format.h"
+#include "report/text_sections.h"
 #include "report/writers.h"
 
 namespace kdelay {
@@ -9,10 +10,7 @@ namespace {
 
 const std::string kIndent(28, ' ');
 
-bool has_text(const Table& t)
-{
-    return t.in_text() && (!t.rows.empty() || !t.text_lines.empty() || t.shown_empty);
-}
+bool has_text(const Table& t) { return !t.rows.empty() || !t.text_lines.empty() || t.shown_empty; }
 
 bool has_header(const Table& t)
 {
@@ -88,24 +86,26 @@ void TextWriter::report(const Report& report)
         if (!first_thread)
             out_ << "\n";
         first_thread = false;
-        bool first_section = true;
-        for (const auto& s : t.sections) {
-            if (!has_text(s))
-                continue;
-            if (first_section)
-                out_ << fmt::format("{:>10} {:16} {}\n", t.tid, t.name, s.title);
-            else
-                out_ << fmt::format("\n{:10} {:16} {}\n", "", "", s.title);
-            first_section = false;
-            body(s, kIndent);
-        }
+        bool first_table = true;
+        for (const auto& section : t.sections)
+            for_each_text_table(section, [&](const Table& s) {
+                if (!has_text(s))
+                    return;
+                if (first_table)
+                    out_ << fmt::format("{:>10} {:16} {}\n", t.tid, t.name, s.title);
+                else
+                    out_ << fmt::format("\n{:10} {:16} {}\n", "", "", s.title);
+                first_table = false;
+                body(s, kIndent);
+            });
     }
-    for (const auto& b : report.sample_sections) {
-        if (!has_text(b))
-            continue;
-        out_ << "\n\n" << b.title << "\n";
-        body(b, std::string(static_cast<size_t>(b.indent), ' '));
-    }
+    for (const auto& section : report.sample_sections)
+        for_each_text_table(section, [&](const Table& b) {
+            if (!has_text(b))
+                return;
+            out_ << "\n\n" << b.title << "\n";
+            body(b, std::string(static_cast<size_t>(b.indent), ' '));
+        });
     out_ << std::flush;
 }
 

@@ -1,5 +1,5 @@
-// Where reports go. Every mode hands its output over as data shapes
-// (report/table.h), never as its own event types, so text and JSON print
+// Where reports go. Every mode hands its output over as the report's kinds
+// (report/report.h), never as its own event types, so text and JSON print
 // one model.
 #pragma once
 
@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "report/table.h"
+#include "report/report.h"
 
 namespace kdelay {
 

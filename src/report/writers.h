@@ -1,4 +1,4 @@
-// The report writers, each printing the shapes of report/table.h.
+// The report writers, each printing the kinds of report/report.h.
 #pragma once
 
 #include <memory>

@@ -46,15 +46,6 @@ TEST(Table, OneRowIsAnObjectOrNull)
     EXPECT_TRUE(json_table(t).is_null());
     t.rows.push_back(Row{{uint64_t{3}}});
     EXPECT_EQ(json_table(t), (json{{"count", 3}}));
-    int made = 0;
-    t.json_document = [&made] {
-        ++made;
-        return json{{"other", true}};
-    };
-    EXPECT_EQ(text_row(t, t.rows[0]), "         3") << "text does not make the document";
-    EXPECT_EQ(made, 0);
-    EXPECT_EQ(json_table(t), (json{{"other", true}})) << "a section that is a document in JSON";
-    EXPECT_EQ(made, 1);
 }
 
 TEST(Table, RuleAndScaledFixedNumbers)

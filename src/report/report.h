@@ -1,0 +1,53 @@
+// The report model: what a mode hands to the writers. A section is one of
+// the report's kinds, each typed data that the text and the JSON writer
+// both print (report/text_sections.h, report/json_sections.h), so the two
+// cannot disagree on a number.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "report/histogram.h"
+#include "report/table.h"
+#include "report/time_budget.h"
+#include "report/upcall_counts.h"
+
+namespace kdelay {
+
+// JSON "histograms": a list, empty without any.
+struct Histograms {
+    std::vector<LatencyHistogram> list;
+};
+
+// JSON "budget": null without one (no --budget).
+struct BudgetSection {
+    std::optional<TimeBudget> budget;
+};
+
+// JSON "upcalls": null when not counted; text: only when an upcall was seen.
+struct UpcallSection {
+    std::optional<UpcallStats> upcalls;
+};
+
+using Section = std::variant<Table, Histograms, BudgetSection, UpcallSection>;
+
+// A group of sections about one thread (the per-thread report).
+struct ThreadSections {
+    uint32_t tid = 0;
+    std::string name;
+    std::vector<Section> sections;
+};
+
+// One sample of the per-thread report: each thread's sections, then the
+// sections about the whole sample (upcalls, syscall events).
+struct Report {
+    std::vector<std::pair<std::string, Cell>> fields;  // JSON only: "poll_nr"
+    std::vector<ThreadSections> threads;
+    std::vector<Section> sample_sections;
+};
+
+}  // namespace kdelay

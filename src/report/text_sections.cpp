@@ -1,0 +1,181 @@
+#include "report/text_sections.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "report/format.h"
+
+namespace kdelay {
+namespace {
+
+// One table per histogram: its summary line, then BCC's layout.
+std::vector<Table> histograms(const Histograms& h)
+{
+    std::vector<Table> out;
+    for (const auto& one : h.list) {
+        Table text{"[LATENCY HISTOGRAM]"};
+        const std::string what = one.kind + (one.name.empty() ? "" : " " + one.name) +
+                                 (one.id_named ? " (" + std::to_string(one.id) + ")" : "");
+        text.text_lines.push_back(fmt::format("{}: count {}, p50 {} ns, p90 {} ns, p99 {} ns", what,
+                                              with_commas(one.hist.total()), with_commas(one.hist.percentile(0.5)),
+                                              with_commas(one.hist.percentile(0.9)),
+                                              with_commas(one.hist.percentile(0.99))));
+        for (auto& line : render_log2_hist(one.hist, "ns"))
+            text.text_lines.push_back(std::move(line));
+        out.push_back(std::move(text));
+    }
+    return out;
+}
+
+Table budget_states(const TimeBudget& b)
+{
+    Table s{"[THREAD TIME BUDGET]"};
+    s.columns = {Column{"STATE", "", 24}.left().cut_at_width(), Column{"TIME ns", "", 16}.with_commas(),
+                 Column{"SHARE", "", 7}.fixed(1).with_suffix("%")};
+    auto row = [&](const std::string& name, int64_t ns) {
+        const double share = b.window_ns ? 100.0 * static_cast<double>(ns) / static_cast<double>(b.window_ns) : 0.0;
+        s.rows.push_back(Row{{name, ns, share}});
+    };
+    auto i64 = [](uint64_t v) { return static_cast<int64_t>(v); };
+    row("RUNNING", i64(b.running_ns));
+    if (b.irq_ns)
+        row("  in IRQs", i64(b.irq_ns));
+    row("READY", i64(b.ready_ns));
+    row("BLOCKED", i64(b.blocked_ns));
+    for (const auto& part : b.blocked)
+        row("  " + part.name, i64(part.ns));
+    if (b.stopped_ns)
+        row("STOPPED", i64(b.stopped_ns));
+    if (b.not_alive_ns)
+        row("NOT ALIVE", i64(b.not_alive_ns));
+    row("REMAINDER", b.remainder_ns);
+    row("WINDOW", i64(b.window_ns));
+    if (b.from_proc)
+        s.text_lines.push_back("(no event in the window: the state /proc shows)");
+    return s;
+}
+
+// The 5 tasks that held the CPU longest while the thread waited for it,
+// then interrupts, then the rest as "others".
+Table ready_blame(const std::vector<TimeBudget::Holder>& all)
+{
+    Table s{"[THREAD READY BLAME]"};
+    s.columns = {Column{"CPU HELD BY", "", 24}.left().cut_at_width(), Column{"TIME ns", "", 16}.with_commas()};
+    uint64_t irq = 0, others = 0;
+    size_t tasks = 0;
+    for (const auto& h : all) {
+        if (h.kind == "irq")
+            irq += h.ns;
+        else if (h.kind != "task" || ++tasks > 5)
+            others += h.ns;
+        else
+            s.rows.push_back(Row{{h.tid == 0 ? "[idle]" : task_label(h.comm, h.pid, h.tid), h.ns}});
+    }
+    if (irq)
+        s.rows.push_back(Row{{std::string("[hard and soft IRQs]"), irq}});
+    if (others)
+        s.rows.push_back(Row{{std::string("others"), others}});
+    return s;
+}
+
+// The top 5 wakers by blocked time ended and the top 5 by count; the rest
+// in one line.
+Table wakers(const std::vector<TimeBudget::Waker>& all)
+{
+    Table s{"[THREAD WAKERS]"};
+    s.columns = {Column{"WOKEN BY", "", 24}.left().cut_at_width(), Column{"COUNT", "", 10},
+                 Column{"BLOCKED ns", "", 16}.with_commas()};
+    std::vector<size_t> by_count(all.size());
+    for (size_t i = 0; i < all.size(); ++i)
+        by_count[i] = i;
+    std::stable_sort(by_count.begin(), by_count.end(), [&](size_t a, size_t b) { return all[a].count > all[b].count; });
+    std::vector<bool> shown(all.size());
+    for (size_t i = 0; i < all.size() && i < 5; ++i)
+        shown[i] = shown[by_count[i]] = true;
+    uint64_t other_count = 0, other_ns = 0;
+    for (size_t i = 0; i < all.size(); ++i) {
+        const auto& w = all[i];
+        if (!shown[i]) {
+            other_count += w.count;
+            other_ns += w.blocked_ns;
+            continue;
+        }
+        s.rows.push_back(Row{{waker_label(w.kind, w.comm, w.pid, w.tid), w.count, w.blocked_ns}});
+    }
+    if (other_count)
+        s.rows.push_back(Row{{std::string("others"), other_count, other_ns}});
+    return s;
+}
+
+// The budget's states, then READY blame and wakers when there are any.
+std::vector<Table> budget(const BudgetSection& section)
+{
+    std::vector<Table> out;
+    if (!section.budget)
+        return out;
+    const TimeBudget& b = *section.budget;
+    out.push_back(budget_states(b));
+    if (!b.ready_blame.empty())
+        out.push_back(ready_blame(b.ready_blame));
+    if (!b.wakers.empty())
+        out.push_back(wakers(b.wakers));
+    return out;
+}
+
+// " [0: 12, 1: 3]": only CPUs that made a call.
+std::string per_cpu_list(const UpcallStats::PerCpu& per_cpu)
+{
+    std::vector<std::string> parts;
+    for (const auto& [cpu, calls] : per_cpu)
+        if (calls > 0)
+            parts.push_back(fmt::format("{}: {}", cpu, calls));
+    return fmt::format("{} [{}]", UpcallStats::sum(per_cpu), fmt::join(parts, ", "));
+}
+
+// kernel_delay.py's lines, only when an upcall was seen.
+std::vector<Table> upcalls(const UpcallSection& section)
+{
+    const auto& u = section.upcalls;
+    if (!u || UpcallStats::sum(u->total) == 0)
+        return {};
+    Table s{"# UPCALL STATISTICS (TOTAL [CPU_ID: N_UPCALLS_PER_CPU, ...]):"};
+    s.shown_empty = true;
+    s.indent = 2;
+    s.text_lines.push_back("Total upcalls       : " + per_cpu_list(u->total));
+    if (!u->failed.empty()) {
+        s.text_lines.push_back("Successfull upcalls : " + per_cpu_list(u->succeeded));  // upstream's spelling
+        UpcallStats::PerCpu failed;
+        for (const auto& [err, per_cpu] : u->failed)
+            for (const auto& [cpu, calls] : per_cpu)
+                failed[cpu] += calls;
+        s.text_lines.push_back("Failed upcalls      : " + per_cpu_list(failed));
+        for (const auto& [err, per_cpu] : u->failed)
+            s.text_lines.push_back(fmt::format("  {:>3}, {:13}: {}", err, errno_name(err, "E?"), per_cpu_list(per_cpu)));
+    }
+    return {std::move(s)};
+}
+
+struct ToText {
+    const std::function<void(const Table&)>& print;
+
+    void operator()(const Table& t) const { print(t); }
+    void operator()(const Histograms& h) const { each(histograms(h)); }
+    void operator()(const BudgetSection& b) const { each(budget(b)); }
+    void operator()(const UpcallSection& u) const { each(upcalls(u)); }
+
+    void each(const std::vector<Table>& tables) const
+    {
+        for (const Table& t : tables)
+            print(t);
+    }
+};
+
+}  // namespace
+
+void for_each_text_table(const Section& section, const std::function<void(const Table&)>& print)
+{
+    std::visit(ToText{print}, section);
+}
+
+}  // namespace kdelay

@@ -1,0 +1,57 @@
+// A report kind: where one thread's time in a window went (--budget), with
+// who held the CPU while it waited and who ended its blocked time.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kdelay {
+
+// The parts add up to window_ns; what they do not cover is remainder_ns,
+// shown, never hidden.
+struct TimeBudget {
+    struct Blocked {
+        int64_t nr;  // syscall number; kOutsideSyscalls; kUnknownSyscall
+        std::string name;
+        uint64_t ns;
+    };
+    static constexpr int64_t kOutsideSyscalls = -1, kUnknownSyscall = -2;
+
+    uint64_t window_ns = 0;
+    uint64_t running_ns = 0;
+    uint64_t irq_ns = 0;  // of running_ns: in hard and soft IRQ handlers
+    uint64_t ready_ns = 0;
+    uint64_t blocked_ns = 0;
+    std::vector<Blocked> blocked;  // by time, descending
+    uint64_t stopped_ns = 0;
+    uint64_t not_alive_ns = 0;
+    int64_t remainder_ns = 0;
+    bool from_proc = false;  // no event in the window: the state /proc shows
+
+    // Who ended the blocked time: a task, or an interrupt ("hardirq",
+    // "softirq", "timer": an hrtimer, as at the end of a sleep).
+    struct Waker {
+        std::string kind;  // task, hardirq, softirq, timer
+        uint32_t tid = 0;  // task: the waker's thread and process
+        uint32_t pid = 0;
+        std::string comm;
+        uint64_t count = 0;
+        uint64_t blocked_ns = 0;
+    };
+    std::vector<Waker> wakers;  // by blocked_ns, descending
+
+    // Who had the CPU while the thread was READY: a task, the interrupts
+    // it took ("irq"), or "others" (not known: before the window, on a CPU
+    // the thread left, or too many holders to keep).
+    struct Holder {
+        std::string kind;  // task, irq, others
+        uint32_t tid = 0;  // task: the holder's thread and process
+        uint32_t pid = 0;
+        std::string comm;
+        uint64_t ns = 0;
+    };
+    std::vector<Holder> ready_blame;  // by ns, descending
+};
+
+}  // namespace kdelay
