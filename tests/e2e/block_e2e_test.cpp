@@ -102,6 +102,7 @@ struct DioFile {
 
 }  // namespace
 
+// TAGS kernel
 TEST(BlockE2E, BiosnoopShowsEachDirectIoOfTheProcessOnly)
 {
     KD_REQUIRE_BPF();
@@ -151,6 +152,7 @@ TEST(BlockE2E, BiosnoopShowsEachDirectIoOfTheProcessOnly)
     EXPECT_GT(std::stod(m[3]), 0.0);
 }
 
+// TAGS kernel
 TEST(BlockE2E, DelayReportAttributesBlockIoToTheIssuingThread)
 {
     KD_REQUIRE_BPF();

@@ -264,6 +264,7 @@ uint64_t blocked_in(const json& b, const std::string& syscall)
 
 }  // namespace
 
+// TAGS kernel rt
 TEST(BudgetE2E, SpinnersOnOneCpuSplitTheWindowIntoRunningAndReadyAsTheKernelDoes)
 {
     KD_REQUIRE_BPF();
@@ -293,6 +294,7 @@ TEST(BudgetE2E, SpinnersOnOneCpuSplitTheWindowIntoRunningAndReadyAsTheKernelDoes
 // skips the run queue's clock update and dates the switch at the wakeup,
 // microseconds before the tracepoint. Dated at the tracepoint, the spinners'
 // RUNNING ran 44-60 ms (13-17%) over schedstat's a window on this host.
+// TAGS kernel rt flood
 TEST(BudgetE2E, SpinnersPreemptedByWakeupsSplitTheWindowAsTheKernelDoes)
 {
     KD_REQUIRE_BPF();
@@ -309,6 +311,7 @@ TEST(BudgetE2E, SpinnersPreemptedByWakeupsSplitTheWindowAsTheKernelDoes)
     }
 }
 
+// TAGS kernel rt
 TEST(BudgetE2E, SleeperIsBlockedInClockNanosleepAndRunsItsSpins)
 {
     KD_REQUIRE_BPF();
@@ -326,6 +329,7 @@ TEST(BudgetE2E, SleeperIsBlockedInClockNanosleepAndRunsItsSpins)
     }
 }
 
+// TAGS kernel rt
 TEST(BudgetE2E, ThreadBornMidWindowShowsItsTimeNotAlive)
 {
     KD_REQUIRE_BPF();
@@ -350,6 +354,7 @@ TEST(BudgetE2E, ThreadBornMidWindowShowsItsTimeNotAlive)
     }
 }
 
+// TAGS kernel rt
 TEST(BudgetE2E, ThreadAsleepAllWindowIsBlockedInItsSyscallForAllOfIt)
 {
     KD_REQUIRE_BPF();
@@ -362,6 +367,7 @@ TEST(BudgetE2E, ThreadAsleepAllWindowIsBlockedInItsSyscallForAllOfIt)
     }
 }
 
+// TAGS kernel rt
 TEST(BudgetE2E, TheThreadThatReleasesAFutexIsNamedAsTheWaker)
 {
     KD_REQUIRE_BPF();
@@ -381,6 +387,7 @@ TEST(BudgetE2E, TheThreadThatReleasesAFutexIsNamedAsTheWaker)
     }
 }
 
+// TAGS kernel rt
 TEST(BudgetE2E, ASleepEndsByTheTimerInterruptNotByATask)
 {
     KD_REQUIRE_BPF();
@@ -431,6 +438,7 @@ void expect_blame_adds_up(const json& b)
 
 }  // namespace
 
+// TAGS kernel rt
 TEST(BudgetE2E, EachOfTwoSpinnersOnOneCpuWaitsForTheOther)
 {
     KD_REQUIRE_BPF();
@@ -447,6 +455,7 @@ TEST(BudgetE2E, EachOfTwoSpinnersOnOneCpuWaitsForTheOther)
     }
 }
 
+// TAGS kernel rt
 TEST(BudgetE2E, ASpinnerOfAnotherProcessIsNamedWithItsPid)
 {
     KD_REQUIRE_BPF();
@@ -474,6 +483,7 @@ TEST(BudgetE2E, ASpinnerOfAnotherProcessIsNamedWithItsPid)
     }
 }
 
+// TAGS kernel rt
 TEST(BudgetE2E, WithThreeOnOneCpuTheWaitSplitsByTheOthersRunShares)
 {
     KD_REQUIRE_BPF();
@@ -504,6 +514,7 @@ TEST(BudgetE2E, WithThreeOnOneCpuTheWaitSplitsByTheOthersRunShares)
     }
 }
 
+// TAGS kernel rt
 TEST(BudgetE2E, EachSlowFutexEventNamesItsWaker)
 {
     KD_REQUIRE_BPF();

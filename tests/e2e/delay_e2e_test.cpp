@@ -137,6 +137,7 @@ protected:
 
 }  // namespace
 
+// TAGS kernel
 TEST_F(SyscallWorkload, ThreadThatExitedKeepsItsName)
 {
     KD_REQUIRE_BPF();
@@ -244,6 +245,7 @@ TEST(DelayE2E, CommandModeTracesFromTheFirstInstructionAndEndsWithIt)
 // the kernel's run-queue accounting at the switches. A stop ends where
 // SIGCONT queued the thread, which is where its next wait for a CPU began.
 // Both spinners share CPU 0, so each waits for it after SIGCONT.
+// TAGS kernel rt
 TEST(DelayE2E, StoppedAndReadyTimeComeWithoutAWakeupProgram)
 {
     KD_REQUIRE_BPF();
@@ -274,6 +276,7 @@ TEST(DelayE2E, StoppedAndReadyTimeComeWithoutAWakeupProgram)
     }
 }
 
+// TAGS kernel rt
 TEST(DelayE2E, BusyThreadsSharingOneCpuSplitTheWindowIntoRunAndReady)
 {
     KD_REQUIRE_BPF();
@@ -330,6 +333,7 @@ TEST(DelayE2E, BusyThreadsSharingOneCpuSplitTheWindowIntoRunAndReady)
     }
 }
 
+// TAGS kernel
 TEST(DelayE2E, LoopbackUdpShowsNetRxSoftIrqsOnTheThread)
 {
     KD_REQUIRE_BPF();
@@ -399,6 +403,7 @@ DiskIrq virtio_disk_irq(const std::string& path)
 
 }  // namespace
 
+// TAGS kernel
 TEST(DelayE2E, DiskInterruptsCountOnTheThreadTheyInterrupt)
 {
     KD_REQUIRE_BPF();

@@ -186,6 +186,7 @@ std::map<std::pair<std::string, uint64_t>, uint64_t> histogram_sums(const json& 
 
 }  // namespace
 
+// TAGS kernel
 TEST(JsonE2E, HistogramTotalsEqualTheCounts)
 {
     KD_REQUIRE_BPF();

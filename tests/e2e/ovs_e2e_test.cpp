@@ -95,6 +95,7 @@ protected:
 
 }  // namespace
 
+// TAGS kernel ovs
 TEST_F(OvsE2E, FindsTheDaemonWithoutPidAndReportsItsThreads)
 {
     Process kdelay({kKdelay, "--sample-time", "3"});
@@ -114,6 +115,7 @@ TEST_F(OvsE2E, FindsTheDaemonWithoutPidAndReportsItsThreads)
     EXPECT_TRUE(revalidator) << r.out;
 }
 
+// TAGS kernel ovs
 TEST_F(OvsE2E, UpcallTotalsMatchTheDatapathsMissedCounter)
 {
     const int flows = 300;
@@ -137,6 +139,7 @@ TEST_F(OvsE2E, UpcallTotalsMatchTheDatapathsMissedCounter)
               std::string::npos);
 }
 
+// TAGS kernel ovs
 TEST_F(OvsE2E, FailedUpcallsShowTheirErrnoAndMatchTheLostCounter)
 {
     const Counters before = datapath_counters();
@@ -168,6 +171,7 @@ TEST_F(OvsE2E, FailedUpcallsShowTheirErrnoAndMatchTheLostCounter)
     EXPECT_GT(std::stoll(m[1]), 0);
 }
 
+// TAGS kernel ovs
 TEST_F(OvsE2E, SkipUpcallStatsAttachesNoProbe)
 {
     for (const bool skip : {false, true}) {
@@ -186,6 +190,7 @@ TEST_F(OvsE2E, SkipUpcallStatsAttachesNoProbe)
     }
 }
 
+// TAGS kernel ovs
 TEST_F(OvsE2E, WithoutKprobesTheTracepointCountsCallsOnly)
 {
     const int flows = 100;

@@ -46,6 +46,7 @@ TEST(ProgramE2E, CompilesLoadsAndAttachesWithEverySwitchOff)
     EXPECT_NE(r.out.find(" sh "), std::string::npos) << r.out;
 }
 
+// TAGS kernel
 TEST(ProgramE2E, CompilesLoadsAndAttachesWithEverySwitchOn)
 {
     KD_REQUIRE_BPF();

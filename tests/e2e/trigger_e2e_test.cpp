@@ -209,6 +209,7 @@ TEST(TriggerE2E, MissingProbesSymbolsAndTracepointsAreClearErrors)
         EXPECT_EQ(std::count(r->err.begin(), r->err.end(), '\n'), 1) << r->err;
 }
 
+// TAGS kernel
 TEST(TriggerE2E, KprobeTriggers)
 {
     KD_REQUIRE_BPF();
@@ -264,6 +265,7 @@ TEST(TriggerE2E, ListProbesShowsTheTargetsUsdtProbes)
 // exactly one sched_setaffinity (entered on CPU 1, returning on CPU 0,
 // where the previous sample stopped inside getsid). Before the fix, every
 // sample after the first lost it.
+// TAGS kernel
 TEST(TriggerE2E, ASyscallReturningWhereAnEarlierSampleStoppedIsCounted)
 {
     KD_REQUIRE_BPF();
