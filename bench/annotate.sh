@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # kdelay annotate throughput and memory (no root needed): generates synthetic
 # spdk_trace -j inputs with bench/gen_spdk_trace, then times
-# `kdelay annotate -i TRACE -b RECORDS > /dev/null`.
+# `kdelay annotate -i TRACE -b RECORDS > /dev/null`. Issue 15's shape runs in
+# both schema flavours: pollers by name (SPDK before 26.05) and owners
+# (26.05 and later; gen_spdk_trace --owners).
 #   ENTRIES (3000000)  LIFETIMES (4096)  RUNS (5)
 #   TRACE_PY=/path/to/trace.py  also times SPDK's trace.py on 1/30 of the
 #   entries, and TRACE_PY_RUNS (1) times on the 1 M-entry input. It needs Debian's
@@ -51,6 +53,8 @@ run "json" "$entries" "$kdelay" annotate -i "$dir/big.json" -b "$dir/big.txt" --
 # entries, so nearly every qpair argument is annotated).
 "$gen" 1000000 256 "$dir/issue.json" "$dir/issue.txt"
 run "text, 1 M entries, 256 lifetimes" 1000000 "$kdelay" annotate -i "$dir/issue.json" -b "$dir/issue.txt"
+"$gen" --owners 1000000 256 "$dir/owners.json" "$dir/owners.txt"
+run "text, 1 M, 256 lifetimes, owners" 1000000 "$kdelay" annotate -i "$dir/owners.json" -b "$dir/owners.txt"
 "$gen" "$entries" 65536 "$dir/many.json" "$dir/many.txt"
 run "text, 65536 lifetimes" "$entries" "$kdelay" annotate -i "$dir/many.json" -b "$dir/many.txt"
 
@@ -65,7 +69,9 @@ if [ -n "${TRACE_PY:-}" ]; then
         git -C "$TRACE_PY_DIR" init -q && git -C "$TRACE_PY_DIR" add lib/nvmf/probes.c
     fi
     # The same-run ratio on issue 15's input: trace.py once on all of it.
-    runs=${TRACE_PY_RUNS:-1} run "trace.py, 1 M entries, 256 lifetimes" 1000000 sh -c "cd '${TRACE_PY_DIR:-.}' && SPDK_BPF_TRACE_PY=1 $PYTHON '$TRACE_PY' -b '$dir/issue.txt' < '$dir/issue.json'"
+    for flavour in issue owners; do
+        runs=${TRACE_PY_RUNS:-1} run "trace.py, 1 M entries, $flavour" 1000000 sh -c "cd '${TRACE_PY_DIR:-.}' && SPDK_BPF_TRACE_PY=1 $PYTHON '$TRACE_PY' -b '$dir/$flavour.txt' < '$dir/$flavour.json'"
+    done
     tp=$((entries / 30))
     for l in 64 "$lifetimes"; do
         "$gen" "$tp" "$l" "$dir/tp.json" "$dir/tp.txt"

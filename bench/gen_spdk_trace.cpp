@@ -1,19 +1,27 @@
-// gen_spdk_trace ENTRIES LIFETIMES TRACE.json RECORDS.txt: writes a synthetic
-// `spdk_trace -j` file (compact, one line, like the real one) of ENTRIES
-// RDMA request entries spread over LIFETIMES qpair lifetimes, and the
-// matching `kdelay record` lines (add, ctrlr add, remove per lifetime, in
+// gen_spdk_trace [--owners] ENTRIES LIFETIMES TRACE.json RECORDS.txt: writes
+// a synthetic `spdk_trace -j` file (compact, one line, like the real one) of
+// ENTRIES RDMA request entries spread over LIFETIMES qpair lifetimes, and
+// the matching `kdelay record` lines (add, ctrlr add, remove per lifetime, in
 // arrival order). Pointers are reused, so lookups must pick the right
 // lifetime, not just the right pointer.
+//
+// Two schema flavours, as annotate reads both: by default each entry names
+// its poller ("poller": "r01", SPDK before 26.05); with --owners the document
+// has an "owners" table and each entry an "owner" id (SPDK 26.05 and later).
 #include <cinttypes>
 #include <cstdio>
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <vector>
 
 int main(int argc, char** argv)
 {
+    const bool owners = argc > 1 && std::strcmp(argv[1], "--owners") == 0;
+    argv += owners;
+    argc -= owners;
     if (argc != 5) {
-        std::fprintf(stderr, "usage: gen_spdk_trace ENTRIES LIFETIMES TRACE.json RECORDS.txt\n");
+        std::fprintf(stderr, "usage: gen_spdk_trace [--owners] ENTRIES LIFETIMES TRACE.json RECORDS.txt\n");
         return 64;
     }
     const uint64_t entries = std::strtoull(argv[1], nullptr, 10);
@@ -51,7 +59,18 @@ int main(int argc, char** argv)
                  "{\"name\":\"RDMA_REQ_EXECUTING\",\"id\":355,\"new_object\":false,\"args\":[{\"name\":\"qpair\",\"type\":1,\"size\":8}]},"
                  "{\"name\":\"RDMA_REQ_COMPLETED\",\"id\":363,\"new_object\":false,\"args\":[{\"name\":\"qpair\",\"type\":1,\"size\":8},{\"name\":\"qd\",\"type\":0,\"size\":4}]},"
                  "{\"name\":\"BDEV_IO_DONE\",\"id\":33,\"new_object\":false,\"args\":[{\"name\":\"ctx\",\"type\":1,\"size\":8},{\"name\":\"status\",\"type\":0,\"size\":4}]}"
-                 "],\"entries\":[");
+                 "],%s\"entries\":[",
+                 owners ? "\"owners\":{\"2\":\"nvmf_tgt_poll_group_000\",\"3\":\"nvmf_tgt_poll_group_001\"},"
+                        : "");
+    // Who ran the entry: a poller's name, or an owner's id.
+    char who[48];
+    auto owner_of = [&](uint64_t lcore) {
+        if (owners)
+            std::snprintf(who, sizeof(who), "\"owner\":%" PRIu64, lcore + 2);
+        else
+            std::snprintf(who, sizeof(who), "\"poller\":\"r%02" PRIu64 "\"", lcore);
+        return who;
+    };
     for (uint64_t i = 0; i < entries; ++i) {
         const uint64_t tsc = base + i * step, l = (tsc - base) / span, req = i / 3;
         if (i)
@@ -59,18 +78,18 @@ int main(int argc, char** argv)
         switch (i % 4) {
         case 0:
             std::fprintf(trace,
-                         "{\"lcore\":%" PRIu64 ",\"tpoint\":352,\"tsc\":%" PRIu64 ",\"poller\":\"r%02" PRIu64
-                         "\",\"size\":4096,\"object\":{\"id\":\"R%" PRIu64 "\",\"value\":%" PRIu64
+                         "{\"lcore\":%" PRIu64 ",\"tpoint\":352,\"tsc\":%" PRIu64 ",%s"
+                         ",\"size\":4096,\"object\":{\"id\":\"R%" PRIu64 "\",\"value\":%" PRIu64
                          "},\"args\":[%" PRIu64 ",%" PRIu64 "]}",
-                         i % 2, tsc, i % 2, req, UINT64_C(0x200000000) + req * 64, ptr(l), i % 128);
+                         i % 2, tsc, owner_of(i % 2), req, UINT64_C(0x200000000) + req * 64, ptr(l), i % 128);
             break;
         case 1:
         case 2:
             std::fprintf(trace,
-                         "{\"lcore\":%" PRIu64 ",\"tpoint\":%d,\"tsc\":%" PRIu64 ",\"poller\":\"r%02" PRIu64
-                         "\",\"object\":{\"id\":\"R%" PRIu64 "\",\"time\":%" PRIu64 ",\"value\":%" PRIu64
+                         "{\"lcore\":%" PRIu64 ",\"tpoint\":%d,\"tsc\":%" PRIu64 ",%s"
+                         ",\"object\":{\"id\":\"R%" PRIu64 "\",\"time\":%" PRIu64 ",\"value\":%" PRIu64
                          "},\"args\":[%" PRIu64 "%s]}",
-                         i % 2, i % 4 == 1 ? 355 : 363, tsc, i % 2, req, (i % 4) * step,
+                         i % 2, i % 4 == 1 ? 355 : 363, tsc, owner_of(i % 2), req, (i % 4) * step,
                          UINT64_C(0x200000000) + req * 64, ptr(l), i % 4 == 1 ? "" : ",7");
             break;
         default:

@@ -3,7 +3,6 @@
 #include "delay/syscall_state.bpf.h"
 #include "delay/budget.bpf.h"
 
-#if WITH_BUDGET
 /* The run queue of a task: se.cfs_rq, then its rq. */
 static __always_inline void *rq_of(void *task)
 {
@@ -11,6 +10,7 @@ static __always_inline void *rq_of(void *task)
     return (void *)typed_u64(cfs_rq, CFS_RQ_RQ_OFF);
 }
 
+#if WITH_BUDGET
 /* The budget dates a switch or a wakeup as the kernel's accounting does: at
  * the run queue's clock, translated to the report's clock. That clock can
  * be microseconds older than the tracepoint: a wakeup that preempts the
@@ -164,9 +164,7 @@ BTF_TRACEPOINT_PROBE(task_rename)
  * se.cfs_rq, its rq, the rq's clock. */
 static __always_inline __u64 rq_clock_of(void *task)
 {
-    void *cfs_rq = (void *)typed_u64(task, TASK_CFS_RQ_OFF);
-    void *rq = (void *)typed_u64(cfs_rq, CFS_RQ_RQ_OFF);
-    return typed_u64(rq, RQ_CLOCK_OFF);
+    return typed_u64(rq_of(task), RQ_CLOCK_OFF);
 }
 
 /* next gets a CPU at its run queue's clock `clock`: its total wait for
