@@ -24,8 +24,6 @@ std::optional<Stat> if_any(const kd_stat& s)
     return to_stat(s);
 }
 
-std::string bounded(const char* s, size_t n) { return std::string(s, strnlen(s, n)); }
-
 // The contract's kinds (delay_abi.h) as the sample names them.
 std::string blame_kind(uint32_t kind)
 {
@@ -97,7 +95,7 @@ void read_threads(MapIo& maps, SampleReading& r)
         entries.push_back(std::move(e));
     for (const auto& [slot, t] : entries) {
         const uint32_t tid = t.tid;
-        r.names[tid] = bounded(t.comm, sizeof(t.comm));
+        r.names[tid] = bounded(t.comm);
         if (delay_maps::budget(r.params))
             r.budgets[tid] = t.budget;
         if (!t.long_poll.count && !t.run.count && !t.ready.count && !t.stopped.count)
@@ -121,7 +119,7 @@ void read_syscalls(MapIo& maps, SampleReading& r)
 void read_irqs(MapIo& maps, SampleReading& r)
 {
     for (const auto& [k, s] : maps.entries<kd_hardirq_key, kd_stat>("hardirqs"))
-        r.threads[k.tid].hardirqs.push_back(IrqStat{bounded(k.name, sizeof(k.name)), 0, to_stat(s)});
+        r.threads[k.tid].hardirqs.push_back(IrqStat{bounded(k.name), 0, to_stat(s)});
     for (const auto& [k, s] : maps.entries<kd_softirq_key, kd_stat>("softirqs"))
         r.threads[k.tid].softirqs.push_back(IrqStat{softirq_name(k.vec), k.vec, to_stat(s)});
 }
@@ -187,10 +185,10 @@ void read_budgets(MapIo& maps, SampleReading& r)
     std::map<uint32_t, std::vector<TimeBudget::Waker>> wakers;
     for (const auto& [k, w] : maps.entries<kd_waker_key, kd_waker>("wakers"))
         wakers[k.tid].push_back(
-            {waker_kind_name(k.kind), k.waker_tid, w.tgid, bounded(w.comm, sizeof(w.comm)), w.count, w.blocked_ns});
+            {waker_kind_name(k.kind), k.waker_tid, w.tgid, bounded(w.comm), w.count, w.blocked_ns});
     std::map<uint32_t, std::vector<TimeBudget::Holder>> holders;
     for (const auto& [k, b] : maps.entries<kd_blame_key, kd_blame>("blame"))
-        holders[k.tid].push_back({blame_kind(k.kind), k.holder, b.tgid, bounded(b.comm, sizeof(b.comm)), b.ns});
+        holders[k.tid].push_back({blame_kind(k.kind), k.holder, b.tgid, bounded(b.comm), b.ns});
     std::map<uint32_t, ThreadState> now;
     for (ThreadState& t : thread_states(r.pid))
         now[static_cast<uint32_t>(t.tid)] = std::move(t);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <string>
 #include <sys/types.h>
@@ -55,5 +56,13 @@ uint64_t syscall_count(MapIo& maps);
 
 // A KD_WAKER_* kind as the sample names it: task, hardirq, softirq, timer.
 std::string waker_kind_name(uint32_t kind);
+
+// A name the kernel side wrote into a fixed char array (a comm), up to its
+// first NUL or its end.
+template <size_t N>
+std::string bounded(const char (&s)[N])
+{
+    return std::string(s, strnlen(s, N));
+}
 
 }  // namespace kdelay

@@ -15,7 +15,6 @@ namespace kdelay {
 std::vector<SyscallEvent> resolve_events(const std::deque<kd_event>& pending, MapIo& maps, bool stack_traces,
                                          pid_t pid)
 {
-    auto bounded = [](const char* s, size_t n) { return std::string(s, strnlen(s, n)); };
     std::vector<SyscallEvent> events;
     events.reserve(pending.size());
     Symbolizer symbols(pid);
@@ -24,11 +23,11 @@ std::vector<SyscallEvent> resolve_events(const std::deque<kd_event>& pending, Ma
         auto name = names.try_emplace(e.nr);
         if (name.second)
             name.first->second = syscall_name(e.nr);
-        SyscallEvent ev{e.entry_ns, e.exit_ns, e.tid, bounded(e.comm, sizeof(e.comm)),
+        SyscallEvent ev{e.entry_ns, e.exit_ns, e.tid, bounded(e.comm),
                         e.nr, name.first->second, {}, false,
                         e.waker_kind == KD_WAKER_NONE
                             ? ""
-                            : waker_label(waker_kind_name(e.waker_kind), bounded(e.waker_comm, sizeof(e.waker_comm)),
+                            : waker_label(waker_kind_name(e.waker_kind), bounded(e.waker_comm),
                                           e.waker_pid, e.waker_tid)};
         if (stack_traces) {
             ev.stack_lost = e.kernel_stack < 0 || e.user_stack < 0;
