@@ -4,6 +4,9 @@
 #define KDELAY_DELAY_ABI_H
 
 #define KD_COMM_LEN 16
+/* The most processes one target holds (-p PID,PID...): the kernel side
+ * compares a task's tgid with each, as constants. */
+#define KD_MAX_TARGETS 8
 #define KD_IRQ_NAME_LEN 32
 
 /* capture[0].state. Time mode: userspace moves IDLE -> CAPTURING ->
@@ -43,7 +46,7 @@ struct kd_event {
     __u32 waker_kind;
     __u32 waker_tid;
     __u32 waker_pid;
-    __u32 pad;
+    __u32 tgid;  /* the thread's process */
     char waker_comm[KD_COMM_LEN];
 };
 
@@ -224,6 +227,8 @@ struct kd_thread {
     __u64 sys_start;
     __u32 sys_nr;
     __u32 wait_known;  /* wait_seen is set (not before its first switch in a sample) */
+    __u32 tgid;        /* its process: one of the target's */
+    __u32 pad;
     /* Its run queue's clock at its switch-in, seen in this sample (0: not
      * seen); the run ends at that clock's value at its switch-out. */
     __u64 run_clock;

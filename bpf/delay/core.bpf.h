@@ -128,7 +128,7 @@ static __always_inline void stat_into(struct kd_stat *s, int full, __u32 tid, __
 /* A field at off in a struct the kernel typed from BTF (a task a
  * BTF_TRACEPOINT_PROBE is passed, and what it points to), loaded by one
  * instruction. Written as that instruction: BCC rewrites a C dereference
- * of a pointer it has seen handed to a bpf_probe_read*() call (take_name()
+ * of a pointer it has seen handed to a bpf_probe_read*() call (take_ids()
  * hands it a task) into another such call, at three times the cost, and
  * leaves assembly alone. */
 static __always_inline __u64 typed_u64(void *object, __u64 off)
@@ -183,12 +183,17 @@ static __always_inline struct kd_thread *thread_find(__u32 tid)
     return threads.lookup(&tid);
 }
 
-static __always_inline void take_name(char *comm, void *task)
+/* The thread's name and process, from task, or from the current task
+ * without one. */
+static __always_inline void take_ids(struct kd_thread *t, void *task)
 {
-    if (task)
-        bpf_probe_read_kernel(comm, KD_COMM_LEN, (char *)task + TASK_COMM_OFF);
-    else
-        bpf_get_current_comm(comm, KD_COMM_LEN);
+    if (task) {
+        bpf_probe_read_kernel(t->comm, KD_COMM_LEN, (char *)task + TASK_COMM_OFF);
+        bpf_probe_read_kernel(&t->tgid, sizeof(t->tgid), (char *)task + TASK_TGID_OFF);
+    } else {
+        bpf_get_current_comm(t->comm, KD_COMM_LEN);
+        t->tgid = bpf_get_current_pid_tgid() >> 32;
+    }
 }
 
 /* The thread's entry, created on first sight. The name is taken now, in the
@@ -208,7 +213,7 @@ static __always_inline struct kd_thread *thread_entry(__u32 tid, void *task)
     if (!t->tid) {
         __u32 held = __sync_val_compare_and_swap(&t->tid, 0, tid);
         if (held == 0)
-            take_name(t->comm, task);
+            take_ids(t, task);
         if (held == 0 || held == tid)
             return t;
     }
@@ -230,7 +235,7 @@ static __always_inline struct kd_thread *thread_entry(__u32 tid, void *task)
     t = threads.lookup(&tid);
     if (t) {
         t->tid = tid;
-        take_name(t->comm, task);
+        take_ids(t, task);
     }
     return t;
 }
@@ -255,12 +260,42 @@ static __always_inline void thread_hist_add(__u32 tid, __u32 kind, __u64 delta)
 #endif
 }
 
+/* Whether tgid is one of the target's processes (-p PID[,PID...], at most
+ * KD_MAX_TARGETS): constants compared, no map lookup, as this runs for
+ * every task. */
+static __always_inline int is_target(__u32 tgid)
+{
+    return tgid == TARGET_TGID_0
+#if TARGET_TGIDS > 1
+           || tgid == TARGET_TGID_1
+#endif
+#if TARGET_TGIDS > 2
+           || tgid == TARGET_TGID_2
+#endif
+#if TARGET_TGIDS > 3
+           || tgid == TARGET_TGID_3
+#endif
+#if TARGET_TGIDS > 4
+           || tgid == TARGET_TGID_4
+#endif
+#if TARGET_TGIDS > 5
+           || tgid == TARGET_TGID_5
+#endif
+#if TARGET_TGIDS > 6
+           || tgid == TARGET_TGID_6
+#endif
+#if TARGET_TGIDS > 7
+           || tgid == TARGET_TGID_7
+#endif
+        ;
+}
+
 /* The capture state when the task of id (pid_tgid) belongs to the target and
  * we capture, else 0. The tgid is checked first: most events are not the
  * target's, and that check needs no map lookup. */
 static __always_inline struct kd_capture *target_capturing(__u64 id)
 {
-    if ((id >> 32) != TARGET_TGID)
+    if (!is_target(id >> 32))
         return 0;
     return capturing();
 }

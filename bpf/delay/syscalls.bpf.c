@@ -82,6 +82,7 @@ RAW_TRACEPOINT_PROBE(sys_exit)
             e->entry_ns = entry;
             e->exit_ns = now;
             e->tid = key.tid;
+            e->tgid = id >> 32;
             e->nr = key.nr;
 #if WITH_STACK_TRACES
             e->user_stack = stack_traces.get_stackid(ctx, BPF_F_USER_STACK);

@@ -15,11 +15,11 @@ namespace kdelay {
 namespace {
 
 const char* const kDescription =
-    "kdelay: is the kernel to blame? For every thread of one process, shows where\n"
-    "time went: syscalls, on-CPU run time, waiting for a CPU, stopped, hard and\n"
-    "soft interrupts. Runs as root.\n\n"
+    "kdelay: is the kernel to blame? For every thread of the processes it traces,\n"
+    "shows where time went: syscalls, on-CPU run time, waiting for a CPU, stopped,\n"
+    "hard and soft interrupts. Runs as root.\n\n"
     "  kdelay [OPTIONS]                 trace the single running ovs-vswitchd\n"
-    "  kdelay -p PID [OPTIONS]          trace process PID\n"
+    "  kdelay -p PID[,PID...] [OPTIONS] trace these processes (up to 8)\n"
     "  kdelay [OPTIONS] -- COMMAND ...  start COMMAND and trace it from its first instruction\n"
     "  kdelay biosnoop [-Q] [-p PID] [-d DISK] [--duration S]\n"
     "                                   one line per block I/O (see kdelay biosnoop --help)\n"
@@ -99,7 +99,7 @@ std::optional<Options> parse_options(int argc, const char* const* argv)
         if (!opt.common.command.empty())
             throw Error(Exit::usage, c.no_command);
         if (c.pid_opt && *c.pid_opt)
-            opt.common.pid = static_cast<pid_t>(c.pid);
+            opt.common.pids = distinct_pids(c.pids);
         return opt;
     }
     finish_delay_options(delay, opt.common, opt.delay);

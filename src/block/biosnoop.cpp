@@ -82,7 +82,7 @@ private:
 BiosnoopConfig make_biosnoop_config(const CommonOptions& common, const BiosnoopOptions& o)
 {
     BiosnoopConfig cfg;
-    cfg.bpf = make_bpf_config(common);
+    cfg.bpf = make_bpf_config(common, true, "biosnoop filters by one process: give one PID");
     cfg.queue = o.queue;
     cfg.duration = o.duration;
     if (!o.disk.empty()) {
@@ -104,7 +104,7 @@ BlockLayout biosnoop_layout()
 std::string render_biosnoop_program(const BiosnoopConfig& cfg, const BlockLayout& layout)
 {
     ConfigHeader c;
-    c.number("FILTER_PID", static_cast<uint64_t>(cfg.bpf.pid));
+    c.number("FILTER_PID", static_cast<uint64_t>(cfg.bpf.pid()));
     c.number("FILTER_DEV", cfg.dev);
     add_block_config(c, layout, 16384);
     return assemble_program({"biosnoop.bpf.c"}, c);
@@ -128,8 +128,8 @@ int run_biosnoop(const BiosnoopConfig& cfg, ReportWriter& writer)
         "events", &BioPrinter::on_event, &BioPrinter::on_lost, &printer, kPerfPages);
     if (!status.ok())
         throw Error(Exit::oserr, "cannot open the perf buffer: " + status.msg());
-    if (cfg.bpf.pid)
-        wait.watch_process(cfg.bpf.pid);
+    if (cfg.bpf.pid())
+        wait.watch_process(cfg.bpf.pid());
 
     writer.rows_begin(printer.columns());
     using Clock = EventWait::Clock;
@@ -145,7 +145,7 @@ int run_biosnoop(const BiosnoopConfig& cfg, ReportWriter& writer)
             break;
         if (wake == EventWait::Wake::target_exited) {
             session.bpf().poll_perf_buffer("events", 0);
-            writer.note("Process " + std::to_string(cfg.bpf.pid) + " exited");
+            writer.note("Process " + std::to_string(cfg.bpf.pid()) + " exited");
             break;
         }
     }

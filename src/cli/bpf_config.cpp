@@ -1,20 +1,22 @@
 #include "cli/bpf_config.h"
 
+#include "core/error.h"
 #include "sys/process.h"
 
 namespace kdelay {
 
-BpfConfig make_bpf_config(const CommonOptions& o, bool needs_root)
+BpfConfig make_bpf_config(const CommonOptions& o, bool needs_root, const char* one_process_only)
 {
     BpfConfig bpf;
     bpf.debug = o.debug;
     bpf.print_ebpf = o.print_ebpf;
+    if (one_process_only && o.pids.size() > 1)
+        throw Error(Exit::usage, one_process_only);
     if (needs_root && !o.print_ebpf)
         require_root();
-    if (o.pid) {
-        require_process(*o.pid);
-        bpf.pid = *o.pid;
-    }
+    for (pid_t pid : o.pids)
+        require_process(pid);
+    bpf.pids = o.pids;
     return bpf;
 }
 

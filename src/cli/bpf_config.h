@@ -3,20 +3,26 @@
 #pragma once
 
 #include <sys/types.h>
+#include <vector>
 
 #include "cli/common_options.h"
 
 namespace kdelay {
 
 struct BpfConfig {
-    pid_t pid = 0;            // -p; 0: none given (yet)
+    std::vector<pid_t> pids;  // -p, each once; empty: none given (yet)
     unsigned debug = 0;       // -D: BCC's output and debug flags
     bool print_ebpf = false;  // --ebpf: print the source and exit
+
+    // The one process of a mode that takes one (see one_process_only); 0: none.
+    pid_t pid() const { return pids.empty() ? 0 : pids.front(); }
 };
 
 // Copies -p, -D and --ebpf. Checks root unless only the source is printed
-// (or the mode needs no root at all), then that -p's process exists.
-// Throws Error with the matching exit code.
-BpfConfig make_bpf_config(const CommonOptions& options, bool needs_root = true);
+// (or the mode needs no root at all), then that each of -p's processes
+// exists. A mode that takes one process names why in one_process_only, said
+// when -p lists several. Throws Error with the matching exit code.
+BpfConfig make_bpf_config(const CommonOptions& options, bool needs_root = true,
+                          const char* one_process_only = nullptr);
 
 }  // namespace kdelay

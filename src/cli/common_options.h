@@ -15,7 +15,7 @@ struct CommonOptions {
     Mode mode = Mode::delay;
     enum class Format { text, json };
     Format format = Format::text;
-    std::optional<pid_t> pid;
+    std::vector<pid_t> pids;  // -p, in the order given, each once; empty: none
     unsigned debug = 0;             // BCC debug flags; nonzero also shows BCC's stderr
     bool print_ebpf = false;
     std::vector<std::string> command;  // after "--": start and trace this

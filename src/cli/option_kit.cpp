@@ -1,5 +1,6 @@
 #include "cli/option_kit.h"
 
+#include <algorithm>
 #include <charconv>
 #include <fmt/format.h>
 #include <map>
@@ -91,17 +92,31 @@ CLI::Option* add_debug_option(CLI::App& app, std::vector<unsigned>& flags)
                               "Show BCC's output; FLAGS also sets BCC's debug flags (bare: 63)", "FLAGS");
 }
 
-CLI::Option* add_pid_option(CLI::App& app, int64_t& pid, const std::string& help)
+CLI::Option* add_pid_option(CLI::App& app, std::vector<int64_t>& pids, const std::string& help, bool list)
 {
-    return app.add_option("-p,--pid", pid, help)
+    // A list is parsed even where one process is taken, so that the mode
+    // can say why it takes one.
+    return app.add_option("-p,--pid", pids, help)
+        ->delimiter(',')
+        ->allow_extra_args(false)
         ->check(whole_number(1, 4194304))
-        ->type_name("PID");
+        ->type_name(list ? "PID[,PID...]" : "PID");
+}
+
+std::vector<pid_t> distinct_pids(const std::vector<int64_t>& values)
+{
+    std::vector<pid_t> pids;
+    for (int64_t v : values)
+        if (std::find(pids.begin(), pids.end(), static_cast<pid_t>(v)) == pids.end())
+            pids.push_back(static_cast<pid_t>(v));
+    return pids;
 }
 
 CLI::App& begin_subcommand(CLI::App& app, Subcommand& c, CommonOptions::Mode mode, const std::string& name,
                            const std::string& description, const char* no_command)
 {
-    c = Subcommand{mode};
+    c = Subcommand{};
+    c.mode = mode;
     c.no_command = no_command;
     c.app = app.add_subcommand(name, description);
     return *c.app;
@@ -127,8 +142,15 @@ void add_format_option(CLI::App& app, CommonOptions::Format& format, const std::
 
 void check_values_present(const CLI::App& app, const std::vector<std::string>& args)
 {
+    // An option of the subcommand named in args, before the main command's.
+    const CLI::App* scope = &app;
+    for (const CLI::App* sub : app.get_subcommands({}))
+        if (std::find(args.begin(), args.end(), sub->get_name()) != args.end())
+            scope = sub;
     auto needs_value = [&](const std::string& name, bool optional_too) {
-        const CLI::Option* o = find_option(app, name);
+        const CLI::Option* o = scope->get_option_no_throw(name);
+        if (!o)
+            o = find_option(app, name);
         if (o && o->get_items_expected_max() > 0 && (optional_too || o->get_items_expected_min() > 0))
             throw Error(Exit::usage, fmt::format("{}: no value given; give {} (see kdelay --help)", o->get_name(),
                                                  o->get_type_name()));

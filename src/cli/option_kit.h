@@ -8,6 +8,8 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <sys/types.h>
+#include <vector>
 #include <vector>
 
 #include "cli/common_options.h"
@@ -49,7 +51,11 @@ std::optional<T> optional_value(const CLI::Option* opt, const std::vector<T>& va
 
 // -D, -D FLAGS, --debug FLAGS: upstream's optional integer, bare meaning 0x3f.
 CLI::Option* add_debug_option(CLI::App& app, std::vector<unsigned>& flags);
-CLI::Option* add_pid_option(CLI::App& app, int64_t& pid, const std::string& help);
+// -p PID[,PID...]: one or several processes (-p 1,2 and -p 1 -p 2 alike);
+// without list, the help names one PID.
+CLI::Option* add_pid_option(CLI::App& app, std::vector<int64_t>& pids, const std::string& help, bool list);
+// -p's values in the order given, each once.
+std::vector<pid_t> distinct_pids(const std::vector<int64_t>& values);
 void add_format_option(CLI::App& app, CommonOptions::Format& format, const std::string& help);
 
 // Checks what CLI11 cannot name well before it parses: "--NAME=" with nothing
@@ -76,7 +82,7 @@ struct Subcommand {
     CLI::Option* pid_opt = nullptr;  // nullptr: no -p
     CLI::Option* debug_opt = nullptr;
     const char* no_command = "";
-    int64_t pid = 0;
+    std::vector<int64_t> pids;
 };
 
 }  // namespace kdelay

@@ -29,8 +29,8 @@ uint64_t monotonic_ns()
 
 }  // namespace
 
-DelayCollector::DelayCollector(BpfSession& session, const DelayProgramParams& params, pid_t pid)
-    : maps_(session.maps()), params_(params), pid_(pid)
+DelayCollector::DelayCollector(BpfSession& session, const DelayProgramParams& params)
+    : maps_(session.maps()), params_(params)
 {
     if (params_.features.syscall_events)
         events_ = std::make_unique<RingBufferReader>(maps_.fd("events"), [this](const void* data, size_t size) {
@@ -88,9 +88,15 @@ void DelayCollector::stop_capture()
         events_->drain();
 }
 
+size_t DelayCollector::process_rank(uint32_t pid) const
+{
+    const auto& tgids = params_.tgids;
+    return static_cast<size_t>(std::find(tgids.begin(), tgids.end(), static_cast<pid_t>(pid)) - tgids.begin());
+}
+
 Sample DelayCollector::collect()
 {
-    SampleReading r{params_, window_, pid_, {}, {}, {}, {}, {}, {}};
+    SampleReading r{params_, window_, {}, {}, {}, {}, {}, {}, {}};
     for (const RegisteredSection& s : registered_sections())
         if (s.def->on.is_on(params_.features))
             read_section(maps_, r, *s.def);
@@ -103,6 +109,8 @@ Sample DelayCollector::collect()
         ts.tid = tid;
         auto name = r.names.find(tid);
         ts.name = name != r.names.end() && !name->second.empty() ? name->second : "<unknown>";
+        const auto pid = r.pids.find(tid);
+        ts.pid = pid != r.pids.end() ? pid->second : params_.tgids.size() == 1 ? params_.tgids.front() : 0;
         by_total_desc(ts.syscalls);
         by_total_desc(ts.hardirqs);
         by_total_desc(ts.softirqs);
@@ -112,11 +120,15 @@ Sample DelayCollector::collect()
         sample.threads.push_back(std::move(ts));
     }
     std::stable_sort(sample.threads.begin(), sample.threads.end(),
-                     [](const ThreadSample& a, const ThreadSample& b) {
+                     [this](const ThreadSample& a, const ThreadSample& b) {
+                         // By process, in -p's order, then by name and tid.
+                         const auto ra = process_rank(a.pid), rb = process_rank(b.pid);
+                         if (ra != rb)
+                             return ra < rb;
                          return a.name != b.name ? a.name < b.name : a.tid < b.tid;
                      });
     if (events_)
-        sample.events = resolve_events(pending_, maps_, delay_maps::stack_traces(params_), pid_);
+        sample.events = resolve_events(pending_, maps_, delay_maps::stack_traces(params_));
     return std::move(r.sample);
 }
 

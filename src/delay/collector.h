@@ -26,10 +26,9 @@ class MapIo;
 
 class DelayCollector final : public SampleSource {
 public:
-    // Reads what the program built from params has. pid is the target: its
-    // threads that no event showed get a budget from /proc, and its user
-    // stacks are symbolized.
-    DelayCollector(BpfSession& session, const DelayProgramParams& params, pid_t pid);
+    // Reads what the program built from params has. The threads of its
+    // target (params.tgids) that no event showed get a budget from /proc.
+    DelayCollector(BpfSession& session, const DelayProgramParams& params);
     ~DelayCollector();
 
     void start_capture() override;
@@ -48,9 +47,10 @@ public:
 
 private:
     void set_capture(uint32_t state);
+    // Where pid is in the target's list (its size: not one of them).
+    size_t process_rank(uint32_t pid) const;
     MapIo& maps_;
     const DelayProgramParams params_;  // what the program has
-    pid_t pid_;
     BudgetWindow window_;  // of the last sample, set by stop_capture()
     std::unique_ptr<RingBufferReader> events_;
     // Chunked, so a storm never stalls the consumer on a large reallocation.

@@ -2,7 +2,10 @@
 
 #include <unistd.h>
 
+#include <linux/types.h>
+
 #include "core/error.h"
+#include "delay_abi.h"
 #include "sys/process.h"
 
 namespace kdelay {
@@ -32,8 +35,14 @@ DelayConfig make_delay_config(const CommonOptions& common, const DelayOptions& o
     while (f.ringbuf_pages < options.buffer_page_count)
         f.ringbuf_pages <<= 1;  // the kernel wants a power of two
 
+    if (common.pids.size() > KD_MAX_TARGETS)
+        throw Error(Exit::usage, "-p takes at most " + std::to_string(KD_MAX_TARGETS) + " processes");
+    if (common.pids.size() > 1 && (options.has_start_trigger || options.has_stop_trigger))
+        throw Error(Exit::usage, "--start-trigger and --stop-trigger need one process: give one PID");
+    if (common.pids.size() > 1 && options.list_probes)
+        throw Error(Exit::usage, "--list-probes lists one process's probes: give one PID");
     cfg.bpf = make_bpf_config(common, !cfg.list_probes);
-    if (!cfg.command.empty() || cfg.bpf.pid)
+    if (!cfg.command.empty() || !cfg.bpf.pids.empty())
         return cfg;
     const auto found = find_processes_with_name_containing("ovs-vswitchd");
     if (found.empty())
@@ -41,7 +50,7 @@ DelayConfig make_delay_config(const CommonOptions& common, const DelayOptions& o
                     "no ovs-vswitchd process found; name a process with -p PID or run one after '--'");
     if (found.size() > 1)
         throw Error(Exit::noinput, "several ovs-vswitchd processes are running; pick one with -p PID");
-    cfg.bpf.pid = found.front();
+    cfg.bpf.pids = {found.front()};
     return cfg;
 }
 

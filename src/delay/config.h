@@ -15,10 +15,10 @@
 
 namespace kdelay {
 
-// pid is 0 while a command is still to be launched.
+// bpf.pids is empty while a command is still to be launched.
 struct DelayConfig {
-    BpfConfig bpf;  // -p, -D, --ebpf
-    std::vector<std::string> command;  // start and trace this instead of pid
+    BpfConfig bpf;  // -p (up to KD_MAX_TARGETS processes), -D, --ebpf
+    std::vector<std::string> command;  // start and trace this instead of bpf.pids
     double sample_time = 0.5;
     unsigned sample_count = 1;
     double sample_interval = 0;

@@ -40,14 +40,14 @@ std::string target_executable(const DelayConfig& cfg)
     if (!cfg.command.empty())
         return find_in_path(cfg.command[0]);
     char path[4096];
-    const std::string link = "/proc/" + std::to_string(cfg.bpf.pid) + "/exe";
+    const std::string link = "/proc/" + std::to_string(cfg.bpf.pid()) + "/exe";
     const ssize_t n = readlink(link.c_str(), path, sizeof(path) - 1);
     return n > 0 ? std::string(path, static_cast<size_t>(n)) : link;
 }
 
 int list_probes(const DelayConfig& cfg)
 {
-    const auto probes = list_usdt_probes(cfg.command.empty() ? cfg.bpf.pid : 0, target_executable(cfg));
+    const auto probes = list_usdt_probes(cfg.command.empty() ? cfg.bpf.pid() : 0, target_executable(cfg));
     for (const auto& p : probes)
         std::cout << p.provider << ":" << p.name << " " << p.binary << "\n";
     if (probes.empty())
@@ -87,7 +87,7 @@ int run_delay(const DelayConfig& cfg, ReportWriter& writer)
     const std::string exe = target_executable(cfg);
     std::optional<ResolvedTrigger> start, stop;
     if (!cfg.bpf.print_ebpf) {
-        const pid_t existing = cfg.command.empty() ? cfg.bpf.pid : 0;
+        const pid_t existing = cfg.command.empty() ? cfg.bpf.pid() : 0;  // triggers take one process
         if (cfg.start_trigger)
             start = resolve_trigger(*cfg.start_trigger, existing, exe);
         if (cfg.stop_trigger)
@@ -98,19 +98,23 @@ int run_delay(const DelayConfig& cfg, ReportWriter& writer)
                                                    " tracepoint (it came in " + s->since + ")");
     }
 
-    // The target: -p's process, or the command, held at the door until
+    // The target: -p's processes, or the command, held at the door until
     // the first sample starts.
     std::optional<Launcher> launcher;
     if (!cfg.command.empty() && !cfg.bpf.print_ebpf)
         launcher.emplace(cfg.command);
-    const pid_t target = launcher ? launcher->pid() : cfg.bpf.pid;
+    const std::vector<pid_t> targets = launcher ? std::vector<pid_t>{launcher->pid()} : cfg.bpf.pids;
+    const pid_t target = targets.empty() ? 0 : targets.front();  // triggers take one process
+    size_t threads = 0;
+    for (pid_t pid : targets)
+        threads += thread_count(pid);
 
     KernelBtf btf;
     const uint32_t poll_nr = poll_syscall_number();
     DelayProgramParams params;
-    params.tgid = target;
+    params.tgids = targets;
     params.poll_nr = poll_nr;
-    params.sizes = size_delay_maps(target ? thread_count(target) : 1);
+    params.sizes = size_delay_maps(std::max<size_t>(threads, 1));
     params.layout = read_kernel_layout(btf);
     params.start_trigger = cfg.start_trigger.has_value();
     params.stop_trigger = cfg.stop_trigger.has_value();
@@ -148,13 +152,14 @@ int run_delay(const DelayConfig& cfg, ReportWriter& writer)
     // even inside a compile or a blocking open, and nothing is left behind
     // (a command held at the door sees its pipe close and exits).
     EventWait wait;
-    DelayCollector collector(session, params, target);
+    DelayCollector collector(session, params);
     if (!upcalls.note.empty())
         writer.note(upcalls.note);
     if (!params.block)
         writer.note(std::string("No BLOCK I/O STATISTICS: this kernel lacks ") + kBlockLayoutNeeds);
-    wait.watch_process(target);
-    run_samples(cfg, target, collector, wait, writer, [&] {
+    for (pid_t pid : targets)
+        wait.watch_process(pid);
+    run_samples(cfg, targets, collector, wait, writer, [&] {
         if (launcher)
             launcher->release();
     });

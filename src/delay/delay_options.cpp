@@ -7,7 +7,8 @@ namespace kdelay {
 void add_delay_options(CLI::App& app, CommonOptions& common, DelayOptions& delay, DelayParse& d,
                        std::vector<unsigned>& debug_flags)
 {
-    d.pid_opt = add_pid_option(app, d.pid, "Process to trace (default: the single ovs-vswitchd)");
+    d.pid_opt = add_pid_option(app, d.pids, "Processes to trace, in one report (default: the single ovs-vswitchd)",
+                               true);
     app.add_option("--sample-time", delay.sample_time, "Length of one sample (default 0.5)")
         ->check(seconds(0.001, 86400))
         ->type_name("SECONDS");
@@ -72,7 +73,7 @@ void finish_delay_options(const DelayParse& d, CommonOptions& common, DelayOptio
     if (*d.pid_opt) {
         if (!common.command.empty())
             throw Error(Exit::usage, "-p/--pid and '-- COMMAND' cannot be used together");
-        common.pid = static_cast<pid_t>(d.pid);
+        common.pids = distinct_pids(d.pids);
     }
 }
 

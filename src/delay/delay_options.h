@@ -18,7 +18,7 @@ struct DelayParse {
     CLI::Option* stop_opt;
     CLI::Option* trigger_delta_opt;
     CLI::Option* events_opt;
-    int64_t pid = 0;
+    std::vector<int64_t> pids;
     std::vector<uint64_t> trigger_delta;
     std::vector<uint64_t> syscall_events;
 };

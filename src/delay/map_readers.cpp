@@ -96,6 +96,7 @@ void read_threads(MapIo& maps, SampleReading& r)
     for (const auto& [slot, t] : entries) {
         const uint32_t tid = t.tid;
         r.names[tid] = bounded(t.comm);
+        r.pids[tid] = t.tgid;
         if (delay_maps::budget(r.params))
             r.budgets[tid] = t.budget;
         if (!t.long_poll.count && !t.run.count && !t.ready.count && !t.stopped.count)
@@ -190,8 +191,11 @@ void read_budgets(MapIo& maps, SampleReading& r)
     for (const auto& [k, b] : maps.entries<kd_blame_key, kd_blame>("blame"))
         holders[k.tid].push_back({blame_kind(k.kind), k.holder, b.tgid, bounded(b.comm), b.ns});
     std::map<uint32_t, ThreadState> now;
-    for (ThreadState& t : thread_states(r.pid))
-        now[static_cast<uint32_t>(t.tid)] = std::move(t);
+    for (pid_t pid : r.params.tgids)
+        for (ThreadState& t : thread_states(pid)) {
+            r.pids.try_emplace(static_cast<uint32_t>(t.tid), static_cast<uint32_t>(pid));
+            now[static_cast<uint32_t>(t.tid)] = std::move(t);
+        }
 
     for (const auto& [tid, b] : r.budgets) {
         ThreadSample& ts = r.threads[tid];

@@ -28,9 +28,9 @@ struct ThreadSection;
 struct SampleReading {
     const DelayProgramParams& params;
     BudgetWindow window;  // the sample's, for the budget
-    pid_t pid;            // the target, for threads /proc shows (the budget)
     std::map<uint32_t, ThreadSample> threads;
     std::map<uint32_t, std::string> names;
+    std::map<uint32_t, uint32_t> pids;  // tid -> its process
     std::map<uint32_t, kd_budget> budgets;
     std::map<uint32_t, uint32_t> slot_tids;  // thread_slots' index -> the tid there
     std::vector<kd_recent_runs> recent;      // per CPU, read with the syscalls

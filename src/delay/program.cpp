@@ -7,6 +7,7 @@
 #include "bpf/program_source.h"
 #include "core/error.h"
 #include "delay/section.h"
+#include "delay_abi.h"
 
 namespace kdelay {
 namespace {
@@ -68,7 +69,12 @@ DelayMapSizes size_delay_maps(size_t thread_count)
 std::string render_delay_program(const DelayProgramParams& p)
 {
     ConfigHeader c;
-    c.number("TARGET_TGID", static_cast<uint64_t>(p.tgid));
+    const std::vector<pid_t> tgids = p.tgids.empty() ? std::vector<pid_t>{0} : p.tgids;
+    if (tgids.size() > KD_MAX_TARGETS)
+        throw Error(Exit::software, "more target processes than the program can compare");
+    c.number("TARGET_TGIDS", tgids.size());
+    for (size_t i = 0; i < tgids.size(); ++i)
+        c.number("TARGET_TGID_" + std::to_string(i), static_cast<uint64_t>(tgids[i]));
     c.number("POLL_NR", p.poll_nr);
     c.number("TASK_PID_OFF", p.layout.task_pid.offset);
     c.number("TASK_TGID_OFF", p.layout.task_tgid.offset);

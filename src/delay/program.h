@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <sys/types.h>
+#include <vector>
 
 #include "bpf/btf_offsets.h"
 #include "delay/features.h"
@@ -29,7 +30,7 @@ struct DelayMapSizes {
 DelayMapSizes size_delay_maps(size_t thread_count);
 
 struct DelayProgramParams {
-    pid_t tgid = 0;
+    std::vector<pid_t> tgids;  // the target's processes, at most KD_MAX_TARGETS; none: 0 (--ebpf)
     uint32_t poll_nr = 0;
     DelayMapSizes sizes{};
     KernelLayout layout{};

@@ -165,13 +165,14 @@ Table syscall_events(const std::vector<SyscallEvent>& events)
                  Column{"DELTA (us)", "", 10}.with_commas().with_gap(1),
                  Column{"SYSCALL", "syscall"}.left(),
                  json_only("delta_ns"),
+                 json_only("pid"),
                  json_only("nr"),
                  json_only("frames"),
                  json_only("stack_lost"),
                  json_only("waker")};
     for (const auto& e : events) {
         Row r{{e.entry_ns, e.exit_ns, uint64_t{e.tid}, e.comm, (e.exit_ns - e.entry_ns) / 1000, e.name,
-               e.exit_ns - e.entry_ns, uint64_t{e.nr}, e.frames, e.stack_lost,
+               e.exit_ns - e.entry_ns, uint64_t{e.pid}, uint64_t{e.nr}, e.frames, e.stack_lost,
                e.waker.empty() ? Cell{} : Cell{e.waker}}};
         if (!e.waker.empty())
             r.text_after.push_back("          woken by " + e.waker);
@@ -209,7 +210,7 @@ Report delay_report(Sample sample)
     Report r;
     r.fields.emplace_back("poll_nr", uint64_t{sample.poll_nr});
     for (auto& t : sample.threads)
-        r.threads.push_back(ThreadSections{t.tid, t.name, thread_sections(t, sample.poll_nr)});
+        r.threads.push_back(ThreadSections{t.tid, t.pid, t.name, thread_sections(t, sample.poll_nr)});
     r.sample_sections.push_back(UpcallSection{std::move(sample.upcalls)});
     r.sample_sections.push_back(syscall_events(sample.events));
     return r;

@@ -48,6 +48,7 @@ struct BlockIoStat {
 
 struct ThreadSample {
     uint32_t tid = 0;
+    uint32_t pid = 0;  // its process, one of the target's (0: not known)
     std::string name;
     std::vector<SyscallStat> syscalls;  // by total time, descending
     std::optional<Stat> long_poll;
@@ -69,6 +70,7 @@ struct SyscallEvent {
     uint64_t entry_ns;  // CLOCK_MONOTONIC
     uint64_t exit_ns;
     uint32_t tid;
+    uint32_t pid;  // its process
     std::string comm;
     uint32_t nr;
     std::string name;

@@ -9,6 +9,7 @@
 #include "report/format.h"
 #include "report/status_line.h"
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include "report/writer.h"
 #include "sys/event_wait.h"
 
@@ -17,6 +18,12 @@ namespace {
 
 using Clock = EventWait::Clock;
 using Phase = CaptureState::Phase;
+
+// How the notes name the target: "Target process 12", "Target processes 12, 34".
+std::string target_label(const std::vector<pid_t>& targets)
+{
+    return fmt::format("Target process{} {}", targets.size() > 1 ? "es" : "", fmt::join(targets, ", "));
+}
 
 // How often the capture state is read while waiting for a trigger.
 constexpr auto kStatePoll = std::chrono::milliseconds(10);
@@ -40,8 +47,9 @@ enum class Outcome { reached, deadline, interrupted, exited };
 
 class Sampler {
 public:
-    Sampler(const DelayConfig& cfg, pid_t target, SampleSource& collector, EventWait& wait, ReportWriter& writer)
-        : cfg_(cfg), target_(target), collector_(collector), wait_(wait), writer_(writer)
+    Sampler(const DelayConfig& cfg, const std::vector<pid_t>& targets, SampleSource& collector, EventWait& wait,
+            ReportWriter& writer)
+        : cfg_(cfg), target_(target_label(targets)), collector_(collector), wait_(wait), writer_(writer)
     {
     }
 
@@ -60,7 +68,7 @@ private:
     void warnings();
 
     const DelayConfig& cfg_;
-    const pid_t target_;
+    const std::string target_;  // "Target process 12", "Target processes 12, 34"
     SampleSource& collector_;
     EventWait& wait_;
     ReportWriter& writer_;
@@ -136,8 +144,7 @@ bool Sampler::sample(bool& counted, const std::function<void()>& on_start)
         status_.clear();
         if (outcome != Outcome::reached) {
             collector_.reset();  // nothing was captured
-            writer_.note(outcome == Outcome::exited ? "Target process " + std::to_string(target_) +
-                                                          " exited before the start trigger fired"
+            writer_.note(outcome == Outcome::exited ? target_ + " exited before the start trigger fired"
                                                     : "Interrupted while waiting for the start trigger");
             return false;
         }
@@ -167,7 +174,7 @@ bool Sampler::sample(bool& counted, const std::function<void()>& on_start)
                     state.stop_trigger_ns ? std::optional<uint64_t>(state.stop_trigger_ns) : std::nullopt,
                     std::nullopt});
     if (outcome == Outcome::exited)
-        writer_.note("Target process " + std::to_string(target_) + " exited; the sample ends here");
+        writer_.note(target_ + " exited; the sample ends here");
     else if (outcome == Outcome::interrupted)
         writer_.note("Interrupted; reporting what was collected");
 
@@ -211,7 +218,7 @@ void Sampler::run(const std::function<void()>& on_first_start)
         activity_ = "pausing between samples";
         const Outcome pause = wait_for(Clock::now() + seconds(cfg_.sample_interval), nullptr, true);
         if (pause == Outcome::exited)
-            writer_.note("Target process " + std::to_string(target_) + " exited; no more samples");
+            writer_.note(target_ + " exited; no more samples");
         if (pause != Outcome::deadline)
             break;
         missed_starts_ += dump_misses_;  // a sample follows this dump
@@ -244,10 +251,10 @@ void Sampler::warnings()
 
 }  // namespace
 
-void run_samples(const DelayConfig& cfg, pid_t target, SampleSource& collector, EventWait& wait,
+void run_samples(const DelayConfig& cfg, const std::vector<pid_t>& targets, SampleSource& collector, EventWait& wait,
                  ReportWriter& writer, const std::function<void()>& on_first_start)
 {
-    Sampler(cfg, target, collector, wait, writer).run(on_first_start);
+    Sampler(cfg, targets, collector, wait, writer).run(on_first_start);
 }
 
 }  // namespace kdelay

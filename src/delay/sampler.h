@@ -3,6 +3,7 @@
 #pragma once
 
 #include <functional>
+#include <vector>
 
 #include "delay/config.h"
 
@@ -12,11 +13,11 @@ class SampleSource;
 class EventWait;
 class ReportWriter;
 
-// Runs cfg.sample_count samples of target (-p's, or the launched command's
-// pid). Ends early, still reporting what was
-// collected, on Ctrl-C or when the target exits. on_first_start runs once
-// tracing is ready (it releases a launched command).
-void run_samples(const DelayConfig& cfg, pid_t target, SampleSource& collector, EventWait& wait,
+// Runs cfg.sample_count samples of the target's processes (-p's, or the
+// launched command's). Ends early, still reporting what was collected, on
+// Ctrl-C or when the last of them exits. on_first_start runs once tracing
+// is ready (it releases a launched command).
+void run_samples(const DelayConfig& cfg, const std::vector<pid_t>& targets, SampleSource& collector, EventWait& wait,
                  ReportWriter& writer, const std::function<void()>& on_first_start);
 
 }  // namespace kdelay

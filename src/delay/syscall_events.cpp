@@ -2,6 +2,7 @@
 
 #include <cstring>
 #include <map>
+#include <memory>
 #include <string>
 
 #include "bpf/map_io.h"
@@ -12,24 +13,27 @@
 
 namespace kdelay {
 
-std::vector<SyscallEvent> resolve_events(const std::deque<kd_event>& pending, MapIo& maps, bool stack_traces,
-                                         pid_t pid)
+std::vector<SyscallEvent> resolve_events(const std::deque<kd_event>& pending, MapIo& maps, bool stack_traces)
 {
     std::vector<SyscallEvent> events;
     events.reserve(pending.size());
-    Symbolizer symbols(pid);
+    std::map<pid_t, std::unique_ptr<Symbolizer>> symbolizers;  // by process: user frames are its own
     std::map<uint32_t, std::string> names;
     for (const kd_event& e : pending) {
         auto name = names.try_emplace(e.nr);
         if (name.second)
             name.first->second = syscall_name(e.nr);
-        SyscallEvent ev{e.entry_ns, e.exit_ns, e.tid, bounded(e.comm),
+        SyscallEvent ev{e.entry_ns, e.exit_ns, e.tid, e.tgid, bounded(e.comm),
                         e.nr, name.first->second, {}, false,
                         e.waker_kind == KD_WAKER_NONE
                             ? ""
                             : waker_label(waker_kind_name(e.waker_kind), bounded(e.waker_comm),
                                           e.waker_pid, e.waker_tid)};
         if (stack_traces) {
+            auto& made = symbolizers[static_cast<pid_t>(e.tgid)];
+            if (!made)
+                made = std::make_unique<Symbolizer>(static_cast<pid_t>(e.tgid));
+            Symbolizer& symbols = *made;
             ev.stack_lost = e.kernel_stack < 0 || e.user_stack < 0;
             for (uint64_t addr : maps.stack("stack_traces", e.kernel_stack)) {
                 std::string frame = symbols.kernel(addr);

@@ -16,9 +16,8 @@ namespace kdelay {
 
 class MapIo;
 
-// stack_traces: the program has the stack_traces map. pid: the target, whose
-// user stacks to symbolize.
-std::vector<SyscallEvent> resolve_events(const std::deque<kd_event>& events, MapIo& maps, bool stack_traces,
-                                         pid_t pid);
+// stack_traces: the program has the stack_traces map. User frames are
+// symbolized in each event's own process.
+std::vector<SyscallEvent> resolve_events(const std::deque<kd_event>& events, MapIo& maps, bool stack_traces);
 
 }  // namespace kdelay

@@ -9,7 +9,7 @@ void add_record_command(CLI::App& app, CommonOptions& common, RecordOptions& val
                      "trace.py reads (NAME: arg=0x1f, other='text'). By default the SPDK NVMe-oF\n"
                      "qpair probes (probes/spdk_nvmf.json). Ctrl-C ends the recording.",
                      "record does not start a command; use -p PID");
-    c.pid_opt = add_pid_option(*c.app, c.pid, "Process to record");
+    c.pid_opt = add_pid_option(*c.app, c.pids, "Process to record", false);
     c.app->add_option("--probes", values.probe_files, "A probe-set file; may repeat")->type_name("FILE");
     c.app->add_option("-o,--output", values.output, "Write here instead of stdout")->type_name("FILE");
     c.app->add_flag("-g,--ebpf", common.print_ebpf, "Print the generated eBPF program and exit");

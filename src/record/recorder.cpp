@@ -39,8 +39,8 @@ RecordConfig make_record_config(const CommonOptions& common, const RecordOptions
     cfg.set = load_record_sets(o.probe_files);
     cfg.output = o.output;
     cfg.json = common.format == CommonOptions::Format::json;
-    cfg.bpf = make_bpf_config(common);  // with --ebpf, -p gives the argument types
-    if (!cfg.bpf.pid && !cfg.bpf.print_ebpf)
+    cfg.bpf = make_bpf_config(common, true, "record takes one process: USDT probes attach to one process at a time");  // with --ebpf, -p gives the argument types
+    if (!cfg.bpf.pid() && !cfg.bpf.print_ebpf)
         throw Error(Exit::usage, "record needs -p PID");
     return cfg;
 }
@@ -118,8 +118,8 @@ std::string format_record_json(const RecordProbe& probe, const void* data)
 int run_record(const RecordConfig& config, ReportWriter& log)
 {
     RecordConfig cfg = config;
-    if (cfg.bpf.pid)
-        resolve_arg_types(cfg.set, cfg.bpf.pid);
+    if (cfg.bpf.pid())
+        resolve_arg_types(cfg.set, cfg.bpf.pid());
     const std::string source = render_record_program(cfg.set);
     if (cfg.bpf.print_ebpf) {
         std::cout << source;
@@ -134,8 +134,8 @@ int run_record(const RecordConfig& config, ReportWriter& log)
     std::ostream& out = cfg.output.empty() ? std::cout : file;
 
     // Each probe must exist in the target (its executable or a library).
-    const auto available = list_usdt_probes(cfg.bpf.pid, "");
-    const std::string where = "process " + std::to_string(cfg.bpf.pid);
+    const auto available = list_usdt_probes(cfg.bpf.pid(), "");
+    const std::string where = "process " + std::to_string(cfg.bpf.pid());
     std::vector<UsdtAttach> usdts;
     for (size_t i = 0; i < cfg.set.probes.size(); ++i) {
         const auto& name = cfg.set.probes[i].name;
@@ -144,11 +144,11 @@ int run_record(const RecordConfig& config, ReportWriter& log)
     }
 
     BpfSession session(source, cfg.bpf.debug, usdts);
-    session.attach_usdts(cfg.bpf.pid);
+    session.attach_usdts(cfg.bpf.pid());
     // Signals are taken over only now: until here Ctrl-C ends kdelay at once,
     // even inside a compile or a blocking open, and nothing is left behind.
     EventWait wait;
-    wait.watch_process(cfg.bpf.pid);
+    wait.watch_process(cfg.bpf.pid());
     RingBufferReader reader(session.maps().fd("records"), [&](const void* data, size_t size) {
         const auto* r = static_cast<const kd_record*>(data);
         if (size < sizeof(kd_record) || r->probe >= cfg.set.probes.size())
@@ -156,7 +156,7 @@ int run_record(const RecordConfig& config, ReportWriter& log)
         const RecordProbe& probe = cfg.set.probes[r->probe];
         out << (cfg.json ? format_record_json(probe, data) : format_record(probe, data)) << '\n';
     });
-    log.note("recording " + std::to_string(usdts.size()) + " USDT probes of process " + std::to_string(cfg.bpf.pid) +
+    log.note("recording " + std::to_string(usdts.size()) + " USDT probes of process " + std::to_string(cfg.bpf.pid()) +
              "; Ctrl-C to stop");
 
     using Clock = EventWait::Clock;

@@ -52,7 +52,7 @@ public:
     {
         json threads = json::array();
         for (const auto& t : report.threads) {
-            json j = {{"tid", t.tid}, {"name", t.name}};
+            json j = {{"tid", t.tid}, {"pid", t.pid ? json(t.pid) : json(nullptr)}, {"name", t.name}};
             add_sections(j, t.sections);
             threads.push_back(std::move(j));
         }

@@ -38,6 +38,7 @@ using Section = std::variant<Table, Histograms, BudgetSection, UpcallSection>;
 // A group of sections about one thread (the per-thread report).
 struct ThreadSections {
     uint32_t tid = 0;
+    uint32_t pid = 0;  // its process (0: not known)
     std::string name;
     std::vector<Section> sections;
 };

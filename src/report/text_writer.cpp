@@ -12,6 +12,20 @@ const std::string kIndent(28, ' ');
 
 bool has_text(const Table& t) { return !t.rows.empty() || !t.text_lines.empty() || t.shown_empty; }
 
+// "# PROCESS 1234 (ovs-vswitchd)": the process of the thread at i, named by
+// its main thread when that is in the report.
+std::string process_line(const Report& report, size_t i)
+{
+    const uint32_t pid = report.threads[i].pid;
+    if (pid == 0)
+        return "# PROCESS not known";
+    std::string line = "# PROCESS " + std::to_string(pid);
+    for (size_t j = i; j < report.threads.size() && report.threads[j].pid == pid; ++j)
+        if (report.threads[j].tid == pid)
+            line += " (" + report.threads[j].name + ")";
+    return line;
+}
+
 bool has_header(const Table& t)
 {
     return std::any_of(t.columns.begin(), t.columns.end(), [](const Column& c) { return !c.title.empty(); });
@@ -81,11 +95,17 @@ void TextWriter::report(const Report& report)
 {
     out_ << fmt::format("{:10} {:16} {}\n", "TID", "THREAD", "<RESOURCE SPECIFIC>");
     out_ << fmt::format("{:10} {:16} {}\n", std::string(10, '-'), std::string(16, '-'), std::string(76, '-'));
+    // Several processes: each one's threads under a line naming it.
+    const bool by_process = std::any_of(report.threads.begin(), report.threads.end(),
+                                        [&](const ThreadSections& t) { return t.pid != report.threads[0].pid; });
     bool first_thread = true;
-    for (const auto& t : report.threads) {
+    for (size_t i = 0; i < report.threads.size(); ++i) {
+        const ThreadSections& t = report.threads[i];
         if (!first_thread)
             out_ << "\n";
         first_thread = false;
+        if (by_process && (i == 0 || t.pid != report.threads[i - 1].pid))
+            out_ << process_line(report, i) << "\n";
         bool first_table = true;
         for (const auto& section : t.sections)
             for_each_text_table(section, [&](const Table& s) {

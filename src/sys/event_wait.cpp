@@ -19,8 +19,8 @@ EventWait::EventWait()
 
 EventWait::~EventWait()
 {
-    if (pid_fd_ >= 0)
-        close(pid_fd_);
+    for (int fd : pid_fds_)
+        close(fd);
     if (signal_fd_ >= 0)
         close(signal_fd_);
     sigprocmask(SIG_SETMASK, &old_mask_, nullptr);
@@ -28,9 +28,13 @@ EventWait::~EventWait()
 
 void EventWait::watch_process(pid_t pid)
 {
-    pid_fd_ = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
-    if (pid_fd_ < 0)
-        exited_ = true;  // already gone
+    const int fd = static_cast<int>(syscall(SYS_pidfd_open, pid, 0));
+    if (fd >= 0) {
+        pid_fds_.push_back(fd);
+        exited_ = false;
+    } else if (pid_fds_.empty()) {
+        exited_ = true;  // already gone, and no other process watched
+    }
 }
 
 EventWait::Wake EventWait::wait_until(Clock::time_point deadline)
@@ -43,9 +47,11 @@ EventWait::Wake EventWait::wait_until(Clock::time_point deadline)
         // Poll at least once, even for a deadline already passed, so a
         // caller checking "anything new?" with wait_until(now) sees it.
         auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-        pollfd fds[2] = {{signal_fd_, POLLIN, 0}, {pid_fd_, POLLIN, 0}};
+        std::vector<pollfd> fds{{signal_fd_, POLLIN, 0}};
+        for (int fd : pid_fds_)
+            fds.push_back({fd, POLLIN, 0});
         int timeout = left.count() <= 0 ? 0 : left.count() > 1000000 ? 1000000 : static_cast<int>(left.count());
-        if (poll(fds, pid_fd_ >= 0 ? 2 : 1, timeout) <= 0) {
+        if (poll(fds.data(), fds.size(), timeout) <= 0) {
             if (left.count() <= 0)
                 return Wake::timeout;
             continue;
@@ -55,8 +61,12 @@ EventWait::Wake EventWait::wait_until(Clock::time_point deadline)
             while (read(signal_fd_, &info, sizeof(info)) == sizeof(info))
                 interrupted_ = true;
         }
-        if (pid_fd_ >= 0 && (fds[1].revents & (POLLIN | POLLHUP)))
-            exited_ = true;
+        for (size_t i = fds.size() - 1; i >= 1; --i)
+            if (fds[i].revents & (POLLIN | POLLHUP)) {
+                close(pid_fds_[i - 1]);
+                pid_fds_.erase(pid_fds_.begin() + static_cast<long>(i - 1));
+                exited_ = pid_fds_.empty();
+            }
     }
 }
 

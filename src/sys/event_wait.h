@@ -1,9 +1,11 @@
-// Waits for the first of: a deadline, Ctrl-C/SIGTERM, or the target exiting.
+// Waits for the first of: a deadline, Ctrl-C/SIGTERM, or the target exiting
+// (the last of its processes).
 #pragma once
 
 #include <chrono>
 #include <csignal>
 #include <sys/types.h>
+#include <vector>
 
 namespace kdelay {
 
@@ -18,7 +20,8 @@ public:
     EventWait(const EventWait&) = delete;
     EventWait& operator=(const EventWait&) = delete;
 
-    // Also wake when pid exits.
+    // Also wake when pid exits; when several are watched, when the last of
+    // them exits.
     void watch_process(pid_t pid);
 
     // Both conditions are sticky: once seen, every later wait returns at once.
@@ -28,7 +31,7 @@ public:
 
 private:
     int signal_fd_ = -1;
-    int pid_fd_ = -1;
+    std::vector<int> pid_fds_;  // of the processes still alive
     sigset_t old_mask_;
     bool interrupted_ = false;
     bool exited_ = false;

@@ -41,7 +41,7 @@ TEST(ErrorsE2E, EbpfPrintsTheSourceWithoutRootAndWithoutKernelHeaders)
     const uid_t user = geteuid() == 0 ? kNobody : geteuid();
     Result r = run({kKdelay, "--ebpf", "-p", "1"}, 10s, user);
     ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_NE(r.out.find("#define TARGET_TGID 1\n"), std::string::npos);
+    EXPECT_NE(r.out.find("#define TARGET_TGID_0 1\n"), std::string::npos);
     EXPECT_NE(r.out.find("BTF_TRACEPOINT_PROBE(sched_switch)"), std::string::npos);
     EXPECT_EQ(r.out.find("#include"), std::string::npos) << "no kernel headers in the program";
 }

@@ -108,7 +108,6 @@ TEST(Options, NumericErrorsSayWhatIsAllowed)
 
 TEST(Options, ParserErrorsAreKdelaysWords)
 {
-    EXPECT_EQ(error_text({"-p", "1", "-p", "2"}), "--pid: given 2 times ('1', '2'); give it once (see kdelay --help)");
     EXPECT_EQ(error_text({"--format", "text", "--format", "json"}),
               "--format: given 2 times ('text', 'json'); give it once (see kdelay --help)");
     EXPECT_EQ(error_text({"biosnoop", "--duration", "1", "--duration", "1"}),
@@ -117,6 +116,7 @@ TEST(Options, ParserErrorsAreKdelaysWords)
     EXPECT_EQ(error_text({"-p", "1", "--sample-time"}),
               "--sample-time: no value given; give SECONDS (see kdelay --help)");
     EXPECT_EQ(error_text({"record", "-p"}), "--pid: no value given; give PID (see kdelay --help)");
+    EXPECT_EQ(error_text({"-p"}), "--pid: no value given; give PID[,PID...] (see kdelay --help)");
     EXPECT_EQ(error_text({"--format", "xml"}),
               "--format: 'xml' is not an output format; give text or json (see kdelay --help)");
     EXPECT_EQ(error_text({"--bogus"}), "unknown option '--bogus' (see kdelay --help)");
@@ -127,11 +127,21 @@ TEST(Options, ParserErrorsAreKdelaysWords)
     EXPECT_EQ(parse({"biosnoop", "--format", "json"})->common.format, CommonOptions::Format::json);
 }
 
+TEST(Options, PidTakesAListEachProcessOnce)
+{
+    EXPECT_EQ(parse({"-p", "7,9"})->common.pids, (std::vector<pid_t>{7, 9}));
+    EXPECT_EQ(parse({"-p", "9", "-p", "7,9"})->common.pids, (std::vector<pid_t>{9, 7}));
+    EXPECT_EQ(parse({"--pid=3,4"})->common.pids, (std::vector<pid_t>{3, 4}));
+    EXPECT_EQ(parse({"biosnoop", "-p", "5"})->common.pids, std::vector<pid_t>{5});
+    EXPECT_THROW(parse({"-p", "7,x"}), Error);
+    EXPECT_THROW(parse({"-p", "7,0"}), Error);
+}
+
 TEST(Options, DefaultsMatchTheReference)
 {
     auto o = parse({});
     ASSERT_TRUE(o);
-    EXPECT_FALSE(o->common.pid);
+    EXPECT_TRUE(o->common.pids.empty());
     EXPECT_DOUBLE_EQ(o->delay.sample_time, 0.5);
     EXPECT_EQ(o->delay.sample_count, 1u);
     EXPECT_DOUBLE_EQ(o->delay.sample_interval, 0);
@@ -143,7 +153,7 @@ TEST(Options, ParsesEveryOption)
     auto o = parse({"-p", "42", "--sample-time", "2.5", "--sample-count", "3",
                     "--sample-interval", "1", "--ebpf"});
     ASSERT_TRUE(o);
-    EXPECT_EQ(*o->common.pid, 42);
+    EXPECT_EQ(o->common.pids, std::vector<pid_t>{42});
     EXPECT_DOUBLE_EQ(o->delay.sample_time, 2.5);
     EXPECT_EQ(o->delay.sample_count, 3u);
     EXPECT_DOUBLE_EQ(o->delay.sample_interval, 1);
@@ -178,7 +188,8 @@ TEST(Options, HelpShowsNoParserMarkup)
     // ends each word with a space).
     EXPECT_TRUE(std::regex_search(help, std::regex(R"(ready, blocked per ?\n {30,}syscall, stopped)"))) << help;
     // The usage lines keep their hand-made layout whatever CLI11 reflows.
-    EXPECT_NE(help.find("\n  kdelay -p PID [OPTIONS]          trace process PID\n"), std::string::npos) << help;
+    EXPECT_NE(help.find("\n  kdelay -p PID[,PID...] [OPTIONS] trace these processes (up to 8)\n"), std::string::npos)
+        << help;
     EXPECT_NE(help.find("\n                                   one line per block I/O (see kdelay biosnoop --help)\n"),
               std::string::npos)
         << help;

@@ -13,7 +13,7 @@ TEST(Biosnoop, ProgramFiltersByPidAndDiskWithoutKernelHeaders)
     if (access("/sys/kernel/btf/vmlinux", R_OK) != 0)
         GTEST_SKIP() << "no kernel BTF";
     BiosnoopConfig cfg;
-    cfg.bpf.pid = 4321;
+    cfg.bpf.pids = {4321};
     cfg.dev = make_dev(254, 0);
     const std::string src = render_biosnoop_program(cfg, biosnoop_layout());
     EXPECT_NE(src.find("#define FILTER_PID 4321"), std::string::npos);

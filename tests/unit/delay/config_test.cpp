@@ -1,6 +1,10 @@
 #include "delay/config.h"
 
 #include <gtest/gtest.h>
+#include <linux/types.h>
+
+#include "delay_abi.h"
+#include <string>
 #include <unistd.h>
 
 #include "core/error.h"
@@ -13,8 +17,19 @@ CommonOptions ebpf_only()
 {
     CommonOptions o;
     o.print_ebpf = true;  // no root needed
-    o.pid = getpid();
+    o.pids = {getpid()};
     return o;
+}
+
+// The line and exit code make_delay_config refuses with, or "accepted".
+std::string refusal(const CommonOptions& o, const DelayOptions& d)
+{
+    try {
+        make_delay_config(o, d);
+        return "accepted";
+    } catch (const Error& e) {
+        return std::to_string(static_cast<int>(e.code())) + " " + e.what();
+    }
 }
 
 }  // namespace
@@ -31,16 +46,11 @@ TEST(DelayConfig, RingBufferPagesRoundUpToAPowerOfTwo)
 TEST(DelayConfig, TriggersAreParsedBeforeAnythingElse)
 {
     CommonOptions o;  // not even a valid target: the trigger is refused first
-    o.pid = 999999999;
+    o.pids = {999999999};
     DelayOptions d;
     d.has_start_trigger = true;
     d.start_trigger = "t:a:b) { x(); } int y(void *c";
-    try {
-        make_delay_config(o, d);
-        FAIL() << "accepted";
-    } catch (const Error& e) {
-        EXPECT_EQ(e.code(), Exit::config);
-    }
+    EXPECT_EQ(refusal(o, d).substr(0, 3), "78 ") << refusal(o, d);
     DelayOptions ok;
     ok.has_stop_trigger = true;
     ok.stop_trigger = "ur:c:free";
@@ -48,4 +58,22 @@ TEST(DelayConfig, TriggersAreParsedBeforeAnythingElse)
     ASSERT_TRUE(cfg.stop_trigger);
     EXPECT_EQ(cfg.stop_trigger->kind, Trigger::Kind::uretprobe);
     EXPECT_FALSE(cfg.start_trigger);
+}
+
+TEST(DelayConfig, SeveralProcessesAreCheckedEachAndBoundedByTheContract)
+{
+    CommonOptions o = ebpf_only();
+    o.pids = {getpid(), getppid()};
+    EXPECT_EQ(make_delay_config(o, DelayOptions{}).bpf.pids, o.pids);
+    o.pids = {getpid(), 999999999};
+    EXPECT_EQ(refusal(o, DelayOptions{}), "69 no such process: 999999999");
+    o.pids.clear();
+    for (pid_t p = 1; p <= KD_MAX_TARGETS + 1; ++p)
+        o.pids.push_back(p);
+    EXPECT_EQ(refusal(o, DelayOptions{}), "64 -p takes at most 8 processes");
+    o.pids = {getpid(), getppid()};
+    DelayOptions triggered;
+    triggered.has_start_trigger = true;
+    triggered.start_trigger = "t:sched:sched_switch";
+    EXPECT_EQ(refusal(o, triggered), "64 --start-trigger and --stop-trigger need one process: give one PID");
 }

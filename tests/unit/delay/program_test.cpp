@@ -27,7 +27,7 @@ TEST(DelayProgram, OffsetsAndTargetComeFromParameters)
 {
     const std::string src = render_delay_program(params());
     EXPECT_EQ(src.rfind("/* ---- kd_config.h ---- */\n#define ", 0), 0u);
-    EXPECT_NE(src.find("#define TARGET_TGID 4321\n"), std::string::npos);
+    EXPECT_NE(src.find("#define TARGET_TGIDS 1\n#define TARGET_TGID_0 4321\n"), std::string::npos);
     EXPECT_NE(src.find("#define POLL_NR 7\n"), std::string::npos);
     EXPECT_NE(src.find("#define TASK_PID_OFF 1264\n"), std::string::npos);
     EXPECT_NE(src.find("#define TASK_TGID_OFF 1268\n"), std::string::npos);

@@ -90,7 +90,7 @@ public:
 DelayConfig time_mode(unsigned samples, double seconds)
 {
     DelayConfig cfg;
-    cfg.bpf.pid = getpid();
+    cfg.bpf.pids = {getpid()};
     cfg.sample_count = samples;
     cfg.sample_time = seconds;
     return cfg;
@@ -110,7 +110,7 @@ class Sampler : public ::testing::Test {
 protected:
     void run(const DelayConfig& cfg, const std::function<void()>& on_first_start = nullptr)
     {
-        run_samples(cfg, cfg.bpf.pid, src, wait, out, on_first_start);
+        run_samples(cfg, cfg.bpf.pids, src, wait, out, on_first_start);
     }
     FakeSource src;
     RecordingWriter out;
@@ -156,7 +156,7 @@ TEST_F(Sampler, TargetExitEndsTheSampleAndTheRun)
         _exit(0);
     wait.watch_process(child);
     DelayConfig cfg = time_mode(3, 30);
-    cfg.bpf.pid = child;
+    cfg.bpf.pids = {child};
     run(cfg);
     waitpid(child, nullptr, 0);
     EXPECT_EQ(out.samples, 1u);

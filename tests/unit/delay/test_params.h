@@ -25,7 +25,7 @@ inline kdelay::DelayProgramParams program_params()
     l.regs_return = {80, 8};
     l.switch_passes_prev_state = true;
     kdelay::DelayProgramParams p;
-    p.tgid = 4321;
+    p.tgids = {4321};
     p.poll_nr = 7;
     p.sizes = kdelay::size_delay_maps(10);
     p.layout = l;

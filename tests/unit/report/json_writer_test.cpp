@@ -36,7 +36,7 @@ TEST(JsonWriter, SampleHasEverySectionWithRawNanoseconds)
     t.softirqs = {{"net_rx", 3, {2, 20, 8, 12}}};
     t.blockio = {{"vda", 'W', 65536, {1, 100000, 100000, 100000}}};
     s.threads = {t};
-    s.events = {{10, 30, 42, "worker", 35, "nanosleep", {"f+0x1 [kernel]"}, false, ""}};
+    s.events = {{10, 30, 42, 40, "worker", 35, "nanosleep", {"f+0x1 [kernel]"}, false, ""}};
     std::ostringstream out;
     make_json_writer(out)->report(delay_report(s));
     auto j = lines(out.str());

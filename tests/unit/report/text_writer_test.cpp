@@ -44,9 +44,9 @@ Sample example_sample()
     up.succeeded = {{0, 5945}, {1, 6379}};
     up.failed = {{11, {{0, 2992}, {1, 8085}}}, {105, {{0, 0}, {1, 2}}}};
     s.upcalls = up;
-    s.events = {{2104574887807, 2104580127960, 31741, "revalidator122", 7, "poll",
+    s.events = {{2104574887807, 2104580127960, 31741, 27090, "revalidator122", 7, "poll",
                  {"do_sys_poll+0x1a [kernel]", "[unknown] 0x7f0011"}, false, ""},
-                {1000, 1999, 5, "urcu3", 202, "futex", {}, false, ""}};
+                {1000, 1999, 5, 27090, "urcu3", 202, "futex", {}, false, ""}};
     return s;
 }
 
