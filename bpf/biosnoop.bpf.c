@@ -1,13 +1,15 @@
 /* kdelay biosnoop: one event per block I/O, sent through a perf buffer.
  * kd_config.h (src/block/biosnoop.cpp) gives the offsets from BTF and the
- * filters: FILTER_PID and FILTER_DEV, 0 for every process and disk. */
+ * filters: the target's processes (targets.bpf.h; none: every process) and
+ * FILTER_DEV (0: every disk). */
 #include "kd_config.h"
 #include "block_abi.h"
+#include "targets.bpf.h"
 #include "block/block_io.bpf.h"
 
 static __always_inline int bio_wanted(__u64 pid_tgid, __u32 dev)
 {
-    if (FILTER_PID && (pid_tgid >> 32) != FILTER_PID)
+    if (!is_target(pid_tgid >> 32))
         return 0;
     return !FILTER_DEV || dev == FILTER_DEV;
 }

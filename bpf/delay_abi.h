@@ -4,9 +4,6 @@
 #define KDELAY_DELAY_ABI_H
 
 #define KD_COMM_LEN 16
-/* The most processes one target holds (-p PID,PID...): the kernel side
- * compares a task's tgid with each, as constants. */
-#define KD_MAX_TARGETS 8
 #define KD_IRQ_NAME_LEN 32
 
 /* capture[0].state. Time mode: userspace moves IDLE -> CAPTURING ->

@@ -8,6 +8,7 @@
 
 #include "kd_config.h"
 #include "delay_abi.h"
+#include "targets.bpf.h"
 
 typedef TASK_STATE_TYPE kd_task_state_t;
 typedef PT_REGS_NR_TYPE kd_regs_nr_t;
@@ -258,36 +259,6 @@ static __always_inline void thread_hist_add(__u32 tid, __u32 kind, __u64 delta)
     if (h && bucket < KD_HIST_SLOTS)
         h->count[kind == KD_HIST_RUN ? 0 : 1][bucket]++;
 #endif
-}
-
-/* Whether tgid is one of the target's processes (-p PID[,PID...], at most
- * KD_MAX_TARGETS): constants compared, no map lookup, as this runs for
- * every task. */
-static __always_inline int is_target(__u32 tgid)
-{
-    return tgid == TARGET_TGID_0
-#if TARGET_TGIDS > 1
-           || tgid == TARGET_TGID_1
-#endif
-#if TARGET_TGIDS > 2
-           || tgid == TARGET_TGID_2
-#endif
-#if TARGET_TGIDS > 3
-           || tgid == TARGET_TGID_3
-#endif
-#if TARGET_TGIDS > 4
-           || tgid == TARGET_TGID_4
-#endif
-#if TARGET_TGIDS > 5
-           || tgid == TARGET_TGID_5
-#endif
-#if TARGET_TGIDS > 6
-           || tgid == TARGET_TGID_6
-#endif
-#if TARGET_TGIDS > 7
-           || tgid == TARGET_TGID_7
-#endif
-        ;
 }
 
 /* The capture state when the task of id (pid_tgid) belongs to the target and

@@ -21,7 +21,7 @@ const char* const kDescription =
     "  kdelay [OPTIONS]                 trace the single running ovs-vswitchd\n"
     "  kdelay -p PID[,PID...] [OPTIONS] trace these processes (up to 8)\n"
     "  kdelay [OPTIONS] -- COMMAND ...  start COMMAND and trace it from its first instruction\n"
-    "  kdelay biosnoop [-Q] [-p PID] [-d DISK] [--duration S]\n"
+    "  kdelay biosnoop [-Q] [-p PID,...] [-d DISK] [--duration S]\n"
     "                                   one line per block I/O (see kdelay biosnoop --help)\n"
     "  kdelay record -p PID [--probes FILE]... [-o FILE]\n"
     "                                   record USDT probe hits (SPDK qpairs by default)\n"

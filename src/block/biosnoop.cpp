@@ -2,6 +2,8 @@
 
 #include <bcc/BPF.h>
 #include <chrono>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <iostream>
 #include <map>
 #include <unistd.h>
@@ -21,6 +23,7 @@
 #include "report/writer.h"
 #include "sys/event_wait.h"
 #include "sys/process.h"
+#include "target_abi.h"
 
 namespace kdelay {
 namespace {
@@ -82,7 +85,9 @@ private:
 BiosnoopConfig make_biosnoop_config(const CommonOptions& common, const BiosnoopOptions& o)
 {
     BiosnoopConfig cfg;
-    cfg.bpf = make_bpf_config(common, true, "biosnoop filters by one process: give one PID");
+    if (common.pids.size() > KD_MAX_TARGETS)
+        throw Error(Exit::usage, "-p takes at most " + std::to_string(KD_MAX_TARGETS) + " processes");
+    cfg.bpf = make_bpf_config(common);
     cfg.queue = o.queue;
     cfg.duration = o.duration;
     if (!o.disk.empty()) {
@@ -104,7 +109,7 @@ BlockLayout biosnoop_layout()
 std::string render_biosnoop_program(const BiosnoopConfig& cfg, const BlockLayout& layout)
 {
     ConfigHeader c;
-    c.number("FILTER_PID", static_cast<uint64_t>(cfg.bpf.pid()));
+    add_targets(c, cfg.bpf.pids);
     c.number("FILTER_DEV", cfg.dev);
     add_block_config(c, layout, 16384);
     return assemble_program({"biosnoop.bpf.c"}, c);
@@ -128,8 +133,8 @@ int run_biosnoop(const BiosnoopConfig& cfg, ReportWriter& writer)
         "events", &BioPrinter::on_event, &BioPrinter::on_lost, &printer, kPerfPages);
     if (!status.ok())
         throw Error(Exit::oserr, "cannot open the perf buffer: " + status.msg());
-    if (cfg.bpf.pid())
-        wait.watch_process(cfg.bpf.pid());
+    for (pid_t pid : cfg.bpf.pids)
+        wait.watch_process(pid);
 
     writer.rows_begin(printer.columns());
     using Clock = EventWait::Clock;
@@ -145,7 +150,8 @@ int run_biosnoop(const BiosnoopConfig& cfg, ReportWriter& writer)
             break;
         if (wake == EventWait::Wake::target_exited) {
             session.bpf().poll_perf_buffer("events", 0);
-            writer.note("Process " + std::to_string(cfg.bpf.pid()) + " exited");
+            writer.note(fmt::format("Process{} {} exited", cfg.bpf.pids.size() > 1 ? "es" : "",
+                                    fmt::join(cfg.bpf.pids, ", ")));
             break;
         }
     }

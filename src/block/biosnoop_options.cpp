@@ -9,7 +9,7 @@ void add_biosnoop_command(CLI::App& app, CommonOptions& common, BiosnoopOptions&
                      "Ends on Ctrl-C or after --duration with a summary per disk and operation.",
                      "biosnoop does not start a command; use -p PID");
     c.app->add_flag("-Q,--queue", values.queue, "Also show the OS queue time, QUE(ms)");
-    c.pid_opt = add_pid_option(*c.app, c.pids, "Only I/O issued by this process", false);
+    c.pid_opt = add_pid_option(*c.app, c.pids, "Only I/O issued by these processes (up to 8)", true);
     c.app->add_option("-d,--disk", values.disk, "Only this disk (vda, nvme0n1)")->type_name("DISK");
     c.app->add_option("--duration", values.duration, "Stop after this long (default: Ctrl-C)")
         ->check(seconds(0.001, 31536000))

@@ -7,6 +7,7 @@
 #include "bpf/embedded.h"
 #include "bpf/template.h"
 #include "core/error.h"
+#include "target_abi.h"
 
 namespace kdelay {
 
@@ -88,6 +89,15 @@ std::string assemble_program(const std::vector<std::string>& parts, const Config
 std::string assemble_program(const std::vector<std::string>& parts, const ConfigHeader& config)
 {
     return assemble_program(parts, config, [](const std::string& name) { return embedded_file(name); });
+}
+
+void add_targets(ConfigHeader& config, const std::vector<pid_t>& tgids)
+{
+    if (tgids.size() > KD_MAX_TARGETS)
+        throw Error(Exit::software, "more target processes than the kernel side compares");
+    config.number("TARGET_TGIDS", tgids.size());
+    for (size_t i = 0; i < tgids.size(); ++i)
+        config.number("TARGET_TGID_" + std::to_string(i), static_cast<uint64_t>(tgids[i]));
 }
 
 }  // namespace kdelay

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <sys/types.h>
 #include <vector>
 
 namespace kdelay {
@@ -31,6 +32,11 @@ private:
     std::vector<std::string> names_;
     std::string text_;
 };
+
+// The target's processes for targets.bpf.h: TARGET_TGIDS (how many; 0:
+// every process) and TARGET_TGID_0... Throws Error(Exit::software) for more
+// than KD_MAX_TARGETS.
+void add_targets(ConfigHeader& config, const std::vector<pid_t>& tgids);
 
 // The name the parts include the generated header by.
 inline constexpr const char* kConfigHeaderName = "kd_config.h";

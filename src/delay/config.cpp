@@ -2,11 +2,9 @@
 
 #include <unistd.h>
 
-#include <linux/types.h>
-
 #include "core/error.h"
-#include "delay_abi.h"
 #include "sys/process.h"
+#include "target_abi.h"
 
 namespace kdelay {
 

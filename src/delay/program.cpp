@@ -7,7 +7,6 @@
 #include "bpf/program_source.h"
 #include "core/error.h"
 #include "delay/section.h"
-#include "delay_abi.h"
 
 namespace kdelay {
 namespace {
@@ -69,12 +68,8 @@ DelayMapSizes size_delay_maps(size_t thread_count)
 std::string render_delay_program(const DelayProgramParams& p)
 {
     ConfigHeader c;
-    const std::vector<pid_t> tgids = p.tgids.empty() ? std::vector<pid_t>{0} : p.tgids;
-    if (tgids.size() > KD_MAX_TARGETS)
-        throw Error(Exit::software, "more target processes than the program can compare");
-    c.number("TARGET_TGIDS", tgids.size());
-    for (size_t i = 0; i < tgids.size(); ++i)
-        c.number("TARGET_TGID_" + std::to_string(i), static_cast<uint64_t>(tgids[i]));
+    // No process yet (--ebpf before a command is launched): tgid 0, no task.
+    add_targets(c, p.tgids.empty() ? std::vector<pid_t>{0} : p.tgids);
     c.number("POLL_NR", p.poll_nr);
     c.number("TASK_PID_OFF", p.layout.task_pid.offset);
     c.number("TASK_TGID_OFF", p.layout.task_tgid.offset);

@@ -152,6 +152,47 @@ TEST(BlockE2E, BiosnoopShowsEachDirectIoOfTheProcessOnly)
     EXPECT_GT(std::stod(m[3]), 0.0);
 }
 
+// -p A,B: both processes' I/O, each line under its own pid, a third
+// process's not; the run ends when both have exited.
+TEST(BlockE2E, BiosnoopTakesSeveralProcesses)
+{
+    KD_REQUIRE_BPF();
+    if (!kernel_has_block_layout())
+        GTEST_SKIP() << kBlockLacking;
+    DioFile file_a("a"), file_b("b"), file_c("c");
+    ASSERT_FALSE(file_a.disk.empty()) << "cannot find the disk under /var/tmp";
+    Process a({kWorkload, "dio", file_a.path, "3", "64"});
+    Process b({kWorkload, "dio", file_b.path, "5", "64"});
+    ASSERT_TRUE(a.wait_for_output("ready", 5s));
+    ASSERT_TRUE(b.wait_for_output("ready", 5s));
+    Process biosnoop({kKdelay, "biosnoop", "-Q", "-p", std::to_string(a.pid()) + "," + std::to_string(b.pid()), "-d",
+                      file_a.disk, "--duration", "30"});
+    ASSERT_TRUE(biosnoop.wait_for_output("LAT(ms)", kStartTimeout)) << biosnoop.err();
+    Result other = run({kWorkload, "dio", file_c.path, "4", "64", "--now"}, 20s);
+    ASSERT_EQ(other.status, 0) << other.err;
+    a.signal(SIGUSR1);
+    b.signal(SIGUSR1);
+    ASSERT_TRUE(a.wait_for_output("done", 10s));
+    ASSERT_TRUE(b.wait_for_output("done", 10s));
+    a.signal(SIGKILL);
+    b.signal(SIGKILL);
+    ASSERT_EQ(biosnoop.wait(30s), 0) << biosnoop.err();
+
+    std::map<uint32_t, int> writes;  // by pid
+    const auto lines = bio_lines(biosnoop.out());
+    ASSERT_FALSE(lines.empty()) << biosnoop.out();
+    for (const auto& l : lines) {
+        EXPECT_TRUE(l.pid == static_cast<uint32_t>(a.pid()) || l.pid == static_cast<uint32_t>(b.pid())) << l.pid;
+        writes[l.pid] += l.comm == "kd-dio" && l.op == "W";
+    }
+    EXPECT_EQ(writes[static_cast<uint32_t>(a.pid())], 3) << biosnoop.out();
+    EXPECT_EQ(writes[static_cast<uint32_t>(b.pid())], 5) << biosnoop.out();
+    EXPECT_NE(biosnoop.out().find("Processes " + std::to_string(a.pid()) + ", " + std::to_string(b.pid()) +
+                                  " exited"),
+              std::string::npos)
+        << biosnoop.out();
+}
+
 // TAGS kernel
 TEST(BlockE2E, DelayReportAttributesBlockIoToTheIssuingThread)
 {

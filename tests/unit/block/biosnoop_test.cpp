@@ -1,7 +1,11 @@
 #include "block/biosnoop.h"
 
 #include <gtest/gtest.h>
+
+#include <regex>
 #include <unistd.h>
+
+#include "../bpf/preprocess.h"
 
 #include "block/block_program.h"
 #include "core/error.h"
@@ -13,10 +17,18 @@ TEST(Biosnoop, ProgramFiltersByPidAndDiskWithoutKernelHeaders)
     if (access("/sys/kernel/btf/vmlinux", R_OK) != 0)
         GTEST_SKIP() << "no kernel BTF";
     BiosnoopConfig cfg;
-    cfg.bpf.pids = {4321};
+    cfg.bpf.pids = {4321, 4322};
     cfg.dev = make_dev(254, 0);
     const std::string src = render_biosnoop_program(cfg, biosnoop_layout());
-    EXPECT_NE(src.find("#define FILTER_PID 4321"), std::string::npos);
+    EXPECT_NE(src.find("#define TARGET_TGIDS 2\n#define TARGET_TGID_0 4321\n#define TARGET_TGID_1 4322\n"),
+              std::string::npos);
+    const std::string cc = kdtest::preprocessed(src);
+    EXPECT_TRUE(std::regex_search(cc, std::regex(R"(return tgid == 4321\s*\|\| tgid == 4322\s*;)")))
+        << "both processes compared";
+    cfg.bpf.pids.clear();
+    EXPECT_TRUE(std::regex_search(kdtest::preprocessed(render_biosnoop_program(cfg, biosnoop_layout())),
+                                  std::regex(R"(is_target\(__u32 tgid\)\s*\{\s*return 1;)")))
+        << "no -p: every process";
     EXPECT_NE(src.find("#define FILTER_DEV " + std::to_string(254u << 20)), std::string::npos);
     EXPECT_NE(src.find("int kd_block_start("), std::string::npos) << "block_io.bpf.h inlined";
     EXPECT_NE(src.find("BPF_PERF_OUTPUT(events);"), std::string::npos);

@@ -1,9 +1,8 @@
 #include "delay/config.h"
 
 #include <gtest/gtest.h>
-#include <linux/types.h>
 
-#include "delay_abi.h"
+#include "target_abi.h"
 #include <string>
 #include <unistd.h>
 
