@@ -88,6 +88,8 @@ BiosnoopConfig make_biosnoop_config(const CommonOptions& common, const BiosnoopO
     if (common.pids.size() > KD_MAX_TARGETS)
         throw Error(Exit::usage, "-p takes at most " + std::to_string(KD_MAX_TARGETS) + " processes");
     cfg.bpf = make_bpf_config(common);
+    if (!cfg.bpf.pids.empty() && !cfg.bpf.print_ebpf)
+        require_kernels_pid_namespace();
     cfg.queue = o.queue;
     cfg.duration = o.duration;
     if (!o.disk.empty()) {

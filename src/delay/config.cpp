@@ -40,6 +40,8 @@ DelayConfig make_delay_config(const CommonOptions& common, const DelayOptions& o
     if (common.pids.size() > 1 && options.list_probes)
         throw Error(Exit::usage, "--list-probes lists one process's probes: give one PID");
     cfg.bpf = make_bpf_config(common, !cfg.list_probes);
+    if (!cfg.bpf.print_ebpf && !cfg.list_probes)
+        require_kernels_pid_namespace();
     if (!cfg.command.empty() || !cfg.bpf.pids.empty())
         return cfg;
     const auto found = find_processes_with_name_containing("ovs-vswitchd");

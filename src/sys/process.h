@@ -16,6 +16,11 @@ bool process_alive(pid_t pid);
 // Exit::unavailable when pid does not exist.
 void require_root();
 void require_process(pid_t pid);
+// Throws Error(Exit::unavailable) when kdelay runs in a PID namespace other
+// than the kernel's initial one: the PIDs it reads from /proc (-p, a
+// launched command, ovs-vswitchd found by name) are then not those that
+// eBPF compares with, and the report would be silently empty.
+void require_kernels_pid_namespace();
 
 // PIDs whose comm (/proc/PID/comm) contains name, as upstream looks for
 // ovs-vswitchd.

@@ -46,6 +46,24 @@ TEST(ErrorsE2E, EbpfPrintsTheSourceWithoutRootAndWithoutKernelHeaders)
     EXPECT_EQ(r.out.find("#include"), std::string::npos) << "no kernel headers in the program";
 }
 
+// In a PID namespace of its own, -p's PIDs (and a launched command's) are
+// not the kernel's: one line and 69, not a report without threads.
+TEST(ErrorsE2E, InAPidNamespaceOfItsOwnItRefusesInsteadOfReportingNothing)
+{
+    const std::string line = "kdelay: this PID namespace is not the kernel's, so its PIDs are not the ones eBPF "
+                             "sees; run kdelay in the host's PID namespace (a pod needs hostPID: true)\n";
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"-p", "1", "--sample-time", "0.1"}, {"--sample-time", "0.1", "--", "true"},
+          {"biosnoop", "-p", "1", "--duration", "0.1"}}) {
+        std::vector<std::string> cmd{"/usr/bin/unshare", "--pid", "--fork", "--mount-proc", kKdelay};
+        cmd.insert(cmd.end(), args.begin(), args.end());
+        Result r = run(cmd, 30s);
+        EXPECT_EQ(r.status, 69) << args[0] << ": " << r.err;
+        EXPECT_EQ(r.err, line) << args[0];
+        EXPECT_EQ(r.out, "") << args[0];
+    }
+}
+
 TEST(ErrorsE2E, NoKernelHeaderTreeIs72NamingThePackage)
 {
     KD_REQUIRE_BPF();
