@@ -11,7 +11,12 @@
 # runs as root in the caller's working directory, with proc, sys, tracefs,
 # debugfs and bpffs mounted, lo up, /var/tmp on an ext4 virtio disk and
 # kernel headers linked for BCC. Its output is printed here and its exit code is this script's
-# (124 on timeout, 125 when the guest never ran it).
+# (124 on timeout, 125 when the guest never ran it). A guest that has not
+# begun the command after KDELAY_VM_BOOT_TIMEOUT seconds (default 300; a
+# TCG boot takes 15 s here) is killed as never having run it, so that
+# matrix.sh boots it once more: twice in one CI run a TCG guest went idle
+# for good right after the firmware, and waiting out the whole --timeout
+# for that cost the run its time limit.
 #
 # Images and the initramfs are cached in $KDELAY_VM_CACHE
 # (default /var/cache/kdelay-vm). KVM is used when a probe boot shows that
@@ -195,7 +200,17 @@ qemu_pid=$!
 tail -f "$out" --pid "$qemu_pid" 2>/dev/null | tr -d '\r' | sed -u -n '/kdelay-vm: begin$/,/kdelay-vm: exit [0-9]/{/kdelay-vm: /!p}' &
 tail_pid=$!
 waited=0
+boot_timeout=${KDELAY_VM_BOOT_TIMEOUT:-300}
+begun=0
 while kill -0 "$qemu_pid" 2>/dev/null; do
+    [ "$begun" = 1 ] || ! grep -qa 'kdelay-vm: begin' "$out" || begun=1
+    if [ "$begun" = 0 ] && [ "$waited" -ge "$boot_timeout" ]; then
+        kill -9 "$qemu_pid" 2>/dev/null || true
+        wait "$tail_pid" 2>/dev/null || true
+        echo "vm-test.sh: $release: the guest did not begin the command within ${boot_timeout}s; its console:" >&2
+        tr -d '\r' <"$out" | grep -av '^\[ *[0-9.]*\]  ' | tail -n 30 >&2
+        exit 125
+    fi
     if [ "$waited" -ge "$timeout" ]; then  # the guest hung: nothing stays behind
         kill -9 "$qemu_pid" 2>/dev/null || true
         wait "$tail_pid" 2>/dev/null || true
