@@ -23,7 +23,6 @@
 #include "report/writer.h"
 #include "sys/event_wait.h"
 #include "sys/process.h"
-#include "target_abi.h"
 
 namespace kdelay {
 namespace {
@@ -85,8 +84,6 @@ private:
 BiosnoopConfig make_biosnoop_config(const CommonOptions& common, const BiosnoopOptions& o)
 {
     BiosnoopConfig cfg;
-    if (common.pids.size() > KD_MAX_TARGETS)
-        throw Error(Exit::usage, "-p takes at most " + std::to_string(KD_MAX_TARGETS) + " processes");
     cfg.bpf = make_bpf_config(common);
     if (!cfg.bpf.pids.empty() && !cfg.bpf.print_ebpf)
         require_kernels_pid_namespace();

@@ -20,8 +20,8 @@ struct BpfConfig {
 
 // Copies -p, -D and --ebpf. Checks root unless only the source is printed
 // (or the mode needs no root at all), then that each of -p's processes
-// exists. A mode that takes one process names why in one_process_only, said
-// when -p lists several. Throws Error with the matching exit code.
+// exists, at most KD_MAX_TARGETS of them. A mode that takes one process
+// names why in one_process_only, said when -p lists several. Throws Error with the matching exit code.
 BpfConfig make_bpf_config(const CommonOptions& options, bool needs_root = true,
                           const char* one_process_only = nullptr);
 

@@ -4,7 +4,6 @@
 
 #include "core/error.h"
 #include "sys/process.h"
-#include "target_abi.h"
 
 namespace kdelay {
 
@@ -33,8 +32,6 @@ DelayConfig make_delay_config(const CommonOptions& common, const DelayOptions& o
     while (f.ringbuf_pages < options.buffer_page_count)
         f.ringbuf_pages <<= 1;  // the kernel wants a power of two
 
-    if (common.pids.size() > KD_MAX_TARGETS)
-        throw Error(Exit::usage, "-p takes at most " + std::to_string(KD_MAX_TARGETS) + " processes");
     if (common.pids.size() > 1 && (options.has_start_trigger || options.has_stop_trigger))
         throw Error(Exit::usage, "--start-trigger and --stop-trigger need one process: give one PID");
     if (common.pids.size() > 1 && options.list_probes)
