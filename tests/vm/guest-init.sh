@@ -4,6 +4,7 @@
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root LANG=C.UTF-8
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
+echo "kdelay-vm: guest init"
 mount -t devtmpfs devtmpfs /dev 2>/dev/null
 mkdir -p /dev/pts /dev/shm
 ln -sfn /proc/self/fd /dev/fd  # bash's <(...) and /dev/stdin
@@ -29,6 +30,7 @@ if mkfs.ext4 -q -F /dev/vda && mount /dev/vda /var/tmp; then
 else
     echo "kdelay-vm: no scratch disk; block tests will fail"
 fi
+dmesg -n 1  # the boot's messages show where a hung boot stopped; the tests' would only interleave
 echo "kdelay-vm: begin"
 bash -c "$(arg cmd | base64 -d)" </dev/null 2>&1
 rc=$?

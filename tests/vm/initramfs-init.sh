@@ -6,13 +6,9 @@ export PATH=/bin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
 mount -t devtmpfs devtmpfs /dev
+echo "kdelay-vm: initramfs"
 arg() { tr ' ' '\n' </proc/cmdline | sed -n "s/^kdelay\.$1=//p"; }
 fail() { echo "kdelay-vm: initramfs: $*"; echo o >/proc/sysrq-trigger; sleep 10; }
-if [ "$(arg probe)" = 1 ]; then
-    echo "kdelay-vm: probe"
-    echo o >/proc/sysrq-trigger
-    sleep 10
-fi
 for m in $(cat /modules/order); do
     insmod "/modules/$m" 2>/dev/null
 done
@@ -31,5 +27,6 @@ mkdir -p "/mnt/root/lib/modules/$release"
 mount -t overlay overlay -o lowerdir=/mnt/mods,upperdir=/mnt/rw/mods-upper,workdir=/mnt/rw/mods-work \
     "/mnt/root/lib/modules/$release" || fail "cannot mount the modules overlay"
 init=$(arg init)
+echo "kdelay-vm: switch_root"
 umount /proc /sys
 exec switch_root /mnt/root /bin/bash "$init"
