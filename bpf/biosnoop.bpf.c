@@ -9,7 +9,7 @@
 
 static __always_inline int bio_wanted(__u64 pid_tgid, __u32 dev)
 {
-    if (!is_target(pid_tgid >> 32))
+    if (!is_target_current(pid_tgid >> 32))
         return 0;
     return !FILTER_DEV || dev == FILTER_DEV;
 }

@@ -6,4 +6,9 @@
  * compares a task's tgid with each, as constants (targets.bpf.h). */
 #define KD_MAX_TARGETS 8
 
+/* A cgroup target (--cgroup) is matched up to this many levels above a
+ * task's own cgroup, and the verdicts of this many cgroups are kept. */
+#define KD_CGROUP_DEPTH 32
+#define KD_CGROUP_VERDICTS 4096
+
 #endif

@@ -1,7 +1,10 @@
-/* Whether a task belongs to the target: its tgid compared with each of the
- * target's processes, given by kd_config.h as TARGET_TGIDS (how many; 0:
- * every process) and TARGET_TGID_0... Constants, no map lookup: this runs for
- * every task on the machine, and one process costs one compare. */
+/* Whether a task belongs to the target. kd_config.h gives it as processes,
+ * TARGET_TGIDS (how many; 0: every process) and TARGET_TGID_0..., or as a
+ * cgroup, TARGET_CGROUP_ID (0: none). Processes are constants, no map
+ * lookup: this runs for every task on the machine, and one process costs
+ * one compare. A cgroup is matched by walking up from the task's own
+ * cgroup, once per cgroup: the verdict is kept by the cgroup's id, which
+ * the kernel never reuses. */
 #ifndef KDELAY_TARGETS_BPF_H
 #define KDELAY_TARGETS_BPF_H
 
@@ -11,8 +14,11 @@
 #if TARGET_TGIDS > KD_MAX_TARGETS
 #error "more target processes than is_target() compares"
 #endif
+#if TARGET_TGIDS && TARGET_CGROUP_ID
+#error "a target is processes or a cgroup, not both"
+#endif
 
-static __always_inline int is_target(__u32 tgid)
+static __always_inline int tgid_is_target(__u32 tgid)
 {
 #if TARGET_TGIDS == 0
     return 1;
@@ -40,6 +46,75 @@ static __always_inline int is_target(__u32 tgid)
            || tgid == TARGET_TGID_7
 #endif
         ;
+#endif
+}
+
+#if TARGET_CGROUP_ID
+BPF_TABLE("lru_hash", __u64, __u8, target_cgroup_verdicts, KD_CGROUP_VERDICTS);
+
+static __always_inline void *kernel_ptr(void *object, __u64 off)
+{
+    void *p = 0;
+    bpf_probe_read_kernel(&p, sizeof(p), (char *)object + off);
+    return p;
+}
+
+static __always_inline __u64 cgroup_id(void *cgroup)
+{
+    __u64 id = 0;
+    bpf_probe_read_kernel(&id, sizeof(id), (char *)kernel_ptr(cgroup, CGROUP_KN_OFF) + KERNFS_ID_OFF);
+    return id;
+}
+
+/* Whether cgroup or one of its ancestors is the target's. */
+static __always_inline int cgroup_below_target(void *cgroup)
+{
+    for (int depth = 0; depth < KD_CGROUP_DEPTH && cgroup; depth++) {
+        if (cgroup_id(cgroup) == TARGET_CGROUP_ID)
+            return 1;
+        cgroup = kernel_ptr(cgroup, CGROUP_PARENT_OFF);
+    }
+    return 0;
+}
+
+static __always_inline int task_in_target_cgroup(void *task)
+{
+    void *css_set = kernel_ptr(task, TASK_CGROUPS_OFF);
+#if TARGET_CGROUP_V1
+    void *cgroup = kernel_ptr(kernel_ptr(css_set, CSS_SET_SUBSYS_OFF + TARGET_CGROUP_SUBSYS * sizeof(void *)),
+                              CSS_CGROUP_OFF);
+#else
+    void *cgroup = kernel_ptr(css_set, CSS_SET_DFL_CGRP_OFF);
+#endif
+    __u64 id = cgroup_id(cgroup);
+    if (id == TARGET_CGROUP_ID)
+        return 1;
+    __u8 *known = target_cgroup_verdicts.lookup(&id);
+    if (known)
+        return *known;
+    __u8 verdict = cgroup_below_target(cgroup);
+    target_cgroup_verdicts.update(&id, &verdict);
+    return verdict;
+}
+#endif
+
+/* The current task, of process tgid. */
+static __always_inline int is_target_current(__u32 tgid)
+{
+#if TARGET_CGROUP_ID
+    return task_in_target_cgroup((void *)bpf_get_current_task());
+#else
+    return tgid_is_target(tgid);
+#endif
+}
+
+/* A task the kernel passed, of process tgid. */
+static __always_inline int is_target_task(void *task, __u32 tgid)
+{
+#if TARGET_CGROUP_ID
+    return task_in_target_cgroup(task);
+#else
+    return tgid_is_target(tgid);
 #endif
 }
 

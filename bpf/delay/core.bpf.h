@@ -266,7 +266,7 @@ static __always_inline void thread_hist_add(__u32 tid, __u32 kind, __u64 delta)
  * target's, and that check needs no map lookup. */
 static __always_inline struct kd_capture *target_capturing(__u64 id)
 {
-    if (!is_target(id >> 32))
+    if (!is_target_current(id >> 32))
         return 0;
     return capturing();
 }

@@ -54,7 +54,7 @@ static __always_inline __u64 rq_time(void *rq, __u32 cpu, __u64 now)
 static __always_inline void woken(void *task, struct kd_capture *cap, int is_new)
 {
     __u32 tid;
-    if (!is_target(task_ids(task, &tid)))
+    if (!is_target_task(task, task_ids(task, &tid)))
         return;
     void *rq = rq_of(task);
     __u64 now = rq_time(rq, typed_u32(rq, RQ_CPU_OFF), bpf_ktime_get_ns());
@@ -102,7 +102,7 @@ BTF_TRACEPOINT_PROBE(sched_migrate_task)
     if (!cap)
         return 0;
     __u32 tid;
-    if (!is_target(task_ids((void *)ctx->args[0], &tid)))
+    if (!is_target_task((void *)ctx->args[0], task_ids((void *)ctx->args[0], &tid)))
         return 0;
     struct kd_thread *t = thread_find(tid);
     if (t && t->budget.state == KD_B_READY)
@@ -148,7 +148,7 @@ static __always_inline void budget_switched_in(struct kd_thread *t, __u32 tid, s
 BTF_TRACEPOINT_PROBE(task_rename)
 {
     __u32 tid;
-    if (!is_target(task_ids((void *)ctx->args[0], &tid)))
+    if (!is_target_task((void *)ctx->args[0], task_ids((void *)ctx->args[0], &tid)))
         return 0;
     struct kd_thread *t = thread_find(tid);
     if (t)
@@ -314,7 +314,7 @@ BTF_TRACEPOINT_PROBE(sched_switch)
 
     /* prev is the current task: its ids come without a memory read. */
     __u64 prev_id = bpf_get_current_pid_tgid();
-    if (is_target(prev_id >> 32)) {
+    if (is_target_current(prev_id >> 32)) {
         __u32 prev_tid = (__u32)prev_id;
         struct kd_thread *t = thread_entry(prev_tid, 0);
         /* The state the scheduler switched prev out in. */
@@ -353,7 +353,7 @@ BTF_TRACEPOINT_PROBE(sched_switch)
     }
 
     __u32 next_tid;
-    if (!is_target(task_ids(next, &next_tid)))
+    if (!is_target_task(next, task_ids(next, &next_tid)))
         return 0;
     __u64 clock = rq_clock_of(next);
     __u64 waiting_now;

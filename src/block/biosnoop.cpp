@@ -105,10 +105,11 @@ BlockLayout biosnoop_layout()
     return *layout;
 }
 
-std::string render_biosnoop_program(const BiosnoopConfig& cfg, const BlockLayout& layout)
+std::string render_biosnoop_program(const BiosnoopConfig& cfg, const BlockLayout& layout,
+                                   const std::optional<CgroupMatch>& cgroup)
 {
     ConfigHeader c;
-    add_targets(c, cfg.bpf.pids);
+    add_targets(c, cfg.bpf.pids, cgroup);
     c.number("FILTER_DEV", cfg.dev);
     add_block_config(c, layout, 16384);
     return assemble_program({"biosnoop.bpf.c"}, c);
@@ -117,7 +118,7 @@ std::string render_biosnoop_program(const BiosnoopConfig& cfg, const BlockLayout
 int run_biosnoop(const BiosnoopConfig& cfg, ReportWriter& writer)
 {
     const BlockLayout layout = biosnoop_layout();
-    const std::string source = render_biosnoop_program(cfg, layout);
+    const std::string source = render_biosnoop_program(cfg, layout, match_cgroup(cfg.bpf.cgroup, KernelBtf()));
     if (cfg.bpf.print_ebpf) {
         std::cout << source;
         return 0;

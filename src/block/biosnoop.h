@@ -7,6 +7,7 @@
 #include <sys/types.h>
 
 #include "bpf/btf_offsets.h"
+#include "bpf/program_source.h"
 #include "cli/bpf_config.h"
 
 namespace kdelay {
@@ -28,7 +29,8 @@ struct BiosnoopConfig {
 BiosnoopConfig make_biosnoop_config(const CommonOptions& common, const BiosnoopOptions& options);
 
 // Assembles bpf/biosnoop.bpf.c and its config.
-std::string render_biosnoop_program(const BiosnoopConfig& cfg, const BlockLayout& layout);
+std::string render_biosnoop_program(const BiosnoopConfig& cfg, const BlockLayout& layout,
+                                   const std::optional<CgroupMatch>& cgroup = std::nullopt);
 // This kernel's block layout; Error(Exit::unavailable) without block tracepoints.
 BlockLayout biosnoop_layout();
 

@@ -10,6 +10,7 @@ void add_biosnoop_command(CLI::App& app, CommonOptions& common, BiosnoopOptions&
                      "biosnoop does not start a command; use -p PID");
     c.app->add_flag("-Q,--queue", values.queue, "Also show the OS queue time, QUE(ms)");
     c.pid_opt = add_pid_option(*c.app, c.pids, "Only I/O issued by these processes (up to 8)", true);
+    add_cgroup_options(*c.app, common);
     c.app->add_option("-d,--disk", values.disk, "Only this disk (vda, nvme0n1)")->type_name("DISK");
     c.app->add_option("--duration", values.duration, "Stop after this long (default: Ctrl-C)")
         ->check(seconds(0.001, 31536000))

@@ -60,6 +60,21 @@ std::optional<MemberLayout> KernelBtf::member(const std::string& type_name,
     return find_member(btf_, id, member_name, 0);
 }
 
+std::optional<int64_t> KernelBtf::enum_value(const std::string& type_name, const std::string& name) const
+{
+    const int32_t id = btf__find_by_name_kind(btf_, type_name.c_str(), BTF_KIND_ENUM);
+    const struct btf_type* t = id < 0 ? nullptr : btf__type_by_id(btf_, id);
+    if (!t)
+        return std::nullopt;
+    const struct btf_enum* e = btf_enum(t);
+    for (uint16_t i = 0; i < btf_vlen(t); ++i, ++e) {
+        const char* n = btf__name_by_offset(btf_, e->name_off);
+        if (n && name == n)
+            return e->val;
+    }
+    return std::nullopt;
+}
+
 bool KernelBtf::has_raw_tracepoint(const std::string& name) const
 {
     return btf__find_by_name_kind(btf_, ("btf_trace_" + name).c_str(), BTF_KIND_TYPEDEF) >= 0;
@@ -155,6 +170,31 @@ std::optional<BlockLayout> read_block_layout(const KernelBtf& btf)
             layout.bio = BioLayout{*bdev, {iter->offset + iter_sector->offset, iter_sector->size}, *bdev_disk};
     }
     return layout;
+}
+
+CgroupLayout read_cgroup_layout(const KernelBtf& btf, const std::string& controller)
+{
+    CgroupLayout c{};
+    c.task_cgroups = btf.require("task_struct", "cgroups");
+    c.css_set_dfl_cgrp = btf.require("css_set", "dfl_cgrp");
+    c.css_set_subsys = btf.require("css_set", "subsys");
+    c.css_cgroup = btf.require("cgroup_subsys_state", "cgroup");
+    c.cgroup_kn = btf.require("cgroup", "kn");
+    const MemberLayout self = btf.require("cgroup", "self");
+    const MemberLayout parent = btf.require("cgroup_subsys_state", "parent");
+    c.cgroup_parent = {self.offset + parent.offset, parent.size};
+    c.kernfs_id = btf.require("kernfs_node", "id");
+    if (self.offset != 0)
+        throw Error(Exit::osfile, "kernel BTF: cgroup.self is not at the start of struct cgroup");
+    if (c.kernfs_id.size != 8)
+        throw Error(Exit::osfile, "kernel BTF: kernfs_node.id is not 8 bytes (Linux 5.5 or later)");
+    if (!controller.empty()) {
+        const auto id = btf.enum_value("cgroup_subsys_id", controller + "_cgrp_id");
+        if (!id)
+            throw Error(Exit::osfile, "kernel BTF: this kernel has no cgroup controller " + controller);
+        c.subsys = static_cast<int>(*id);
+    }
+    return c;
 }
 
 }  // namespace kdelay

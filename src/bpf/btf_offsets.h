@@ -39,6 +39,9 @@ public:
     // As member(), but throws Error(Exit::osfile) naming what is missing.
     MemberLayout require(const std::string& type_name, const std::string& member_name) const;
 
+    // The value of enumerator name in enum type_name; nullopt when absent.
+    std::optional<int64_t> enum_value(const std::string& type_name, const std::string& name) const;
+
 private:
     struct btf* btf_;
 };
@@ -92,6 +95,25 @@ struct BlockLayout {
     // block_bio_queue, and at block_rq_insert for requests made without a bio.
     std::optional<BioLayout> bio;
 };
+
+// The way from a task to its cgroup and up to the root, for a cgroup
+// target: task->cgroups (a css_set), then its cgroup2 cgroup (dfl_cgrp) or
+// a v1 controller's css (subsys[subsys]) and that css's cgroup; a cgroup's
+// id is cgroup->kn->id, its parent cgroup->self.parent.
+struct CgroupLayout {
+    MemberLayout task_cgroups;
+    MemberLayout css_set_dfl_cgrp;
+    MemberLayout css_set_subsys;  // the array's first element
+    MemberLayout css_cgroup;
+    MemberLayout cgroup_kn;
+    MemberLayout cgroup_parent;  // self.parent, a css at the start of its cgroup
+    MemberLayout kernfs_id;
+    int subsys = -1;  // the v1 controller's cgroup_subsys_id; -1: cgroup2
+};
+
+// The layout for a cgroup of controller's v1 hierarchy, or of cgroup2 when
+// controller is empty. Throws Error(Exit::osfile) for what BTF lacks.
+CgroupLayout read_cgroup_layout(const KernelBtf& btf, const std::string& controller);
 
 // nullopt when the kernel has no block tracepoints or lacks a field.
 // What read_block_layout() needs of a kernel, for the line that says it is missing.

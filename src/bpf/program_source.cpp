@@ -91,13 +91,35 @@ std::string assemble_program(const std::vector<std::string>& parts, const Config
     return assemble_program(parts, config, [](const std::string& name) { return embedded_file(name); });
 }
 
-void add_targets(ConfigHeader& config, const std::vector<pid_t>& tgids)
+std::optional<CgroupMatch> match_cgroup(const std::optional<CgroupTarget>& cgroup, const KernelBtf& btf)
+{
+    if (!cgroup)
+        return std::nullopt;
+    return CgroupMatch{*cgroup, read_cgroup_layout(btf, cgroup->controller)};
+}
+
+void add_targets(ConfigHeader& config, const std::vector<pid_t>& tgids, const std::optional<CgroupMatch>& cgroup)
 {
     if (tgids.size() > KD_MAX_TARGETS)
         throw Error(Exit::software, "more target processes than the kernel side compares");
+    if (cgroup && !tgids.empty())
+        throw Error(Exit::software, "a target is processes or a cgroup, not both");
     config.number("TARGET_TGIDS", tgids.size());
     for (size_t i = 0; i < tgids.size(); ++i)
         config.number("TARGET_TGID_" + std::to_string(i), static_cast<uint64_t>(tgids[i]));
+    config.number("TARGET_CGROUP_ID", cgroup ? cgroup->target.id : 0);
+    if (!cgroup)
+        return;
+    const CgroupLayout& c = cgroup->layout;
+    config.number("TASK_CGROUPS_OFF", c.task_cgroups.offset);
+    config.number("CSS_SET_DFL_CGRP_OFF", c.css_set_dfl_cgrp.offset);
+    config.number("CSS_SET_SUBSYS_OFF", c.css_set_subsys.offset);
+    config.number("CSS_CGROUP_OFF", c.css_cgroup.offset);
+    config.number("CGROUP_KN_OFF", c.cgroup_kn.offset);
+    config.number("CGROUP_PARENT_OFF", c.cgroup_parent.offset);
+    config.number("KERNFS_ID_OFF", c.kernfs_id.offset);
+    config.flag("TARGET_CGROUP_V1", c.subsys >= 0);
+    config.number("TARGET_CGROUP_SUBSYS", c.subsys >= 0 ? static_cast<uint64_t>(c.subsys) : 0);
 }
 
 }  // namespace kdelay

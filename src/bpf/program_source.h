@@ -9,9 +9,13 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <sys/types.h>
 #include <vector>
+
+#include "bpf/btf_offsets.h"
+#include "sys/cgroup.h"
 
 namespace kdelay {
 
@@ -33,10 +37,21 @@ private:
     std::string text_;
 };
 
-// The target's processes for targets.bpf.h: TARGET_TGIDS (how many; 0:
-// every process) and TARGET_TGID_0... Throws Error(Exit::software) for more
-// than KD_MAX_TARGETS.
-void add_targets(ConfigHeader& config, const std::vector<pid_t>& tgids);
+// A cgroup target as the kernel side matches it.
+struct CgroupMatch {
+    CgroupTarget target;
+    CgroupLayout layout;
+};
+
+// How this kernel's eBPF finds cgroup; nullopt without one.
+std::optional<CgroupMatch> match_cgroup(const std::optional<CgroupTarget>& cgroup, const KernelBtf& btf);
+
+// The target for targets.bpf.h: its processes, TARGET_TGIDS (how many; 0:
+// every process) and TARGET_TGID_0..., or its cgroup, TARGET_CGROUP_ID (0:
+// none) with the offsets that lead from a task to it. Throws
+// Error(Exit::software) for more than KD_MAX_TARGETS.
+void add_targets(ConfigHeader& config, const std::vector<pid_t>& tgids,
+                 const std::optional<CgroupMatch>& cgroup = std::nullopt);
 
 // The name the parts include the generated header by.
 inline constexpr const char* kConfigHeaderName = "kd_config.h";

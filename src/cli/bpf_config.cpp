@@ -11,7 +11,15 @@ BpfConfig make_bpf_config(const CommonOptions& o, bool needs_root, const char* o
     BpfConfig bpf;
     bpf.debug = o.debug;
     bpf.print_ebpf = o.print_ebpf;
-    if (one_process_only && o.pids.size() > 1)
+    // One target form: -p's processes, a cgroup (--cgroup or --unit), or a command.
+    const char* cgroup_flag = !o.cgroup.empty() ? "--cgroup" : !o.unit.empty() ? "--unit" : nullptr;
+    if (!o.cgroup.empty() && !o.unit.empty())
+        throw Error(Exit::usage, "--cgroup and --unit cannot be used together");
+    if (cgroup_flag && !o.pids.empty())
+        throw Error(Exit::usage, std::string(cgroup_flag) + " and -p/--pid cannot be used together");
+    if (cgroup_flag && !o.command.empty())
+        throw Error(Exit::usage, std::string(cgroup_flag) + " and '-- COMMAND' cannot be used together");
+    if (one_process_only && (o.pids.size() > 1 || cgroup_flag))
         throw Error(Exit::usage, one_process_only);
     if (o.pids.size() > KD_MAX_TARGETS)
         throw Error(Exit::usage, "-p takes at most " + std::to_string(KD_MAX_TARGETS) + " processes");
@@ -20,6 +28,8 @@ BpfConfig make_bpf_config(const CommonOptions& o, bool needs_root, const char* o
     for (pid_t pid : o.pids)
         require_process(pid);
     bpf.pids = o.pids;
+    if (cgroup_flag)
+        bpf.cgroup = resolve_cgroup(o.unit.empty() ? o.cgroup : find_unit_cgroup(o.unit));
     return bpf;
 }
 

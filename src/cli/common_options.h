@@ -16,6 +16,8 @@ struct CommonOptions {
     enum class Format { text, json };
     Format format = Format::text;
     std::vector<pid_t> pids;  // -p, in the order given, each once; empty: none
+    std::string cgroup;       // --cgroup PATH; empty: none
+    std::string unit;         // --unit NAME, a systemd unit's cgroup; empty: none
     unsigned debug = 0;             // BCC debug flags; nonzero also shows BCC's stderr
     bool print_ebpf = false;
     std::vector<std::string> command;  // after "--": start and trace this

@@ -103,6 +103,15 @@ CLI::Option* add_pid_option(CLI::App& app, std::vector<int64_t>& pids, const std
         ->type_name(list ? "PID[,PID...]" : "PID");
 }
 
+void add_cgroup_options(CLI::App& app, CommonOptions& common)
+{
+    app.add_option("--cgroup", common.cgroup,
+                   "Every task in this cgroup or below it, including those that join during the run")
+        ->type_name("PATH");
+    app.add_option("--unit", common.unit, "The cgroup of this systemd unit (NAME without a suffix: NAME.service)")
+        ->type_name("NAME");
+}
+
 std::vector<pid_t> distinct_pids(const std::vector<int64_t>& values)
 {
     std::vector<pid_t> pids;

@@ -54,6 +54,8 @@ CLI::Option* add_debug_option(CLI::App& app, std::vector<unsigned>& flags);
 // -p PID[,PID...]: one or several processes (-p 1,2 and -p 1 -p 2 alike);
 // without list, the help names one PID.
 CLI::Option* add_pid_option(CLI::App& app, std::vector<int64_t>& pids, const std::string& help, bool list);
+// --cgroup PATH and --unit NAME: every task in a cgroup or below it.
+void add_cgroup_options(CLI::App& app, CommonOptions& common);
 // -p's values in the order given, each once.
 std::vector<pid_t> distinct_pids(const std::vector<int64_t>& values);
 void add_format_option(CLI::App& app, CommonOptions::Format& format, const std::string& help);

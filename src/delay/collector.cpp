@@ -121,10 +121,10 @@ Sample DelayCollector::collect()
     }
     std::stable_sort(sample.threads.begin(), sample.threads.end(),
                      [this](const ThreadSample& a, const ThreadSample& b) {
-                         // By process, in -p's order, then by name and tid.
+                         // By process, in -p's order (a cgroup's by pid), then by name and tid.
                          const auto ra = process_rank(a.pid), rb = process_rank(b.pid);
-                         if (ra != rb)
-                             return ra < rb;
+                         if (ra != rb || a.pid != b.pid)
+                             return ra != rb ? ra < rb : a.pid < b.pid;
                          return a.name != b.name ? a.name < b.name : a.tid < b.tid;
                      });
     if (events_)

@@ -32,14 +32,15 @@ DelayConfig make_delay_config(const CommonOptions& common, const DelayOptions& o
     while (f.ringbuf_pages < options.buffer_page_count)
         f.ringbuf_pages <<= 1;  // the kernel wants a power of two
 
-    if (common.pids.size() > 1 && (options.has_start_trigger || options.has_stop_trigger))
+    const bool several = common.pids.size() > 1 || !common.cgroup.empty() || !common.unit.empty();
+    if (several && (options.has_start_trigger || options.has_stop_trigger))
         throw Error(Exit::usage, "--start-trigger and --stop-trigger need one process: give one PID");
-    if (common.pids.size() > 1 && options.list_probes)
+    if (several && options.list_probes)
         throw Error(Exit::usage, "--list-probes lists one process's probes: give one PID");
     cfg.bpf = make_bpf_config(common, !cfg.list_probes);
     if (!cfg.bpf.print_ebpf && !cfg.list_probes)
         require_kernels_pid_namespace();
-    if (!cfg.command.empty() || !cfg.bpf.pids.empty())
+    if (!cfg.command.empty() || !cfg.bpf.pids.empty() || cfg.bpf.cgroup)
         return cfg;
     const auto found = find_processes_with_name_containing("ovs-vswitchd");
     if (found.empty())

@@ -17,6 +17,7 @@
 #include "delay/program.h"
 #include "delay/sampler.h"
 #include "delay/upcalls.h"
+#include "sys/cgroup.h"
 #include "sys/event_wait.h"
 #include "sys/launcher.h"
 #include "sys/process.h"
@@ -105,7 +106,7 @@ int run_delay(const DelayConfig& cfg, ReportWriter& writer)
         launcher.emplace(cfg.command);
     const std::vector<pid_t> targets = launcher ? std::vector<pid_t>{launcher->pid()} : cfg.bpf.pids;
     const pid_t target = targets.empty() ? 0 : targets.front();  // triggers take one process
-    size_t threads = 0;
+    size_t threads = cfg.bpf.cgroup ? cgroup_thread_count(cfg.bpf.cgroup->path) : 0;
     for (pid_t pid : targets)
         threads += thread_count(pid);
 
@@ -113,6 +114,7 @@ int run_delay(const DelayConfig& cfg, ReportWriter& writer)
     const uint32_t poll_nr = poll_syscall_number();
     DelayProgramParams params;
     params.tgids = targets;
+    params.cgroup = match_cgroup(cfg.bpf.cgroup, btf);
     params.poll_nr = poll_nr;
     params.sizes = size_delay_maps(std::max<size_t>(threads, 1));
     params.layout = read_kernel_layout(btf);

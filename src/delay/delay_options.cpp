@@ -9,6 +9,7 @@ void add_delay_options(CLI::App& app, CommonOptions& common, DelayOptions& delay
 {
     d.pid_opt = add_pid_option(app, d.pids, "Processes to trace, in one report (default: the single ovs-vswitchd)",
                                true);
+    add_cgroup_options(app, common);
     app.add_option("--sample-time", delay.sample_time, "Length of one sample (default 0.5)")
         ->check(seconds(0.001, 86400))
         ->type_name("SECONDS");

@@ -191,7 +191,7 @@ void read_budgets(MapIo& maps, SampleReading& r)
     for (const auto& [k, b] : maps.entries<kd_blame_key, kd_blame>("blame"))
         holders[k.tid].push_back({blame_kind(k.kind), k.holder, b.tgid, bounded(b.comm), b.ns});
     std::map<uint32_t, ThreadState> now;
-    for (pid_t pid : r.params.tgids)
+    for (pid_t pid : target_processes(r.params))
         for (ThreadState& t : thread_states(pid)) {
             r.pids.try_emplace(static_cast<uint32_t>(t.tid), static_cast<uint32_t>(pid));
             now[static_cast<uint32_t>(t.tid)] = std::move(t);

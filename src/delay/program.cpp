@@ -65,11 +65,16 @@ DelayMapSizes size_delay_maps(size_t thread_count)
     };
 }
 
+std::vector<pid_t> target_processes(const DelayProgramParams& p)
+{
+    return p.cgroup ? cgroup_processes(p.cgroup->target.path) : p.tgids;
+}
+
 std::string render_delay_program(const DelayProgramParams& p)
 {
     ConfigHeader c;
     // No process yet (--ebpf before a command is launched): tgid 0, no task.
-    add_targets(c, p.tgids.empty() ? std::vector<pid_t>{0} : p.tgids);
+    add_targets(c, p.tgids.empty() && !p.cgroup ? std::vector<pid_t>{0} : p.tgids, p.cgroup);
     c.number("POLL_NR", p.poll_nr);
     c.number("TASK_PID_OFF", p.layout.task_pid.offset);
     c.number("TASK_TGID_OFF", p.layout.task_tgid.offset);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "bpf/btf_offsets.h"
+#include "bpf/program_source.h"
 #include "delay/features.h"
 #include "delay/upcalls.h"
 
@@ -31,6 +32,7 @@ DelayMapSizes size_delay_maps(size_t thread_count);
 
 struct DelayProgramParams {
     std::vector<pid_t> tgids;  // the target's processes, at most KD_MAX_TARGETS; none: 0 (--ebpf)
+    std::optional<CgroupMatch> cgroup;  // or its cgroup, with tgids empty
     uint32_t poll_nr = 0;
     DelayMapSizes sizes{};
     KernelLayout layout{};
@@ -49,6 +51,9 @@ inline constexpr const char* kStartTriggerFunction = "kd_start_trigger";
 inline constexpr const char* kStopTriggerFunction = "kd_stop_trigger";
 
 std::string render_delay_program(const DelayProgramParams& params);
+
+// The target's processes now: -p's, or those in its cgroup or below.
+std::vector<pid_t> target_processes(const DelayProgramParams& params);
 
 struct SectionMap;
 // The size of a plug-in section's map ({{max_NAME}}).

@@ -11,6 +11,7 @@
 #include <bpf/libbpf.h>
 
 #include "e2e.h"
+#include "test_cgroup.h"
 
 using namespace kdtest;
 using namespace std::chrono_literals;
@@ -191,6 +192,41 @@ TEST(BlockE2E, BiosnoopTakesSeveralProcesses)
                                   " exited"),
               std::string::npos)
         << biosnoop.out();
+}
+
+// TAGS kernel
+TEST(BlockE2E, BiosnoopTakesACgroup)
+{
+    KD_REQUIRE_BPF();
+    if (!kernel_has_block_layout())
+        GTEST_SKIP() << kBlockLacking;
+    const std::string root = cgroup2_root();
+    if (root.empty())
+        GTEST_SKIP() << "no cgroup2 hierarchy here, and none can be mounted";
+    TestCgroup cgroup(root, "kdelay-e2e-bio-" + std::to_string(getpid()));
+    ASSERT_FALSE(cgroup.path().empty());
+    DioFile file_a("a"), file_c("c");
+    ASSERT_FALSE(file_a.disk.empty()) << "cannot find the disk under /var/tmp";
+    Process a({kWorkload, "dio", file_a.path, "3", "64"});
+    ASSERT_TRUE(a.wait_for_output("ready", 5s));
+    ASSERT_TRUE(cgroup.add(a.pid()));
+    Process biosnoop({kKdelay, "biosnoop", "-Q", "--cgroup", cgroup.path(), "-d", file_a.disk, "--duration", "30"});
+    ASSERT_TRUE(biosnoop.wait_for_output("LAT(ms)", kStartTimeout)) << biosnoop.err();
+    Result other = run({kWorkload, "dio", file_c.path, "4", "64", "--now"}, 20s);
+    ASSERT_EQ(other.status, 0) << other.err;
+    a.signal(SIGUSR1);
+    ASSERT_TRUE(a.wait_for_output("done", 10s));
+    biosnoop.signal(SIGINT);
+    ASSERT_EQ(biosnoop.wait(30s), 0) << biosnoop.err();
+
+    int writes = 0;
+    const auto lines = bio_lines(biosnoop.out());
+    ASSERT_FALSE(lines.empty()) << biosnoop.out();
+    for (const auto& l : lines) {
+        EXPECT_EQ(l.pid, static_cast<uint32_t>(a.pid())) << "only the cgroup's I/O: " << l.comm;
+        writes += l.comm == "kd-dio" && l.op == "W";
+    }
+    EXPECT_EQ(writes, 3) << biosnoop.out();
 }
 
 // TAGS kernel

@@ -14,6 +14,8 @@
 //                                     each, waiting and waking with raw futex(2) calls; each
 //                                     prints "calls NAME C", its exact number of futex calls
 //   kd_workload threads N [--now]     N short-lived threads, one after another, each one getppid()
+//   kd_workload fork N M [--now]      "kd-counter": N getppid, then forks "kd-child", which makes M
+//                                     getppid and exits; "child PID" once it is gone
 //   kd_workload mixed N [--now]       threads "kd-mix-a", "kd-mix-b" on CPU 0, each N times:
 //                                     getppid, getppid, getuid; a sched_yield every 100th time
 //   kd_workload rename                thread "kd-before" sleeps 1 ms at a time; after SIGUSR1 it
@@ -40,6 +42,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "loopback_udp.h"
@@ -68,6 +71,26 @@ void* counter(void*)
     struct timespec ms = {0, 1000000};
     for (long i = 0; i < g_m; ++i)
         syscall(SYS_nanosleep, &ms, nullptr);  // glibc's nanosleep() is clock_nanosleep
+    return nullptr;
+}
+
+// The counter, then a child process born now that makes g_m getppid calls.
+void* forker(void*)
+{
+    announce("kd-counter");
+    for (long i = 0; i < g_n; ++i)
+        syscall(SYS_getppid);
+    fflush(stdout);
+    const pid_t child = fork();
+    if (child == 0) {
+        announce("kd-child");
+        for (long i = 0; i < g_m; ++i)
+            syscall(SYS_getppid);
+        _exit(0);
+    }
+    waitpid(child, nullptr, 0);
+    printf("child %ld\n", static_cast<long>(child));
+    fflush(stdout);
     return nullptr;
 }
 
@@ -240,7 +263,7 @@ void* renamer(void*)
 
 int usage()
 {
-    fprintf(stderr, "usage: kd_workload syscalls N M [--now] | spin | udp N [--now] | poll N [--now] | dio FILE N KIB [--now] | irq FILE N CPU [--now] | futex N [--now] | threads N [--now] | mixed N [--now] | rename | demo\n");
+    fprintf(stderr, "usage: kd_workload syscalls N M [--now] | spin | udp N [--now] | poll N [--now] | dio FILE N KIB [--now] | irq FILE N CPU [--now] | futex N [--now] | threads N [--now] | fork N M [--now] | mixed N [--now] | rename | demo\n");
     return 64;
 }
 
@@ -260,6 +283,12 @@ int main(int argc, char** argv)
         pin_to_cpu(0);
         wait_for_go(now);
         pthread_create(&t, nullptr, counter, nullptr);
+        pthread_join(t, nullptr);
+    } else if (mode == "fork" && argc >= 4) {
+        g_n = atol(argv[2]);
+        g_m = atol(argv[3]);
+        wait_for_go(now);
+        pthread_create(&t, nullptr, forker, nullptr);
         pthread_join(t, nullptr);
     } else if (mode == "udp" && argc >= 3) {
         g_n = atol(argv[2]);

@@ -35,6 +35,24 @@ TEST(Biosnoop, ProgramFiltersByPidAndDiskWithoutKernelHeaders)
     EXPECT_EQ(src.find("#include"), std::string::npos);
 }
 
+// A cgroup target compares no tgid: the task's cgroup, then its ancestors,
+// with the verdict kept per cgroup.
+TEST(Biosnoop, ProgramMatchesACgroupInsteadOfProcesses)
+{
+    if (access("/sys/kernel/btf/vmlinux", R_OK) != 0)
+        GTEST_SKIP() << "no kernel BTF";
+    BiosnoopConfig cfg;
+    KernelBtf btf;
+    const CgroupMatch cgroup{{"/sys/fs/cgroup/x", 4711, ""}, read_cgroup_layout(btf, "")};
+    const std::string src = render_biosnoop_program(cfg, biosnoop_layout(), cgroup);
+    EXPECT_NE(src.find("#define TARGET_TGIDS 0\n#define TARGET_CGROUP_ID 4711\n"), std::string::npos) << src;
+    const std::string cc = kdtest::preprocessed(src);
+    EXPECT_NE(cc.find("target_cgroup_verdicts"), std::string::npos);
+    EXPECT_TRUE(std::regex_search(cc, std::regex(R"(== 4711\))"))) << "the cgroup's id compared";
+    cfg.bpf.pids = {1};
+    EXPECT_THROW(render_biosnoop_program(cfg, biosnoop_layout(), cgroup), Error) << "processes and a cgroup";
+}
+
 TEST(Biosnoop, DiskNamesAndNumbers)
 {
     EXPECT_EQ(make_dev(254, 1), (254u << 20) | 1u);

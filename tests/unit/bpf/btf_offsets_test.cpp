@@ -1,5 +1,7 @@
 #include "bpf/btf_offsets.h"
 
+#include "core/error.h"
+
 #include <bpf/btf.h>
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -76,4 +78,21 @@ TEST(KernelBtf, CountsARawTracepointsArguments)
     EXPECT_EQ(btf.raw_tracepoint_args("sched_wakeup"), 1);    // the task
     EXPECT_GE(btf.raw_tracepoint_args("sched_switch"), 4);    // preempt, prev, next, prev_state
     EXPECT_EQ(btf.raw_tracepoint_args("no_such_tracepoint"), -1);
+}
+
+TEST(KernelBtf, CgroupLayoutLeadsFromATaskToItsCgroup)
+{
+    if (access("/sys/kernel/btf/vmlinux", R_OK) != 0)
+        GTEST_SKIP() << "no /sys/kernel/btf/vmlinux";
+    KernelBtf btf;
+    const CgroupLayout v2 = read_cgroup_layout(btf, "");
+    EXPECT_EQ(v2.subsys, -1) << "cgroup2: the css_set's default cgroup";
+    EXPECT_EQ(v2.task_cgroups.size, 8u);
+    EXPECT_EQ(v2.cgroup_parent.size, 8u);
+    EXPECT_EQ(v2.kernfs_id.size, 8u);
+    const CgroupLayout pids = read_cgroup_layout(btf, "pids");
+    EXPECT_EQ(pids.subsys, btf.enum_value("cgroup_subsys_id", "pids_cgrp_id").value_or(-2));
+    EXPECT_GE(pids.subsys, 0);
+    EXPECT_LT(static_cast<uint32_t>(pids.subsys) * 8, pids.css_set_subsys.size) << "an element of subsys[]";
+    EXPECT_THROW(read_cgroup_layout(btf, "no_such_controller"), Error);
 }

@@ -1,0 +1,37 @@
+// A cgroup as a target: the directory a user names (--cgroup, --unit),
+// checked and read from cgroupfs.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <sys/types.h>
+#include <vector>
+
+namespace kdelay {
+
+struct CgroupTarget {
+    std::string path;  // canonical, as given after resolving links
+    uint64_t id = 0;   // the kernel's cgroup id: the directory's inode number
+    // The v1 controller whose hierarchy path is in ("cpu", "memory", ...);
+    // empty for cgroup2. eBPF finds a task's v1 cgroup through it.
+    std::string controller;
+};
+
+// Checks that path is a cgroup directory (cgroup2, or a v1 hierarchy with a
+// controller) holding at least one process in it or below. Throws
+// Error(Exit::usage) for what is not a cgroup, Exit::unavailable for what
+// does not exist or is empty.
+CgroupTarget resolve_cgroup(const std::string& path);
+
+// The cgroup of a systemd unit: the one directory named after it under the
+// cgroup2 (or name=systemd) hierarchy, as systemd lays units out. NAME
+// without a suffix means NAME.service. Throws Error(Exit::unavailable) when
+// none or several match.
+std::string find_unit_cgroup(const std::string& unit);
+
+// The processes in the cgroup at path or below it, now; sorted.
+std::vector<pid_t> cgroup_processes(const std::string& path);
+// The threads in it or below it, now.
+size_t cgroup_thread_count(const std::string& path);
+
+}  // namespace kdelay

@@ -1,0 +1,155 @@
+// Targets other than one PID: a cgroup (--cgroup, --unit), with its
+// processes' exact syscall counts, a child born in the window, and nothing
+// of the processes outside it.
+#include <csignal>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <sys/stat.h>
+
+#include "e2e.h"
+#include "test_cgroup.h"
+
+using namespace kdtest;
+using namespace std::chrono_literals;
+using nlohmann::json;
+
+namespace {
+
+// A sample's syscall counts by tid and name, and each thread's process.
+struct Counts {
+    std::map<uint32_t, std::map<std::string, uint64_t>> calls;
+    std::map<uint32_t, uint32_t> pid_of;
+    std::vector<uint32_t> pids_in_order;  // as the threads come
+};
+
+Counts sample_counts(const std::string& out)
+{
+    Counts c;
+    std::istringstream in(out);
+    for (std::string line; std::getline(in, line);) {
+        const json l = json::parse(line);
+        if (l["type"] != "sample")
+            continue;
+        for (const auto& t : l["threads"]) {
+            const uint32_t tid = t["tid"], pid = t["pid"];
+            c.pid_of[tid] = pid;
+            if (c.pids_in_order.empty() || c.pids_in_order.back() != pid)
+                c.pids_in_order.push_back(pid);
+            for (const auto& s : t["syscalls"])
+                c.calls[tid][s["name"]] = s["count"];
+        }
+    }
+    return c;
+}
+
+uint64_t calls(const Counts& c, uint32_t tid, const std::string& name)
+{
+    const auto t = c.calls.find(tid);
+    if (t == c.calls.end())
+        return 0;
+    const auto n = t->second.find(name);
+    return n == t->second.end() ? 0 : n->second;
+}
+
+std::string unique_name(const std::string& what) { return "kdelay-e2e-" + what + "-" + std::to_string(getpid()); }
+
+// Runs kdelay on target_args beside three workloads: a in the cgroup
+// (1000 getppid, 20 nanosleep), b below it (600 getppid, then a child born
+// in the window makes 300), and an outsider (400 getppid) that must not
+// show. Checks each count.
+void expect_cgroup_report(const std::vector<std::string>& target_args, const TestCgroup& cgroup,
+                          const TestCgroup& below)
+{
+    Process a({kWorkload, "syscalls", "1000", "20"});
+    Process b({kWorkload, "fork", "600", "300"});
+    Process outsider({kWorkload, "syscalls", "400", "4"});
+    for (Process* p : {&a, &b, &outsider})
+        ASSERT_TRUE(p->wait_for_output("ready", 5s));
+    ASSERT_TRUE(cgroup.add(a.pid()));
+    ASSERT_TRUE(below.add(b.pid()));
+
+    std::vector<std::string> cmd{kKdelay};
+    cmd.insert(cmd.end(), target_args.begin(), target_args.end());
+    for (const char* arg : {"--sample-time", "2", "--budget", "--format", "json"})
+        cmd.push_back(arg);
+    Process kdelay(cmd);
+    ASSERT_TRUE(kdelay.wait_for_output("\"marker\":\"start\"", kStartTimeout)) << kdelay.err();
+    for (Process* p : {&a, &b, &outsider})
+        p->signal(SIGUSR1);
+    for (Process* p : {&a, &b, &outsider})
+        ASSERT_TRUE(p->wait_for_output("done", 10s));
+    ASSERT_EQ(kdelay.wait(20s), 0) << kdelay.err();
+
+    const uint32_t tid_a = workload_tid(a.out(), "kd-counter"), tid_b = workload_tid(b.out(), "kd-counter");
+    const uint32_t child = workload_tid(b.out(), "kd-child"), tid_out = workload_tid(outsider.out(), "kd-counter");
+    ASSERT_NE(child, 0u) << b.out();
+    const Counts c = sample_counts(kdelay.out());
+    EXPECT_EQ(calls(c, tid_a, "getppid"), 1000u) << kdelay.out();
+    EXPECT_EQ(calls(c, tid_a, "nanosleep"), 20u);
+    EXPECT_EQ(calls(c, tid_b, "getppid"), 600u) << "a process in a cgroup below the target's";
+    EXPECT_EQ(calls(c, child, "getppid"), 300u) << "a child born in the window, counted from its birth";
+    EXPECT_EQ(c.pid_of.count(child) ? c.pid_of.at(child) : 0, child) << "the child is a process of its own";
+    EXPECT_EQ(c.pid_of.count(tid_out), 0u) << "a process outside the cgroup";
+    for (const auto& [tid, pid] : c.pid_of)
+        EXPECT_TRUE(pid == static_cast<uint32_t>(a.pid()) || pid == static_cast<uint32_t>(b.pid()) || pid == child)
+            << "thread " << tid << " of process " << pid << " is not in the cgroup";
+    EXPECT_TRUE(std::is_sorted(c.pids_in_order.begin(), c.pids_in_order.end()) &&
+                std::set<uint32_t>(c.pids_in_order.begin(), c.pids_in_order.end()).size() == c.pids_in_order.size())
+        << "threads grouped by process, by pid";
+}
+
+}  // namespace
+
+// TAGS kernel
+TEST(TargetE2E, CgroupCountsEveryProcessInItOrBelowAndAChildBornInTheWindow)
+{
+    KD_REQUIRE_BPF();
+    const std::string root = cgroup2_root();
+    if (root.empty())
+        GTEST_SKIP() << "no cgroup2 hierarchy here, and none can be mounted";
+    TestCgroup cgroup(root, unique_name("cgroup"));
+    ASSERT_FALSE(cgroup.path().empty()) << "cannot make a cgroup under " << root;
+    TestCgroup below(cgroup.path(), "below");
+    ASSERT_FALSE(below.path().empty());
+
+    // Empty, it is refused before anything is compiled.
+    Result empty = run({kKdelay, "--cgroup", cgroup.path(), "--sample-time", "0.1"}, 30s);
+    EXPECT_EQ(empty.status, 69) << empty.err;
+    EXPECT_EQ(empty.err, "kdelay: --cgroup: " + cgroup.path() + " holds no process, in it or below it\n");
+
+    expect_cgroup_report({"--cgroup", cgroup.path()}, cgroup, below);
+}
+
+// A systemd unit is found by its cgroup's name, as systemd lays it out.
+// TAGS kernel
+TEST(TargetE2E, UnitIsTheCgroupNamedAfterIt)
+{
+    KD_REQUIRE_BPF();
+    const std::string root = cgroup2_root();
+    if (root != "/sys/fs/cgroup" && root != "/sys/fs/cgroup/unified")
+        GTEST_SKIP() << "cgroup2 is not where systemd puts it";
+    TestCgroup slice(root, unique_name("unit") + ".slice");
+    ASSERT_FALSE(slice.path().empty());
+    TestCgroup unit(slice.path(), unique_name("unit") + ".service");
+    ASSERT_FALSE(unit.path().empty());
+    TestCgroup below(unit.path(), "below");
+    ASSERT_FALSE(below.path().empty());
+    expect_cgroup_report({"--unit", unique_name("unit")}, unit, below);
+}
+
+// Where the machine has cgroup v1 controllers, a controller's hierarchy
+// serves as well.
+TEST(TargetE2E, CgroupOfAV1ControllersHierarchy)
+{
+    KD_REQUIRE_BPF();
+    struct stat st {};
+    if (stat("/sys/fs/cgroup/pids/tasks", &st) != 0)
+        GTEST_SKIP() << "no cgroup v1 pids hierarchy at /sys/fs/cgroup/pids";
+    TestCgroup cgroup("/sys/fs/cgroup/pids", unique_name("v1"));
+    ASSERT_FALSE(cgroup.path().empty());
+    TestCgroup below(cgroup.path(), "below");
+    ASSERT_FALSE(below.path().empty());
+    expect_cgroup_report({"--cgroup", cgroup.path()}, cgroup, below);
+}
