@@ -4,7 +4,11 @@
 # CPU (pipe1), across two CPUs (pipe2) or unpinned (pipe), a futex ping-pong
 # across two CPUs (futex); getppid is the syscall path alone. Each runs
 # untraced, under empty programs on every hook kdelay uses (the floor), and
-# traced by kdelay, kdelay --histogram and kdelay --budget. With
+# traced by kdelay, kdelay --histogram and kdelay --budget; kdelay_pids3
+# traces it in a list of three processes (-p STORM,IDLE,IDLE) and
+# kdelay_cgroup as the one process of a cgroup2 cgroup (--cgroup), both
+# started beside a storm that waits TARGET_WARMUP seconds (default 3)
+# before it counts. With
 # KERNEL_DELAY_PY set, also by that script (run by PYTHON, default
 # /usr/bin/python3), started alongside after UPSTREAM_WARMUP seconds (default
 # 15) that the storm does not count; "n/a" when it did not sample.
@@ -31,6 +35,31 @@ upstream() {  # MODE: the storm under kernel_delay.py, which needs a running pid
     rm -f "$out" "$report"
 }
 
+# MODE's storm under kdelay with a target other than one launched command:
+# pids3 or cgroup.
+beside() {
+    local how=$1 mode=$2 out storm idle1 idle2 tracer cg="" warmup=${TARGET_WARMUP:-3}
+    out=$(mktemp)
+    $b/ctx_storm "$mode" "$seconds" "$warmup" >"$out" &
+    storm=$!
+    sleep 600 & idle1=$!
+    sleep 600 & idle2=$!
+    if [ "$how" = cgroup ]; then
+        cg="$(awk '$3 == "cgroup2" {print $2; exit}' /proc/self/mounts)/kdelay-bench-$$"
+        mkdir "$cg" && echo "$storm" >"$cg/cgroup.procs"
+        "$kdelay" --skip-upcall-stats --sample-time 60 --cgroup "$cg" >/dev/null 2>&1 &
+    else
+        "$kdelay" --skip-upcall-stats --sample-time 60 -p "$storm,$idle1,$idle2" >/dev/null 2>&1 &
+    fi
+    tracer=$!
+    wait "$storm"
+    kill -INT "$tracer" 2>/dev/null; wait "$tracer" 2>/dev/null || true
+    kill "$idle1" "$idle2"; wait "$idle1" "$idle2" 2>/dev/null || true
+    [ -z "$cg" ] || rmdir "$cg"
+    rate <"$out"
+    rm -f "$out"
+}
+
 # One measurement of KIND on MODE: its rate, or "n/a".
 measure() {
     local kind=$1 mode=$2
@@ -40,6 +69,8 @@ measure() {
     kdelay) "$kdelay" --skip-upcall-stats --sample-time 60 -- $b/ctx_storm "$mode" "$seconds" | rate ;;
     kdelay_histogram) "$kdelay" --skip-upcall-stats --histogram --sample-time 60 -- $b/ctx_storm "$mode" "$seconds" | rate ;;
     kdelay_budget) "$kdelay" --skip-upcall-stats --budget --sample-time 60 -- $b/ctx_storm "$mode" "$seconds" | rate ;;
+    kdelay_pids3) beside pids3 "$mode" ;;
+    kdelay_cgroup) beside cgroup "$mode" ;;
     baseline) "$KDELAY_BASELINE" ${BASELINE_ARGS:-} --sample-time 60 -- $b/ctx_storm "$mode" "$seconds" | rate ;;
     kernel_delay_py) upstream "$mode" ;;
     *) echo "ctxswitch.sh: unknown kind $kind" >&2; exit 64 ;;

@@ -86,7 +86,7 @@ BiosnoopConfig make_biosnoop_config(const CommonOptions& common, const BiosnoopO
     BiosnoopConfig cfg;
     cfg.bpf = make_bpf_config(common);
     if (!cfg.bpf.pids.empty() && !cfg.bpf.print_ebpf)
-        require_kernels_pid_namespace();
+        require_kernels_pid_namespace("biosnoop -p");
     cfg.queue = o.queue;
     cfg.duration = o.duration;
     if (!o.disk.empty()) {

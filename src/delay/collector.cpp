@@ -29,8 +29,8 @@ uint64_t monotonic_ns()
 
 }  // namespace
 
-DelayCollector::DelayCollector(BpfSession& session, const DelayProgramParams& params)
-    : maps_(session.maps()), params_(params)
+DelayCollector::DelayCollector(BpfSession& session, const DelayProgramParams& params, std::function<PidMap()> ids)
+    : maps_(session.maps()), params_(params), ids_(std::move(ids))
 {
     if (params_.features.syscall_events)
         events_ = std::make_unique<RingBufferReader>(maps_.fd("events"), [this](const void* data, size_t size) {
@@ -88,6 +88,34 @@ void DelayCollector::stop_capture()
         events_->drain();
 }
 
+namespace {
+
+// The sample in the ids of kdelay's PID namespace: the target's threads and
+// processes, and any task of that namespace named as a waker or holder.
+void show_local_ids(Sample& sample, const PidMap& ids)
+{
+    for (ThreadSample& t : sample.threads) {
+        t.tid = ids.local(t.tid);
+        t.pid = ids.local(t.pid);
+        if (!t.budget)
+            continue;
+        for (auto& w : t.budget->wakers) {
+            w.tid = ids.local(w.tid);
+            w.pid = ids.local(w.pid);
+        }
+        for (auto& h : t.budget->ready_blame) {
+            h.tid = ids.local(h.tid);
+            h.pid = ids.local(h.pid);
+        }
+    }
+    for (SyscallEvent& e : sample.events) {
+        e.tid = ids.local(e.tid);
+        e.pid = ids.local(e.pid);
+    }
+}
+
+}  // namespace
+
 size_t DelayCollector::process_rank(uint32_t pid) const
 {
     const auto& tgids = params_.tgids;
@@ -96,7 +124,8 @@ size_t DelayCollector::process_rank(uint32_t pid) const
 
 Sample DelayCollector::collect()
 {
-    SampleReading r{params_, window_, {}, {}, {}, {}, {}, {}, {}};
+    const PidMap ids = ids_ ? ids_() : PidMap{};
+    SampleReading r{params_, ids, window_, {}, {}, {}, {}, {}, {}, {}};
     for (const RegisteredSection& s : registered_sections())
         if (s.def->on.is_on(params_.features))
             read_section(maps_, r, *s.def);
@@ -128,7 +157,9 @@ Sample DelayCollector::collect()
                          return a.name != b.name ? a.name < b.name : a.tid < b.tid;
                      });
     if (events_)
-        sample.events = resolve_events(pending_, maps_, delay_maps::stack_traces(params_));
+        sample.events = resolve_events(pending_, maps_, delay_maps::stack_traces(params_), ids);
+    if (!ids.empty())
+        show_local_ids(sample, ids);
     return std::move(r.sample);
 }
 

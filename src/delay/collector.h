@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <sys/types.h>
 #include <vector>
@@ -18,6 +19,7 @@
 #include "delay/sample.h"
 #include "delay/sample_source.h"
 #include "delay_abi.h"
+#include "sys/pid_map.h"
 
 namespace kdelay {
 
@@ -28,7 +30,9 @@ class DelayCollector final : public SampleSource {
 public:
     // Reads what the program built from params has. The threads of its
     // target (params.tgids) that no event showed get a budget from /proc.
-    DelayCollector(BpfSession& session, const DelayProgramParams& params);
+    // In a PID namespace of kdelay's own, ids gives the target's threads'
+    // ids there: the sample shows those, and /proc is read by them.
+    DelayCollector(BpfSession& session, const DelayProgramParams& params, std::function<PidMap()> ids = {});
     ~DelayCollector();
 
     void start_capture() override;
@@ -51,6 +55,7 @@ private:
     size_t process_rank(uint32_t pid) const;
     MapIo& maps_;
     const DelayProgramParams params_;  // what the program has
+    std::function<PidMap()> ids_;
     BudgetWindow window_;  // of the last sample, set by stop_capture()
     std::unique_ptr<RingBufferReader> events_;
     // Chunked, so a storm never stalls the consumer on a large reallocation.

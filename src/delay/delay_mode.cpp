@@ -10,6 +10,8 @@
 #include "block/block_program.h"
 #include "bpf/btf_offsets.h"
 #include "bpf/kernel_features.h"
+#include "bpf/pid_namespace.h"
+#include "sys/process.h"
 #include "bpf/probe_set.h"
 #include "bpf/session.h"
 #include "core/error.h"
@@ -110,10 +112,19 @@ int run_delay(const DelayConfig& cfg, ReportWriter& writer)
     for (pid_t pid : targets)
         threads += thread_count(pid);
 
+    // In a PID namespace of kdelay's own, -p's PIDs are that namespace's:
+    // the program compares the kernel's, learnt as the target runs.
+    std::optional<NamespacePids> namespace_pids;
+    std::vector<pid_t> kernel_targets = targets;
+    if (!cfg.bpf.print_ebpf && !targets.empty() && !in_kernels_pid_namespace()) {
+        namespace_pids.emplace(targets, cfg.bpf.debug);
+        kernel_targets = namespace_pids->kernel_tgids(std::chrono::seconds(3));
+    }
+
     KernelBtf btf;
     const uint32_t poll_nr = poll_syscall_number();
     DelayProgramParams params;
-    params.tgids = targets;
+    params.tgids = kernel_targets;
     params.cgroup = match_cgroup(cfg.bpf.cgroup, btf);
     params.poll_nr = poll_nr;
     params.sizes = size_delay_maps(std::max<size_t>(threads, 1));
@@ -154,7 +165,10 @@ int run_delay(const DelayConfig& cfg, ReportWriter& writer)
     // even inside a compile or a blocking open, and nothing is left behind
     // (a command held at the door sees its pipe close and exits).
     EventWait wait;
-    DelayCollector collector(session, params);
+    DelayCollector collector(session, params, namespace_pids ? std::function<PidMap()>([&namespace_pids] {
+        return namespace_pids->ids();
+    })
+                                                             : std::function<PidMap()>());
     if (!upcalls.note.empty())
         writer.note(upcalls.note);
     if (!params.block)

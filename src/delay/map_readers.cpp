@@ -192,9 +192,16 @@ void read_budgets(MapIo& maps, SampleReading& r)
         holders[k.tid].push_back({blame_kind(k.kind), k.holder, b.tgid, bounded(b.comm), b.ns});
     std::map<uint32_t, ThreadState> now;
     for (pid_t pid : target_processes(r.params))
-        for (ThreadState& t : thread_states(pid)) {
-            r.pids.try_emplace(static_cast<uint32_t>(t.tid), static_cast<uint32_t>(pid));
-            now[static_cast<uint32_t>(t.tid)] = std::move(t);
+        for (ThreadState& t : thread_states(static_cast<pid_t>(r.ids.local(static_cast<uint32_t>(pid))))) {
+            // /proc numbers threads as kdelay's namespace does; one that
+            // has not run since kdelay started keeps that id, unless it is
+            // another thread's kernel id.
+            const uint32_t local = static_cast<uint32_t>(t.tid);
+            if (!r.ids.knows_local(local) && r.ids.knows_kernel(local))
+                continue;
+            const uint32_t tid = r.ids.kernel(local);
+            r.pids.try_emplace(tid, static_cast<uint32_t>(pid));
+            now[tid] = std::move(t);
         }
 
     for (const auto& [tid, b] : r.budgets) {

@@ -18,6 +18,7 @@
 #include "delay/program.h"
 #include "delay/sample.h"
 #include "delay_abi.h"
+#include "sys/pid_map.h"
 
 namespace kdelay {
 
@@ -27,6 +28,7 @@ struct ThreadSection;
 // One sample being read: each reader adds its part.
 struct SampleReading {
     const DelayProgramParams& params;
+    const PidMap& ids;    // kernel <-> kdelay's PID namespace (empty: the same)
     BudgetWindow window;  // the sample's, for the budget
     std::map<uint32_t, ThreadSample> threads;
     std::map<uint32_t, std::string> names;

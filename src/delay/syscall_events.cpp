@@ -13,7 +13,8 @@
 
 namespace kdelay {
 
-std::vector<SyscallEvent> resolve_events(const std::deque<kd_event>& pending, MapIo& maps, bool stack_traces)
+std::vector<SyscallEvent> resolve_events(const std::deque<kd_event>& pending, MapIo& maps, bool stack_traces,
+                                         const PidMap& ids)
 {
     std::vector<SyscallEvent> events;
     events.reserve(pending.size());
@@ -32,7 +33,7 @@ std::vector<SyscallEvent> resolve_events(const std::deque<kd_event>& pending, Ma
         if (stack_traces) {
             auto& made = symbolizers[static_cast<pid_t>(e.tgid)];
             if (!made)
-                made = std::make_unique<Symbolizer>(static_cast<pid_t>(e.tgid));
+                made = std::make_unique<Symbolizer>(static_cast<pid_t>(ids.local(e.tgid)));
             Symbolizer& symbols = *made;
             ev.stack_lost = e.kernel_stack < 0 || e.user_stack < 0;
             for (uint64_t addr : maps.stack("stack_traces", e.kernel_stack)) {

@@ -11,6 +11,7 @@
 
 #include "delay/sample.h"
 #include "delay_abi.h"
+#include "sys/pid_map.h"
 
 namespace kdelay {
 
@@ -18,6 +19,9 @@ class MapIo;
 
 // stack_traces: the program has the stack_traces map. User frames are
 // symbolized in each event's own process.
-std::vector<SyscallEvent> resolve_events(const std::deque<kd_event>& events, MapIo& maps, bool stack_traces);
+// User frames are read through /proc by the process's id in kdelay's
+// namespace (ids).
+std::vector<SyscallEvent> resolve_events(const std::deque<kd_event>& events, MapIo& maps, bool stack_traces,
+                                         const PidMap& ids);
 
 }  // namespace kdelay

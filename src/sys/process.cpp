@@ -41,15 +41,20 @@ void require_process(pid_t pid)
         throw Error(Exit::unavailable, "no such process: " + std::to_string(pid));
 }
 
-void require_kernels_pid_namespace()
+bool in_kernels_pid_namespace()
 {
     // The initial PID namespace's id is fixed (PROC_PID_INIT_INO).
     std::error_code ec;
     const auto ns = fs::read_symlink("/proc/self/ns/pid", ec);
-    if (!ec && ns.string() != "pid:[4026531836]")
-        throw Error(Exit::unavailable,
-                    "this PID namespace is not the kernel's, so its PIDs are not the ones eBPF sees; "
-                    "run kdelay in the host's PID namespace (a pod needs hostPID: true)");
+    return ec || ns.string() == "pid:[4026531836]";
+}
+
+void require_kernels_pid_namespace(const std::string& what)
+{
+    if (!in_kernels_pid_namespace())
+        throw Error(Exit::unavailable, "this PID namespace is not the kernel's, and " + what +
+                                           " needs the kernel's PIDs; run kdelay in the host's PID namespace "
+                                           "(a pod needs hostPID: true)");
 }
 
 std::vector<pid_t> find_processes_with_name_containing(const std::string& name)

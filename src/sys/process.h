@@ -16,11 +16,12 @@ bool process_alive(pid_t pid);
 // Exit::unavailable when pid does not exist.
 void require_root();
 void require_process(pid_t pid);
-// Throws Error(Exit::unavailable) when kdelay runs in a PID namespace other
-// than the kernel's initial one: the PIDs it reads from /proc (-p, a
-// launched command, ovs-vswitchd found by name) are then not those that
-// eBPF compares with, and the report would be silently empty.
-void require_kernels_pid_namespace();
+// Whether kdelay runs in the kernel's initial PID namespace, where the PIDs
+// it reads from /proc are those eBPF compares with.
+bool in_kernels_pid_namespace();
+// Throws Error(Exit::unavailable) outside it, saying that what needs the
+// kernel's PIDs: a report would otherwise be silently empty.
+void require_kernels_pid_namespace(const std::string& what);
 
 // PIDs whose comm (/proc/PID/comm) contains name, as upstream looks for
 // ovs-vswitchd.

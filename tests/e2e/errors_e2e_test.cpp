@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include "e2e.h"
+#include "test_cgroup.h"
 
 using namespace kdtest;
 using namespace std::chrono_literals;
@@ -46,20 +47,24 @@ TEST(ErrorsE2E, EbpfPrintsTheSourceWithoutRootAndWithoutKernelHeaders)
     EXPECT_EQ(r.out.find("#include"), std::string::npos) << "no kernel headers in the program";
 }
 
-// In a PID namespace of its own, -p's PIDs (and a launched command's) are
-// not the kernel's: one line and 69, not a report without threads.
-TEST(ErrorsE2E, InAPidNamespaceOfItsOwnItRefusesInsteadOfReportingNothing)
+// In a PID namespace of its own, what cannot be translated to the kernel's
+// PIDs gets one line and 69, not a report without threads (-p is
+// translated: TargetE2E).
+TEST(ErrorsE2E, InAPidNamespaceOfItsOwnWhatNeedsTheKernelsPidsIsRefused)
 {
-    const std::string line = "kdelay: this PID namespace is not the kernel's, so its PIDs are not the ones eBPF "
-                             "sees; run kdelay in the host's PID namespace (a pod needs hostPID: true)\n";
-    for (const std::vector<std::string>& args :
-         {std::vector<std::string>{"-p", "1", "--sample-time", "0.1"}, {"--sample-time", "0.1", "--", "true"},
-          {"biosnoop", "-p", "1", "--duration", "0.1"}}) {
+    const std::string tail = " needs the kernel's PIDs; run kdelay in the host's PID namespace (a pod needs "
+                             "hostPID: true)\n";
+    const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
+        {{"--sample-time", "0.1", "--", "true"}, "a command that kdelay starts (start it, then give its PID with -p)"},
+        {{"--cgroup", cgroup2_root(), "--sample-time", "0.1"}, "--cgroup (-p takes this namespace's PIDs)"},
+        {{"biosnoop", "-p", "1", "--duration", "0.1"}, "biosnoop -p"},
+    };
+    for (const auto& [args, what] : cases) {
         std::vector<std::string> cmd{"/usr/bin/unshare", "--pid", "--fork", "--mount-proc", kKdelay};
         cmd.insert(cmd.end(), args.begin(), args.end());
         Result r = run(cmd, 30s);
         EXPECT_EQ(r.status, 69) << args[0] << ": " << r.err;
-        EXPECT_EQ(r.err, line) << args[0];
+        EXPECT_EQ(r.err, "kdelay: this PID namespace is not the kernel's, and " + what + tail) << args[0];
         EXPECT_EQ(r.out, "") << args[0];
     }
 }

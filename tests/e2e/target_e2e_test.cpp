@@ -153,3 +153,55 @@ TEST(TargetE2E, CgroupOfAV1ControllersHierarchy)
     ASSERT_FALSE(below.path().empty());
     expect_cgroup_report({"--cgroup", cgroup.path()}, cgroup, below);
 }
+
+// kdelay in a PID namespace of its own (a container without the host's
+// PIDs): -p takes that namespace's PID, the program compares the kernel's,
+// and the report shows the ids the user sees, with exact counts.
+// TAGS kernel
+TEST(TargetE2E, PidOfAPidNamespaceIsTranslatedBothWays)
+{
+    KD_REQUIRE_BPF();
+    if (access("/usr/bin/unshare", X_OK) != 0)
+        GTEST_SKIP() << "needs unshare(1)";
+    const std::string out = "/tmp/kdelay-e2e-pidns-" + std::to_string(getpid()) + ".json";
+    // Inside: the workload (its ticker runs while it waits), kdelay on its
+    // PID there, the go once kdelay samples; then the report.
+    const std::string script =
+        "KD_TICK=1 \"$1\" syscalls 1000 20 & w=$!; echo \"workload $w\"; "
+        "\"$0\" -p $w --sample-time 3 --format json >\"$2\" 2>&1 & k=$!; "
+        "i=0; until grep -q '\"marker\":\"start\"' \"$2\"; do i=$((i+1)); [ $i -lt 900 ] || break; sleep 0.1; done; "
+        "kill -USR1 $w; wait $k; echo \"kdelay $?\"; kill $w; cat \"$2\"";
+    Result r = run({"/usr/bin/unshare", "--pid", "--fork", "--mount-proc", "sh", "-c", script, kKdelay, kWorkload, out},
+                   150s);
+    unlink(out.c_str());
+    ASSERT_EQ(r.status, 0) << r.err;
+    ASSERT_NE(r.out.find("kdelay 0\n"), std::string::npos) << r.out;
+    const uint32_t local_pid = static_cast<uint32_t>(std::stoul(r.out.substr(r.out.find("workload ") + 9)));
+    const uint32_t local_tid = workload_tid(r.out, "kd-counter");
+    EXPECT_LT(local_pid, 100u) << "a PID of the new namespace";
+    std::string json_part;
+    std::istringstream in(r.out);
+    for (std::string line; std::getline(in, line);)
+        if (!line.empty() && line[0] == '{')
+            json_part += line + "\n";
+    const Counts c = sample_counts(json_part);
+    EXPECT_EQ(calls(c, local_tid, "getppid"), 1000u) << "the thread under its id in the namespace: " << r.out;
+    EXPECT_EQ(calls(c, local_tid, "nanosleep"), 20u);
+    EXPECT_EQ(c.pids_in_order, std::vector<uint32_t>{local_pid}) << "the process as the user gave it";
+}
+
+// A process that never runs while kdelay watches cannot be translated:
+// one line, not a report without it.
+TEST(TargetE2E, PidOfAPidNamespaceThatNeverRunsIsRefused)
+{
+    KD_REQUIRE_BPF();
+    if (access("/usr/bin/unshare", X_OK) != 0)
+        GTEST_SKIP() << "needs unshare(1)";
+    Result r = run({"/usr/bin/unshare", "--pid", "--fork", "--mount-proc", "sh", "-c",
+                    "sleep 60 & s=$!; \"$0\" -p $s --sample-time 1; echo \"exit $?\"; kill $s", kKdelay},
+                   120s);
+    EXPECT_NE(r.out.find("exit 69"), std::string::npos) << r.out << r.err;
+    EXPECT_NE(r.err.find(" ran within 3 s, so its PID in the kernel's view (the one eBPF sees) is not known"),
+              std::string::npos)
+        << r.err;
+}

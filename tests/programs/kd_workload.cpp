@@ -23,7 +23,8 @@
 //   kd_workload demo                  all of the above at once for about a second (scripts/demo.sh)
 //
 // Without --now the work waits for SIGUSR1, so a test can start it inside a
-// sampling window. Progress goes to stdout: "tid NAME TID", "ready", "done".
+// sampling window. With KD_TICK=1 in the environment a thread "kd-ticker"
+// sleeps 10 ms at a time from the start, so the process runs while it waits. Progress goes to stdout: "tid NAME TID", "ready", "done".
 #include <arpa/inet.h>
 #include <atomic>
 #include <linux/futex.h>
@@ -261,6 +262,15 @@ void* renamer(void*)
     return nullptr;
 }
 
+void* ticker(void*)
+{
+    announce("kd-ticker");
+    struct timespec tick = {0, 10000000};
+    for (;;)
+        nanosleep(&tick, nullptr);
+    return nullptr;
+}
+
 int usage()
 {
     fprintf(stderr, "usage: kd_workload syscalls N M [--now] | spin | udp N [--now] | poll N [--now] | dio FILE N KIB [--now] | irq FILE N CPU [--now] | futex N [--now] | threads N [--now] | fork N M [--now] | mixed N [--now] | rename | demo\n");
@@ -276,6 +286,14 @@ int main(int argc, char** argv)
     const std::string mode = argv[1];
     const bool now = std::string(argv[argc - 1]) == "--now";
     pthread_t t, t2;
+    if (const char* tick = getenv("KD_TICK"); tick && std::string(tick) == "1") {
+        sigset_t go;  // the go signal is for sigwait(), not the ticker
+        sigemptyset(&go);
+        sigaddset(&go, SIGUSR1);
+        pthread_sigmask(SIG_BLOCK, &go, nullptr);
+        pthread_t ticking;
+        pthread_create(&ticking, nullptr, ticker, nullptr);
+    }
 
     if (mode == "syscalls" && argc >= 4) {
         g_n = atol(argv[2]);

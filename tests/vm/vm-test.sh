@@ -21,7 +21,8 @@
 # Images and the initramfs are cached in $KDELAY_VM_CACHE
 # (default /var/cache/kdelay-vm). Guests run under TCG; KDELAY_VM_ACCEL=kvm
 # asks for KVM. KDELAY_VM_LOGLEVEL sets the kernel's console level until
-# the command begins (default 7: a boot that hangs shows where).
+# the command begins (default 7: a boot that hangs shows where; a task
+# blocked for 60 s before then prints its stack).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 cache=${KDELAY_VM_CACHE:-/var/cache/kdelay-vm}
@@ -181,7 +182,7 @@ qemu-system-x86_64 -accel "$accel" -cpu "$cpu" -smp "$cpus,sockets=1,cores=$cpus
     -virtfs local,path=/,mount_tag=hostroot,security_model=none,readonly=on,multidevs=remap \
     -virtfs local,path="$root/lib/modules/$release",mount_tag=modules,security_model=none,readonly=on \
     -drive file="$disk",if=virtio,format=raw \
-    -append "console=ttyS0 loglevel=${KDELAY_VM_LOGLEVEL:-7} panic=-1 softlockup_panic=1 kdelay.release=$release kdelay.init=$here/guest-init.sh kdelay.headers=$headers kdelay.cmd=$cmd64" \
+    -append "console=ttyS0 loglevel=${KDELAY_VM_LOGLEVEL:-7} panic=-1 softlockup_panic=1 sysctl.kernel.hung_task_timeout_secs=60 kdelay.release=$release kdelay.init=$here/guest-init.sh kdelay.headers=$headers kdelay.cmd=$cmd64" \
     </dev/null >"$out" 2>&1 &
 qemu_pid=$!
 # The command's output may end without a newline (ctest's colour reset after

@@ -1,0 +1,26 @@
+/* kdelay's PID namespace probe: when kdelay runs in a PID namespace of its
+ * own, the target's processes are given by the PIDs it sees there, and eBPF
+ * sees the kernel's. Each time a thread of kdelay's namespace is switched
+ * out, its ids there are compared with the target's (targets.bpf.h, as
+ * kdelay sees them), and a target thread's kernel ids are kept.
+ * kd_config.h gives the namespace (NS_DEV, NS_INO). */
+#include "kd_config.h"
+#include "pidns_abi.h"
+#include "targets.bpf.h"
+
+BPF_HASH(ns_threads, __u32, struct kd_ns_thread, KD_NS_THREADS);
+
+RAW_TRACEPOINT_PROBE(sched_switch)
+{
+    struct bpf_pidns_info seen = {};
+    /* Fails for a task of another namespace: most of the machine's. */
+    if (bpf_get_ns_current_pid_tgid(NS_DEV, NS_INO, &seen, sizeof(seen)) || !tgid_is_target(seen.tgid))
+        return 0;
+    __u64 id = bpf_get_current_pid_tgid();
+    __u32 tid = (__u32)id;
+    if (ns_threads.lookup(&tid))
+        return 0;
+    struct kd_ns_thread t = { .tid = seen.pid, .tgid = seen.tgid, .kernel_tgid = id >> 32 };
+    ns_threads.update(&tid, &t);
+    return 0;
+}

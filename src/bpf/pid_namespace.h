@@ -1,0 +1,39 @@
+// The target's ids in the kernel's view, for a kdelay that runs in a PID
+// namespace of its own (a container without the host's PIDs), where the
+// PIDs it is given and reads in /proc are not the ones eBPF sees.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <sys/types.h>
+#include <vector>
+
+#include "sys/pid_map.h"
+
+namespace kdelay {
+
+class BpfSession;
+
+// A probe on every context switch that keeps, for each thread of the local
+// processes that runs while it lives, the kernel's ids (bpf/pidns.bpf.c).
+class NamespacePids {
+public:
+    // Compiles, loads and attaches the probe. Throws as BpfSession does.
+    NamespacePids(const std::vector<pid_t>& local, unsigned debug);
+    ~NamespacePids();
+    NamespacePids(const NamespacePids&) = delete;
+    NamespacePids& operator=(const NamespacePids&) = delete;
+
+    // The kernel's id of each local process, in order, once a thread of
+    // each has run. Throws Error(Exit::unavailable) naming a process none of
+    // whose threads ran within wait: its kernel id cannot be known.
+    std::vector<pid_t> kernel_tgids(std::chrono::milliseconds wait);
+    // Every thread seen so far.
+    PidMap ids();
+
+private:
+    std::vector<pid_t> local_;
+    std::unique_ptr<BpfSession> session_;
+};
+
+}  // namespace kdelay
