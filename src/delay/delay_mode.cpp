@@ -37,20 +37,37 @@ uint32_t poll_syscall_number()
     return nr ? *nr : syscall_number("ppoll").value_or(UINT32_MAX);
 }
 
-// The executable a trigger without an object refers to.
-std::string target_executable(const DelayConfig& cfg)
+// The executable of process pid, or of the command to start (pid 0): what
+// a trigger without an object refers to.
+std::string target_executable(const DelayConfig& cfg, pid_t pid)
 {
     if (!cfg.command.empty())
         return find_in_path(cfg.command[0]);
     char path[4096];
-    const std::string link = "/proc/" + std::to_string(cfg.bpf.pid()) + "/exe";
+    const std::string link = "/proc/" + std::to_string(pid) + "/exe";
     const ssize_t n = readlink(link.c_str(), path, sizeof(path) - 1);
     return n > 0 ? std::string(path, static_cast<size_t>(n)) : link;
 }
 
+// A trigger resolved where it attaches: an uprobe in each of the target's
+// processes (pid 0: the command to start), anything else once.
+using TriggerSites = std::vector<std::pair<pid_t, ResolvedTrigger>>;
+TriggerSites resolve_sites(const DelayConfig& cfg, const Trigger& trigger)
+{
+    const bool per_process = trigger.kind == Trigger::Kind::uprobe || trigger.kind == Trigger::Kind::uretprobe ||
+                             trigger.kind == Trigger::Kind::usdt;
+    std::vector<pid_t> pids = cfg.command.empty() ? cfg.bpf.pids : std::vector<pid_t>{0};
+    if (pids.empty() || !per_process)
+        pids.resize(1);  // a tracepoint or kprobe needs no process; nor does a cgroup have a list
+    TriggerSites sites;
+    for (pid_t pid : pids)
+        sites.emplace_back(pid, resolve_trigger(trigger, pid, target_executable(cfg, pid)));
+    return sites;
+}
+
 int list_probes(const DelayConfig& cfg)
 {
-    const auto probes = list_usdt_probes(cfg.command.empty() ? cfg.bpf.pid() : 0, target_executable(cfg));
+    const auto probes = list_usdt_probes(cfg.command.empty() ? cfg.bpf.pid() : 0, target_executable(cfg, cfg.bpf.pid()));
     for (const auto& p : probes)
         std::cout << p.provider << ":" << p.name << " " << p.binary << "\n";
     if (probes.empty())
@@ -87,14 +104,12 @@ int run_delay(const DelayConfig& cfg, ReportWriter& writer)
         return list_probes(cfg);
 
     // Triggers are checked against the target before anything is compiled.
-    const std::string exe = target_executable(cfg);
-    std::optional<ResolvedTrigger> start, stop;
+    TriggerSites start, stop;
     if (!cfg.bpf.print_ebpf) {
-        const pid_t existing = cfg.command.empty() ? cfg.bpf.pid() : 0;  // triggers take one process
         if (cfg.start_trigger)
-            start = resolve_trigger(*cfg.start_trigger, existing, exe);
+            start = resolve_sites(cfg, *cfg.start_trigger);
         if (cfg.stop_trigger)
-            stop = resolve_trigger(*cfg.stop_trigger, existing, exe);
+            stop = resolve_sites(cfg, *cfg.stop_trigger);
         for (const FeatureSwitch* s : feature_switches())
             if (s->is_on(cfg.features) && s->needs_tracepoint && !tracepoint_exists(s->needs_tracepoint))
                 throw Error(Exit::unavailable, std::string(s->flag) + ": this kernel has no " + s->needs_tracepoint +
@@ -107,7 +122,7 @@ int run_delay(const DelayConfig& cfg, ReportWriter& writer)
     if (!cfg.command.empty() && !cfg.bpf.print_ebpf)
         launcher.emplace(cfg.command);
     const std::vector<pid_t> targets = launcher ? std::vector<pid_t>{launcher->pid()} : cfg.bpf.pids;
-    const pid_t target = targets.empty() ? 0 : targets.front();  // triggers take one process
+    const pid_t target = targets.empty() ? 0 : targets.front();  // USDT triggers take one process
     size_t threads = cfg.bpf.cgroup ? cgroup_thread_count(cfg.bpf.cgroup->path) : 0;
     for (pid_t pid : targets)
         threads += thread_count(pid);
@@ -143,11 +158,13 @@ int run_delay(const DelayConfig& cfg, ReportWriter& writer)
         return 0;
     }
 
+    // BCC makes a USDT probe's code at compile time, for one process.
     std::vector<UsdtAttach> usdts;
-    if (start && start->trigger.kind == Trigger::Kind::usdt)
-        usdts.push_back({start->binary, start->trigger.provider, start->trigger.probe, kStartTriggerFunction});
-    if (stop && stop->trigger.kind == Trigger::Kind::usdt)
-        usdts.push_back({stop->binary, stop->trigger.provider, stop->trigger.probe, kStopTriggerFunction});
+    for (const auto& [sites, function] : {std::pair{&start, kStartTriggerFunction}, {&stop, kStopTriggerFunction}})
+        if (!sites->empty() && sites->front().second.trigger.kind == Trigger::Kind::usdt) {
+            const ResolvedTrigger& r = sites->front().second;
+            usdts.push_back({r.binary, r.trigger.provider, r.trigger.probe, function});
+        }
 
     BpfSession session(source, cfg.bpf.debug, usdts);
     session.attach(load_probe_set("delay", switches_on(cfg.features)));
@@ -156,10 +173,10 @@ int run_delay(const DelayConfig& cfg, ReportWriter& writer)
     if (upcalls.probe != UpcallPlan::Probe::none)
         session.attach(load_probe_set("upcall", {upcalls.feature()}));
     session.attach_usdts(target);
-    if (start)
-        attach_trigger(session, *start, kStartTriggerFunction, target);
-    if (stop)
-        attach_trigger(session, *stop, kStopTriggerFunction, target);
+    for (const auto& [pid, r] : start)
+        attach_trigger(session, r, kStartTriggerFunction, pid ? pid : target);
+    for (const auto& [pid, r] : stop)
+        attach_trigger(session, r, kStopTriggerFunction, pid ? pid : target);
 
     // Signals are taken over only now: until here Ctrl-C ends kdelay at once,
     // even inside a compile or a blocking open, and nothing is left behind

@@ -209,6 +209,23 @@ TEST(TriggerE2E, MissingProbesSymbolsAndTracepointsAreClearErrors)
         EXPECT_EQ(std::count(r->err.begin(), r->err.end(), '\n'), 1) << r->err;
 }
 
+// With several processes an uprobe trigger is attached in each: the
+// sections come from the second, while the first sleeps for good.
+// TAGS kernel
+TEST(TriggerE2E, UprobeTriggersAttachInEachListedProcess)
+{
+    KD_REQUIRE_BPF();
+    Process idle({kTriggers, "0", "30", "30", "600000"});  // one section, then a 10-minute gap
+    Process working({kTriggers, "0", "30", "30"});
+    ASSERT_TRUE(idle.wait_for_output("ready", 5s));
+    ASSERT_TRUE(working.wait_for_output("ready", 5s));
+    Result r = run({kKdelay, "-p", std::to_string(idle.pid()) + "," + std::to_string(working.pid()),
+                    "--start-trigger", "up:kd_work_section", "--stop-trigger", "upr:kd_work_section",
+                    "--sample-count", "2"},
+                   120s);
+    expect_exact_sections(r, 2, 30'000'000);
+}
+
 // TAGS kernel
 TEST(TriggerE2E, KprobeTriggers)
 {
