@@ -2,14 +2,16 @@
  * TARGET_TGIDS (how many; 0: every process) and TARGET_TGID_0..., or as a
  * cgroup, TARGET_CGROUP_ID (0: none). Processes are constants, no map
  * lookup: this runs for every task on the machine, and one process costs
- * one compare. A cgroup is matched by walking up from the task's own
- * cgroup, once per cgroup: the verdict is kept by the cgroup's id, which
- * the kernel never reuses. */
+ * one compare. A cgroup is matched by its id (the current task's from a
+ * helper, a typed task's by plain loads); a cgroup below it by walking up
+ * once: the verdict is kept by the cgroup's id, which the kernel never
+ * reuses. */
 #ifndef KDELAY_TARGETS_BPF_H
 #define KDELAY_TARGETS_BPF_H
 
 #include "kd_config.h"
 #include "target_abi.h"
+#include "typed_load.bpf.h"
 
 #if TARGET_TGIDS > KD_MAX_TARGETS
 #error "more target processes than is_target() compares"
@@ -59,26 +61,31 @@ static __always_inline void *kernel_ptr(void *object, __u64 off)
     return p;
 }
 
-static __always_inline __u64 cgroup_id(void *cgroup)
-{
-    __u64 id = 0;
-    bpf_probe_read_kernel(&id, sizeof(id), (char *)kernel_ptr(cgroup, CGROUP_KN_OFF) + KERNFS_ID_OFF);
-    return id;
-}
-
-/* Whether cgroup or one of its ancestors is the target's. */
+/* Whether cgroup or one of its ancestors is the target's: read with
+ * helpers, once per cgroup. */
 static __always_inline int cgroup_below_target(void *cgroup)
 {
     for (int depth = 0; depth < KD_CGROUP_DEPTH && cgroup; depth++) {
-        if (cgroup_id(cgroup) == TARGET_CGROUP_ID)
+        __u64 id = 0;
+        bpf_probe_read_kernel(&id, sizeof(id), (char *)kernel_ptr(cgroup, CGROUP_KN_OFF) + KERNFS_ID_OFF);
+        if (id == TARGET_CGROUP_ID)
             return 1;
         cgroup = kernel_ptr(cgroup, CGROUP_PARENT_OFF);
     }
     return 0;
 }
 
-static __always_inline int task_in_target_cgroup(void *task)
+/* Whether the cgroup of id, task's own (0: the current task), is the
+ * target's or below it; the verdict is kept by id. */
+static __always_inline int cgroup_is_target(__u64 id, void *task)
 {
+    if (id == TARGET_CGROUP_ID)
+        return 1;
+    __u8 *known = target_cgroup_verdicts.lookup(&id);
+    if (known)
+        return *known;
+    if (!task)
+        task = (void *)bpf_get_current_task();
     void *css_set = kernel_ptr(task, TASK_CGROUPS_OFF);
 #if TARGET_CGROUP_V1
     void *cgroup = kernel_ptr(kernel_ptr(css_set, CSS_SET_SUBSYS_OFF + TARGET_CGROUP_SUBSYS * sizeof(void *)),
@@ -86,12 +93,6 @@ static __always_inline int task_in_target_cgroup(void *task)
 #else
     void *cgroup = kernel_ptr(css_set, CSS_SET_DFL_CGRP_OFF);
 #endif
-    __u64 id = cgroup_id(cgroup);
-    if (id == TARGET_CGROUP_ID)
-        return 1;
-    __u8 *known = target_cgroup_verdicts.lookup(&id);
-    if (known)
-        return *known;
     __u8 verdict = cgroup_below_target(cgroup);
     target_cgroup_verdicts.update(&id, &verdict);
     return verdict;
@@ -101,18 +102,32 @@ static __always_inline int task_in_target_cgroup(void *task)
 /* The current task, of process tgid. */
 static __always_inline int is_target_current(__u32 tgid)
 {
-#if TARGET_CGROUP_ID
-    return task_in_target_cgroup((void *)bpf_get_current_task());
+#if TARGET_CGROUP_ID && !TARGET_CGROUP_V1
+    return cgroup_is_target(bpf_get_current_cgroup_id(), 0);
+#elif TARGET_CGROUP_ID
+    void *task = (void *)bpf_get_current_task();
+    void *css = kernel_ptr(kernel_ptr(task, TASK_CGROUPS_OFF), CSS_SET_SUBSYS_OFF + TARGET_CGROUP_SUBSYS * sizeof(void *));
+    __u64 id = 0;
+    bpf_probe_read_kernel(&id, sizeof(id), (char *)kernel_ptr(kernel_ptr(css, CSS_CGROUP_OFF), CGROUP_KN_OFF) + KERNFS_ID_OFF);
+    return cgroup_is_target(id, task);
 #else
     return tgid_is_target(tgid);
 #endif
 }
 
-/* A task the kernel passed, of process tgid. */
+/* A task the kernel typed from BTF (a tp_btf program's), of process tgid:
+ * its cgroup's id comes by plain loads. */
 static __always_inline int is_target_task(void *task, __u32 tgid)
 {
 #if TARGET_CGROUP_ID
-    return task_in_target_cgroup(task);
+    void *css_set = (void *)typed_u64(task, TASK_CGROUPS_OFF);
+#if TARGET_CGROUP_V1
+    void *css = (void *)typed_u64(css_set, CSS_SET_SUBSYS_OFF + TARGET_CGROUP_SUBSYS * sizeof(void *));
+    void *cgroup = (void *)typed_u64(css, CSS_CGROUP_OFF);
+#else
+    void *cgroup = (void *)typed_u64(css_set, CSS_SET_DFL_CGRP_OFF);
+#endif
+    return cgroup_is_target(typed_u64((void *)typed_u64(cgroup, CGROUP_KN_OFF), KERNFS_ID_OFF), task);
 #else
     return tgid_is_target(tgid);
 #endif

@@ -9,6 +9,7 @@
 #include "kd_config.h"
 #include "delay_abi.h"
 #include "targets.bpf.h"
+#include "typed_load.bpf.h"
 
 typedef TASK_STATE_TYPE kd_task_state_t;
 typedef PT_REGS_NR_TYPE kd_regs_nr_t;
@@ -124,26 +125,6 @@ static __always_inline void stat_into(struct kd_stat *s, int full, __u32 tid, __
     }
     stat_add(s, delta);
     hist_add(tid, hist_kind, id, delta);
-}
-
-/* A field at off in a struct the kernel typed from BTF (a task a
- * BTF_TRACEPOINT_PROBE is passed, and what it points to), loaded by one
- * instruction. Written as that instruction: BCC rewrites a C dereference
- * of a pointer it has seen handed to a bpf_probe_read*() call (take_ids()
- * hands it a task) into another such call, at three times the cost, and
- * leaves assembly alone. */
-static __always_inline __u64 typed_u64(void *object, __u64 off)
-{
-    __u64 v;
-    asm volatile("%0 = *(u64 *)(%1 + %2)" : "=r"(v) : "r"(object), "i"(off));
-    return v;
-}
-
-static __always_inline __u32 typed_u32(void *object, __u64 off)
-{
-    __u32 v;
-    asm volatile("%0 = *(u32 *)(%1 + %2)" : "=r"(v) : "r"(object), "i"(off));
-    return v;
 }
 
 /* A task's tgid (returned) and tid, from a task the kernel typed from BTF:
