@@ -68,11 +68,13 @@ for tag in kernel rt; do  # an empty selection would run every test
     [ -n "$(tests_tagged $tag)" ] || { echo "matrix.sh: no test is tagged $tag" >&2; exit 1; }
 done
 
-# Known kdelay defects on one kernel, left out there with the reason shown;
+# Known kdelay defects on one kernel, left out there with the reason shown
+# (REGEX|WHY: the last | ends the regex);
 # each stays open in the issue tracker until fixed.
 known_failure() {
     case "$1" in
         none) ;;  # KERNEL) echo 'TEST_REGEX|why' ;;
+        7.2) echo 'TargetE2E\.(CgroupCounts|UnitIsThe)|a cgroup target loses some syscalls of threads in the cgroup on 7.2 (807 and 0 of 1000 getppid for one thread, 290 of 300 for a child, 2026-11-27; exact on 6.18 and 5.10); issue 31' ;;
     esac
 }
 
@@ -86,8 +88,8 @@ run_kernel() {
     mapfile -t select < <(selection "$name")
     known=$(known_failure "$k")
     if [ -n "$known" ]; then
-        exclude=(-E "${known%%|*}")
-        echo "   left out on $k: ${known%%|*}: ${known#*|}" >>"$log"
+        exclude=(-E "${known%|*}")
+        echo "   left out on $k: ${known%|*}: ${known##*|}" >>"$log"
     fi
     # A guest that dies before the command ends, or never begins it (exit
     # 125: vm-test.sh gives a boot 300 s), is tried up to twice more; a
