@@ -32,7 +32,7 @@ else
 fi
 dmesg -n 1  # the boot's messages show where a hung boot stopped; the tests' would only interleave
 echo "kdelay-vm: begin"
-bash -c "$(arg cmd | base64 -d)" </dev/null 2>&1
+bash "$(arg cmdfile)" </dev/null 2>&1
 rc=$?
 printf '\033[0m\n'  # the command's output may end mid-line, in colour
 echo "kdelay-vm: exit $rc"

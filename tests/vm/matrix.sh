@@ -93,8 +93,7 @@ run_kernel() {
     fi
     # A guest that dies before the command ends, or never begins it (exit
     # 125: vm-test.sh gives a boot 300 s), is tried up to twice more; a
-    # test failure is not. TCG guests here went idle after the firmware in
-    # about one boot of three inside matrix runs (2026-11-26), never alone.
+    # test failure is not.
     for attempt in 1 2 3; do
         set +e
         tests/vm/vm-test.sh --timeout "${KDELAY_VM_TIMEOUT:-2400}" "$k" -- \
