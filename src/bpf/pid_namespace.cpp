@@ -1,6 +1,5 @@
 #include "bpf/pid_namespace.h"
 
-#include <algorithm>
 #include <map>
 #include <sys/stat.h>
 #include <thread>
