@@ -11,7 +11,6 @@
 #include "bpf/btf_offsets.h"
 #include "bpf/kernel_features.h"
 #include "bpf/pid_namespace.h"
-#include "sys/process.h"
 #include "bpf/probe_set.h"
 #include "bpf/session.h"
 #include "core/error.h"
