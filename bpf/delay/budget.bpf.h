@@ -252,12 +252,14 @@ static __always_inline void budget_enter(struct kd_thread *t, __u32 state, __u32
  * CPU's in-flight slot (entered in the window or before), one that blocked
  * before and has not returned, or none; unknown when the thread was first
  * seen now, as it may be in a syscall entered before the window. */
-static __always_inline __u32 budget_blocked_nr(struct kd_thread *t, __u32 tid)
+static __always_inline __u32 budget_blocked_nr(struct kd_thread *t, __u32 tid, struct kd_capture *cap)
 {
     int zero = 0;
     struct kd_inflight *f = inflight.lookup(&zero);
-    if (f && f->start && f->tid == tid)
+    if (f && f->start && f->tid == tid && !f->busy)
         return f->nr;
+    if (t->sys_start && t->sys_start >= cap->start_ns)
+        return t->sys_nr;  /* entered while a preempted hook held the slots */
     if (t->budget.in_syscall)
         return t->budget.in_syscall - 1;
     return t->budget.state ? KD_B_NO_SYSCALL : KD_B_SYSCALL_UNKNOWN;

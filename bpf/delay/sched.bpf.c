@@ -220,7 +220,7 @@ static __always_inline void budget_switched_out(struct kd_thread *t, __u32 tid, 
     if (t->budget.state == KD_B_DEAD)
         return;
     __u64 switched = switch_time(prev, now);
-    __u32 nr = budget_blocked_nr(t, tid);
+    __u32 nr = budget_blocked_nr(t, tid, cap);
     budget_leave(t, tid, cap, switched, KD_B_RUNNING);
     if (nr < KD_B_SYSCALL_UNKNOWN)
         t->budget.in_syscall = nr + 1;

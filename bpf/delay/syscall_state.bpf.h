@@ -48,6 +48,20 @@ static __always_inline void recent_hist_add(int i, __u64 delta)
 #endif
 }
 
+/* n more values in bucket b of the histogram of the syscall key. */
+static __always_inline void syscall_hist_add(struct kd_syscall_key *key, __u32 b, __u64 n)
+{
+#if WITH_HISTOGRAMS
+    struct kd_hist_key hkey = { .tid = key->tid, .kind = KD_HIST_SYSCALL, .id = key->nr, .slot = b };
+    __u64 none = 0;
+    __u64 *to = hist.lookup_or_try_init(&hkey, &none);
+    if (to)
+        __sync_fetch_and_add(to, n);
+    else
+        note_full(KD_MAP_HIST);
+#endif
+}
+
 /* The run in slot i, of the syscall done, leaves the CPU's runs: its
  * histogram goes to the hist hash, a bucket at a time, and is emptied. */
 static __always_inline void recent_hist_flush(int i, struct kd_syscall_key *done)
@@ -64,13 +78,7 @@ static __always_inline void recent_hist_flush(int i, struct kd_syscall_key *done
         if (!n)
             continue;
         row[b] = 0;
-        struct kd_hist_key key = { .tid = done->tid, .kind = KD_HIST_SYSCALL, .id = done->nr, .slot = b };
-        __u64 none = 0;
-        __u64 *to = hist.lookup_or_try_init(&key, &none);
-        if (to)
-            __sync_fetch_and_add(to, n);
-        else
-            note_full(KD_MAP_HIST);
+        syscall_hist_add(done, b, n);
     }
 #endif
 }
@@ -113,6 +121,19 @@ static __always_inline void recent_add(struct kd_syscall_key *key, __u64 delta)
     recent_hist_add(slot, delta);
 }
 
+/* One syscall of key, straight into the hashes: for a hook that may not
+ * touch the CPU's runs (slots_claim). */
+static __always_inline void syscall_add(struct kd_syscall_key *key, __u64 delta)
+{
+    thread_entry(key->tid, 0);
+    struct kd_syscall *s = syscall_entry(key);
+    if (s)
+        stat_add(&s->stat, delta);
+    __u32 bucket = bpf_log2l(delta);
+    if (bucket < KD_HIST_SLOTS)
+        syscall_hist_add(key, bucket, 1);
+}
+
 /* The target's syscall in flight on this CPU. A thread leaves the CPU only
  * through sched_switch, which moves its in-flight syscall into its thread
  * entry (spill_inflight); so a syscall costs no hash lookup on entry or
@@ -122,8 +143,32 @@ struct kd_inflight {
     __u32 tid;
     __u32 nr;
     __u64 start;
+    __u32 busy;  /* a syscall hook is updating this CPU's slots */
+    __u32 pad;
 };
 BPF_PERCPU_ARRAY(inflight, struct kd_inflight, 1);
+
+/* A syscall hook can be preempted on a preemptible kernel (7.2 runs BPF on
+ * the syscall tracepoints with only migration disabled), and another target
+ * thread's hook may then run on this CPU in the middle of its updates of
+ * the CPU's slots (inflight, recent). The hook that claims the slots marks
+ * them busy until it is done; any other hook takes the slow path, which
+ * touches only its own thread's entries, and the switch spills nothing.
+ * Same CPU, so a compiler barrier orders the mark. */
+static __always_inline int slots_claim(struct kd_inflight *f)
+{
+    if (*(volatile __u32 *)&f->busy)
+        return 0;
+    *(volatile __u32 *)&f->busy = 1;
+    asm volatile("" ::: "memory");
+    return 1;
+}
+
+static __always_inline void slots_release(struct kd_inflight *f)
+{
+    asm volatile("" ::: "memory");
+    *(volatile __u32 *)&f->busy = 0;
+}
 
 /* Whether the slot holds tid's syscall entered in this sample. A slot left
  * by a syscall whose exit fell after the end of an earlier sample (the
@@ -135,12 +180,13 @@ static __always_inline int inflight_is(struct kd_inflight *f, __u32 tid, struct 
 }
 
 /* The thread (tid, its entry t) leaves the CPU: its syscall in flight
- * here, if any, waits for its exit in the thread's entry. */
+ * here, if any, waits for its exit in the thread's entry. While a
+ * preempted hook holds the slots, no other thread's syscall is in them. */
 static __always_inline void spill_inflight(struct kd_thread *t, __u32 tid, struct kd_capture *cap)
 {
     int zero = 0;
     struct kd_inflight *f = inflight.lookup(&zero);
-    if (!inflight_is(f, tid, cap))
+    if (!inflight_is(f, tid, cap) || f->busy)
         return;
     if (t) {
         t->sys_start = f->start;

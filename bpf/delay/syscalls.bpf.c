@@ -14,10 +14,20 @@ RAW_TRACEPOINT_PROBE(sys_enter)
     struct kd_syscall_key key = { .tid = (__u32)id, .nr = (__u32)ctx->args[1] };
     int zero = 0;
     struct kd_inflight *f = inflight.lookup(&zero);
-    if (f) {
+    if (!f)
+        return 0;
+    if (slots_claim(f)) {
         f->tid = key.tid;
         f->nr = key.nr;
         f->start = now;
+        slots_release(f);
+    } else {
+        /* As if spilled at once. */
+        struct kd_thread *t = thread_entry(key.tid, 0);
+        if (t) {
+            t->sys_start = now;
+            t->sys_nr = key.nr;
+        }
     }
 
     if (key.nr == POLL_NR) {
@@ -30,19 +40,15 @@ RAW_TRACEPOINT_PROBE(sys_enter)
     return 0;
 }
 
-RAW_TRACEPOINT_PROBE(sys_exit)
+/* The current thread (id) returns from a syscall; own: whether this hook
+ * holds the CPU's slots (f). */
+static __always_inline void syscall_returned(struct bpf_raw_tracepoint_args *ctx, struct kd_capture *cap, __u64 id,
+                                             struct kd_inflight *f, int own)
 {
-    __u64 id = bpf_get_current_pid_tgid();
-    struct kd_capture *cap = target_capturing(id);
-    if (!cap)
-        return 0;
-
     struct kd_syscall_key key = { .tid = (__u32)id };
     struct kd_thread *t = 0;  /* 0: the syscall never left the CPU */
     __u64 entry;
-    int zero = 0;
-    struct kd_inflight *f = inflight.lookup(&zero);
-    if (inflight_is(f, key.tid, cap)) {
+    if (own && inflight_is(f, key.tid, cap)) {
         /* Never left the CPU: the entry is still in the per-CPU slot. */
         key.nr = f->nr;
         entry = f->start;
@@ -68,11 +74,14 @@ RAW_TRACEPOINT_PROBE(sys_exit)
             budget_syscall_returned(t, key.tid, key.nr, entry != 0);
 #endif
         if (!entry)
-            return 0;
+            return;
     }
 
     __u64 now = bpf_ktime_get_ns();
-    recent_add(&key, now - entry);  /* with its histogram */
+    if (own)
+        recent_add(&key, now - entry);  /* with its histogram */
+    else
+        syscall_add(&key, now - entry);
 #if WITH_SYSCALL_EVENTS
     if ((SYSCALL_EVENT_MIN_NS == 0 || now - entry > SYSCALL_EVENT_MIN_NS) && !(SKIP_POLL_EVENTS && key.nr == POLL_NR)) {
         struct kd_event *e = events.ringbuf_reserve(sizeof(struct kd_event));
@@ -113,5 +122,21 @@ RAW_TRACEPOINT_PROBE(sys_exit)
         if (t)
             t->poll_exit = now;
     }
+}
+
+RAW_TRACEPOINT_PROBE(sys_exit)
+{
+    __u64 id = bpf_get_current_pid_tgid();
+    struct kd_capture *cap = target_capturing(id);
+    if (!cap)
+        return 0;
+    int zero = 0;
+    struct kd_inflight *f = inflight.lookup(&zero);
+    if (!f)
+        return 0;
+    int own = slots_claim(f);
+    syscall_returned(ctx, cap, id, f, own);
+    if (own)
+        slots_release(f);
     return 0;
 }

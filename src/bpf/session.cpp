@@ -1,6 +1,8 @@
 #include "bpf/session.h"
 
 #include <bcc/BPF.h>
+#include <bpf/bpf.h>
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
@@ -138,6 +140,33 @@ void BpfSession::attach(const std::vector<ProbeSpec>& probes)
             ebpf::StatusTuple status = attach_to(p.target);
             return status.ok() || p.fallback.empty() ? status : attach_to(p.fallback);
         });
+    for (const auto& p : probes)
+        attached(p.function, p.type == ProbeSpec::Type::raw_tracepoint   ? BPF_PROG_TYPE_RAW_TRACEPOINT
+                             : p.type == ProbeSpec::Type::btf_tracepoint ? BPF_PROG_TYPE_TRACING
+                             : p.type == ProbeSpec::Type::tracepoint     ? BPF_PROG_TYPE_TRACEPOINT
+                                                                         : BPF_PROG_TYPE_KPROBE);
+}
+
+void BpfSession::attached(const std::string& function, int prog_type)
+{
+    const std::pair<std::string, int> program{function, prog_type};
+    if (std::find(programs_.begin(), programs_.end(), program) == programs_.end())
+        programs_.push_back(program);
+}
+
+uint64_t BpfSession::skipped_runs()
+{
+    uint64_t skipped = 0;
+    for (const auto& [function, type] : programs_) {
+        int fd = -1;  // BCC's, from the program it loaded for the attach
+        if (!bpf_->load_func(function, static_cast<bpf_prog_type>(type), fd).ok())
+            continue;
+        bpf_prog_info info{};
+        uint32_t len = sizeof(info);
+        if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0)
+            skipped += info.recursion_misses;
+    }
+    return skipped;
 }
 
 void BpfSession::attach_usdts(pid_t pid)
@@ -146,6 +175,8 @@ void BpfSession::attach_usdts(pid_t pid)
         attach_quietly("USDT " + u.provider + ":" + u.probe + " in " + u.binary, [&] {
             return bpf_->attach_usdt(ebpf::USDT(u.binary, u.provider, u.probe, u.function), pid);
         });
+    for (const auto& u : usdts_)
+        attached(u.function, BPF_PROG_TYPE_KPROBE);
 }
 
 void BpfSession::attach_uprobe(const std::string& binary, const std::string& symbol,
@@ -155,12 +186,14 @@ void BpfSession::attach_uprobe(const std::string& binary, const std::string& sym
         return bpf_->attach_uprobe(binary, symbol, function, 0,
                                    on_return ? BPF_PROBE_RETURN : BPF_PROBE_ENTRY, pid);
     });
+    attached(function, BPF_PROG_TYPE_KPROBE);
 }
 
 void BpfSession::attach_tracepoint(const std::string& tracepoint, const std::string& function)
 {
     attach_quietly("tracepoint " + tracepoint,
                    [&] { return bpf_->attach_tracepoint(tracepoint, function); });
+    attached(function, BPF_PROG_TYPE_TRACEPOINT);
 }
 
 void BpfSession::attach_kprobe(const std::string& kernel_function, const std::string& function,
@@ -170,6 +203,7 @@ void BpfSession::attach_kprobe(const std::string& kernel_function, const std::st
         return bpf_->attach_kprobe(kernel_function, function, 0,
                                    on_return ? BPF_PROBE_RETURN : BPF_PROBE_ENTRY);
     });
+    attached(function, BPF_PROG_TYPE_KPROBE);
 }
 
 }  // namespace kdelay

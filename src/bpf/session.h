@@ -56,6 +56,13 @@ public:
     // The program's maps, by name (a map it lacks: Error(Exit::software)).
     MapIo& maps() { return maps_; }
 
+    // Runs of the attached programs the kernel skipped because the same
+    // program was already running on that CPU: one preempted inside a
+    // probe (kernels that run syscall probes preemptibly, as 7.2 does)
+    // keeps every other task's run of it on that CPU out until it resumes.
+    // 0 on kernels before 5.12, which do not count them.
+    uint64_t skipped_runs();
+
 private:
     // Runs attach() with BCC's noise hidden; a failure is Error(Exit::oserr).
     template <class Attach>
@@ -64,6 +71,8 @@ private:
     MapIo maps_;
     std::vector<UsdtAttach> usdts_;
     std::vector<int> links_;  // tp_btf attachments (BCC keeps the others)
+    std::vector<std::pair<std::string, int>> programs_;  // attached: function, bpf_prog_type
+    void attached(const std::string& function, int prog_type);
     bool verbose_;
 };
 

@@ -30,7 +30,8 @@ uint64_t monotonic_ns()
 }  // namespace
 
 DelayCollector::DelayCollector(BpfSession& session, const DelayProgramParams& params, std::function<PidMap()> ids)
-    : maps_(session.maps()), params_(params), ids_(std::move(ids))
+    : session_(session), maps_(session.maps()), skipped_before_(session.skipped_runs()), params_(params),
+      ids_(std::move(ids))
 {
     if (params_.features.syscall_events)
         events_ = std::make_unique<RingBufferReader>(maps_.fd("events"), [this](const void* data, size_t size) {
@@ -134,6 +135,7 @@ Sample DelayCollector::collect()
             reader.read(maps_, r);
     Sample& sample = r.sample;
     sample.poll_nr = params_.poll_nr;
+    sample.probe_runs_skipped = session_.skipped_runs() - skipped_before_;
     for (auto& [tid, ts] : r.threads) {
         ts.tid = tid;
         auto name = r.names.find(tid);
@@ -175,6 +177,7 @@ void DelayCollector::reset()
             maps_.zero(m.name);
     }
     set_capture(KD_IDLE);
+    skipped_before_ = session_.skipped_runs();
 }
 
 std::vector<MapOverflow> DelayCollector::map_full()

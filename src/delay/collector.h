@@ -53,7 +53,9 @@ private:
     void set_capture(uint32_t state);
     // Where pid is in the target's list (its size: not one of them).
     size_t process_rank(uint32_t pid) const;
+    BpfSession& session_;
     MapIo& maps_;
+    uint64_t skipped_before_ = 0;  // session_.skipped_runs() when the sample began
     const DelayProgramParams params_;  // what the program has
     std::function<PidMap()> ids_;
     BudgetWindow window_;  // of the last sample, set by stop_capture()

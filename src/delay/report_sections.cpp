@@ -209,6 +209,7 @@ Report delay_report(Sample sample)
 {
     Report r;
     r.fields.emplace_back("poll_nr", uint64_t{sample.poll_nr});
+    r.fields.emplace_back("probe_runs_skipped", sample.probe_runs_skipped);
     for (auto& t : sample.threads)
         r.threads.push_back(ThreadSections{t.tid, t.pid, t.name, thread_sections(t, sample.poll_nr)});
     r.sample_sections.push_back(UpcallSection{std::move(sample.upcalls)});

@@ -83,6 +83,7 @@ struct SyscallEvent {
 
 struct Sample {
     uint32_t poll_nr = 0;  // left out of the syscall total, as poll() is waiting
+    uint64_t probe_runs_skipped = 0;  // by the kernel, in this sample (BpfSession::skipped_runs)
     std::vector<ThreadSample> threads;  // by name, then tid
     std::optional<UpcallStats> upcalls;  // when counted
     std::vector<SyscallEvent> events;   // in arrival order

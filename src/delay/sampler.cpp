@@ -77,6 +77,7 @@ private:
     unsigned sample_no_ = 0;
     Clock::time_point next_status_;
     uint64_t lost_stacks_ = 0;
+    uint64_t skipped_runs_ = 0;  // by the kernel, over the counted samples
     uint64_t dump_misses_ = 0;    // start triggers that fired during the last dump
     uint64_t missed_starts_ = 0;  // ... summed over dumps that had a sample after them
 };
@@ -189,6 +190,7 @@ bool Sampler::sample(bool& counted, const std::function<void()>& on_start)
         Sample s = collector_.collect();
         for (const auto& e : s.events)
             lost_stacks_ += e.stack_lost;
+        skipped_runs_ += s.probe_runs_skipped;
         writer_.report(delay_report(std::move(s)));
         counted = true;
     }
@@ -240,6 +242,11 @@ void Sampler::warnings()
         writer_.warning(with_commas(lost_stacks_) +
                         " syscall events have no stack trace; consider a larger "
                         "--stack-trace-size (a stack id collision can also cause this).");
+    if (skipped_runs_ > 0)
+        writer_.warning("the kernel skipped " + with_commas(skipped_runs_) +
+                        " runs of kdelay's probes: a probe preempted on a CPU keeps every other run of it "
+                        "there out until it resumes (7.2 runs the syscall probes preemptibly); the numbers "
+                        "above may be short by as many.");
     if (const uint64_t dropped = collector_.events_dropped())
         writer_.warning("not all events were captured: " + with_commas(dropped) +
                         " were dropped; increase the ring buffer with --buffer-page-count.");

@@ -46,6 +46,20 @@ inline uint32_t workload_tid(const std::string& out, const std::string& name)
     return at == std::string::npos ? 0 : static_cast<uint32_t>(std::stoul(out.substr(at + key.size())));
 }
 
+// A count kdelay reported against the one the workload made: exact, unless
+// the kernel skipped probe runs in the sample (a sample's
+// "probe_runs_skipped"), when it may be short by as many and never over.
+#define KD_EXPECT_COUNT(reported, made, skipped)                                        \
+    do {                                                                               \
+        const uint64_t kd_reported = (reported), kd_made = (made), kd_skipped = (skipped); \
+        if (kd_skipped == 0) {                                                         \
+            EXPECT_EQ(kd_reported, kd_made);                                           \
+        } else {                                                                       \
+            EXPECT_LE(kd_reported, kd_made);                                           \
+            EXPECT_GE(kd_reported + kd_skipped, kd_made) << kd_skipped << " runs skipped"; \
+        }                                                                              \
+    } while (0)
+
 // Turns the kernel's scheduler statistics on while it lives: without them
 // (the default on Debian's kernels) schedstat reads "0 0 0".
 class SchedStatsOn {

@@ -167,10 +167,13 @@ TEST(JsonE2E, SeveralProcessesInOneReportCountEachExactly)
         << "threads grouped by process, in -p's order";
     EXPECT_EQ(pid_of[tid_a], static_cast<uint32_t>(a.pid()));
     EXPECT_EQ(pid_of[tid_b], static_cast<uint32_t>(b.pid()));
-    EXPECT_EQ(counts[tid_a]["getppid"], 1000u);
-    EXPECT_EQ(counts[tid_a]["nanosleep"], 20u);
-    EXPECT_EQ(counts[tid_b]["getppid"], 700u);
-    EXPECT_EQ(counts[tid_b]["nanosleep"], 10u);
+    // Both counters share CPU 1: on a kernel that runs syscall probes
+    // preemptibly the kernel may skip some runs, and says how many.
+    const uint64_t skipped = (*sample)["probe_runs_skipped"];
+    KD_EXPECT_COUNT(counts[tid_a]["getppid"], 1000u, skipped);
+    KD_EXPECT_COUNT(counts[tid_a]["nanosleep"], 20u, skipped);
+    KD_EXPECT_COUNT(counts[tid_b]["getppid"], 700u, skipped);
+    KD_EXPECT_COUNT(counts[tid_b]["nanosleep"], 10u, skipped);
     EXPECT_TRUE(pid_of.count(static_cast<uint32_t>(a.pid())) && pid_of.count(static_cast<uint32_t>(b.pid())))
         << "each main thread has a budget from /proc";
 }

@@ -74,7 +74,6 @@ done
 known_failure() {
     case "$1" in
         none) ;;  # KERNEL) echo 'TEST_REGEX|why' ;;
-        7.2) echo 'TargetE2E\.(CgroupCounts|UnitIsThe)|a cgroup target loses some syscalls of threads in the cgroup on 7.2 (807 and 0 of 1000 getppid for one thread, 290 of 300 for a child, 2026-11-27; exact on 6.18 and 5.10); issue 31' ;;
     esac
 }
 

@@ -26,6 +26,7 @@ public:
     std::function<void()> on_collect, on_reset, on_arm;
     unsigned collects = 0, resets = 0;
     uint64_t misses = 0;
+    uint64_t skipped_per_sample = 0;
     std::vector<MapOverflow> full;
 
     void start_capture() override { state = {CaptureState::Phase::capturing, 0, 0}; }
@@ -46,6 +47,7 @@ public:
         if (on_collect)
             on_collect();
         Sample s;
+        s.probe_runs_skipped = skipped_per_sample;
         ThreadSample t;
         t.tid = collects;
         t.name = "t";
@@ -123,6 +125,20 @@ bool has(const std::vector<std::string>& lines, const std::string& needle)
         if (l.find(needle) != std::string::npos)
             return true;
     return false;
+}
+
+TEST_F(Sampler, ProbeRunsTheKernelSkippedAreSummedIntoOneWarning)
+{
+    src.skipped_per_sample = 7;
+    run(time_mode(3, 0.01));
+    EXPECT_EQ(out.samples, 3u);
+    EXPECT_TRUE(has(out.warnings, "the kernel skipped 21 runs of kdelay's probes")) << testing::PrintToString(out.warnings);
+}
+
+TEST_F(Sampler, NoProbeRunSkippedNoWarning)
+{
+    run(time_mode(2, 0.01));
+    EXPECT_FALSE(has(out.warnings, "skipped"));
 }
 
 TEST_F(Sampler, CtrlCDuringTheResetEndsTheRunWithoutAnotherSample)
