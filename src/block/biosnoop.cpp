@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <unistd.h>
 
 #include <linux/types.h>
@@ -15,6 +16,7 @@
 #include "block/block_program.h"
 #include "block_abi.h"
 #include "bpf/btf_offsets.h"
+#include "bpf/pid_namespace.h"
 #include "bpf/probe_set.h"
 #include "bpf/session.h"
 #include "bpf/program_source.h"
@@ -22,6 +24,7 @@
 #include "report/format.h"
 #include "report/writer.h"
 #include "sys/event_wait.h"
+#include "sys/pid_map.h"
 #include "sys/process.h"
 
 namespace kdelay {
@@ -32,7 +35,11 @@ constexpr int kPerfPages = 64;  // per CPU, as biosnoop
 // Turns perf buffer records into report lines and the summary.
 class BioPrinter {
 public:
-    BioPrinter(ReportWriter& writer, bool queue) : writer_(writer), queue_(queue), columns_(bio_columns(queue)) {}
+    // ids: the issuers' PIDs as kdelay's namespace sees them.
+    BioPrinter(ReportWriter& writer, bool queue, PidMap ids)
+        : writer_(writer), queue_(queue), columns_(bio_columns(queue)), ids_(std::move(ids))
+    {
+    }
 
     const Table& columns() const { return columns_; }
 
@@ -60,7 +67,7 @@ private:
             first_ts_ = e.ts;
         const std::string disk = disk_name(e.dev);
         writer_.row(columns_, bio_row(BioEvent{(e.ts - first_ts_) / 1e9,
-                                               std::string(e.comm, strnlen(e.comm, sizeof(e.comm))), e.pid, disk,
+                                               std::string(e.comm, strnlen(e.comm, sizeof(e.comm))), ids_.local(e.pid), disk,
                                                e.op, e.sector, e.bytes, e.queue_ns, e.device_ns}));
         BioSummaryRow& row = summary_[{disk, e.op}];
         row.disk = disk;
@@ -74,6 +81,7 @@ private:
     ReportWriter& writer_;
     bool queue_;
     Table columns_;
+    PidMap ids_;
     uint64_t first_ts_ = 0;
     uint64_t lost_ = 0;
     std::map<std::pair<std::string, char>, BioSummaryRow> summary_;
@@ -85,8 +93,6 @@ BiosnoopConfig make_biosnoop_config(const CommonOptions& common, const BiosnoopO
 {
     BiosnoopConfig cfg;
     cfg.bpf = make_bpf_config(common);
-    if (!cfg.bpf.pids.empty() && !cfg.bpf.print_ebpf)
-        require_kernels_pid_namespace("biosnoop -p");
     cfg.queue = o.queue;
     cfg.duration = o.duration;
     if (!o.disk.empty()) {
@@ -118,7 +124,18 @@ std::string render_biosnoop_program(const BiosnoopConfig& cfg, const BlockLayout
 int run_biosnoop(const BiosnoopConfig& cfg, ReportWriter& writer)
 {
     const BlockLayout layout = biosnoop_layout();
-    const std::string source = render_biosnoop_program(cfg, layout, match_cgroup(cfg.bpf.cgroup, KernelBtf()));
+    // In a PID namespace of kdelay's own, -p's PIDs are that namespace's:
+    // the program compares the kernel's, and the lines show the local ones.
+    std::optional<NamespacePids> namespace_pids;
+    BiosnoopConfig kernel_cfg = cfg;
+    PidMap ids;
+    if (!cfg.bpf.print_ebpf && !cfg.bpf.pids.empty() && !in_kernels_pid_namespace()) {
+        namespace_pids.emplace(cfg.bpf.pids, cfg.bpf.debug);
+        kernel_cfg.bpf.pids = namespace_pids->kernel_tgids(std::chrono::seconds(3));
+        ids = namespace_pids->ids();
+    }
+    const std::string source =
+        render_biosnoop_program(kernel_cfg, layout, match_cgroup(cfg.bpf.cgroup, KernelBtf()));
     if (cfg.bpf.print_ebpf) {
         std::cout << source;
         return 0;
@@ -128,7 +145,7 @@ int run_biosnoop(const BiosnoopConfig& cfg, ReportWriter& writer)
     // Signals are taken over only now: until here Ctrl-C ends kdelay at once,
     // even inside a compile or a blocking open, and nothing is left behind.
     EventWait wait;
-    BioPrinter printer(writer, cfg.queue);
+    BioPrinter printer(writer, cfg.queue, std::move(ids));
     ebpf::StatusTuple status = session.bpf().open_perf_buffer(
         "events", &BioPrinter::on_event, &BioPrinter::on_lost, &printer, kPerfPages);
     if (!status.ok())
