@@ -131,7 +131,7 @@ int run_biosnoop(const BiosnoopConfig& cfg, ReportWriter& writer)
     PidMap ids;
     if (!cfg.bpf.print_ebpf && !cfg.bpf.pids.empty() && !in_kernels_pid_namespace()) {
         namespace_pids.emplace(cfg.bpf.pids, cfg.bpf.debug);
-        kernel_cfg.bpf.pids = namespace_pids->kernel_tgids(std::chrono::seconds(3));
+        kernel_cfg.bpf.pids = namespace_pids->kernel_tgids();
         ids = namespace_pids->ids();
     }
     const std::string source =

@@ -24,10 +24,12 @@ public:
     NamespacePids(const NamespacePids&) = delete;
     NamespacePids& operator=(const NamespacePids&) = delete;
 
+    // How long a local process may take to run (the docs say 3 s).
+    static constexpr std::chrono::milliseconds kRunWithin{3000};
     // The kernel's id of each local process, in order, once a thread of
     // each has run. Throws Error(Exit::unavailable) naming a process none of
     // whose threads ran within wait: its kernel id cannot be known.
-    std::vector<pid_t> kernel_tgids(std::chrono::milliseconds wait);
+    std::vector<pid_t> kernel_tgids(std::chrono::milliseconds wait = kRunWithin);
     // Every thread seen so far.
     PidMap ids();
 

@@ -132,7 +132,7 @@ int run_delay(const DelayConfig& cfg, ReportWriter& writer)
     std::vector<pid_t> kernel_targets = targets;
     if (!cfg.bpf.print_ebpf && !targets.empty() && !in_kernels_pid_namespace()) {
         namespace_pids.emplace(targets, cfg.bpf.debug);
-        kernel_targets = namespace_pids->kernel_tgids(std::chrono::seconds(3));
+        kernel_targets = namespace_pids->kernel_tgids();
     }
 
     KernelBtf btf;
