@@ -68,7 +68,11 @@ TimeBudget make_budget(const kd_budget& b, const BudgetWindow& w, const std::map
         t.running_ns += open;
         break;
     case KD_B_READY:
+        // Its holders are named when the wait ends; until then it is shown
+        // as open, so that the blame adds up to READY.
         t.ready_ns += open;
+        if (open)
+            t.ready_blame.push_back({"open", 0, 0, "", open});
         break;
     case KD_B_STOPPED:
         t.stopped_ns += open;

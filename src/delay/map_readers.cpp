@@ -213,7 +213,7 @@ void read_budgets(MapIo& maps, SampleReading& r)
         const auto seen = now.find(tid);
         ts.budget = make_budget(b, r.window, blocked[tid], irq_ns, seen == now.end() ? nullptr : &seen->second);
         ts.budget->wakers = std::move(wakers[tid]);
-        ts.budget->ready_blame = std::move(holders[tid]);
+        ts.budget->ready_blame.insert(ts.budget->ready_blame.end(), holders[tid].begin(), holders[tid].end());
         std::stable_sort(ts.budget->ready_blame.begin(), ts.budget->ready_blame.end(),
                          [](const TimeBudget::Holder& a, const TimeBudget::Holder& b) { return a.ns > b.ns; });
         std::stable_sort(ts.budget->wakers.begin(), ts.budget->wakers.end(),

@@ -28,8 +28,8 @@ json histograms(const Histograms& h)
     return list;
 }
 
-// A waker or a CPU holder: a task names itself; an interrupt or "others"
-// has only its kind.
+// A waker or a CPU holder: a task names itself; an interrupt, "others" or
+// an open wait has only its kind.
 template <class Party>
 json who(const Party& p)
 {

@@ -57,16 +57,18 @@ Table budget_states(const TimeBudget& b)
 }
 
 // The 5 tasks that held the CPU longest while the thread waited for it,
-// then interrupts, then the rest as "others".
+// then interrupts, then the rest as "others", then a wait still open.
 Table ready_blame(const std::vector<TimeBudget::Holder>& all)
 {
     Table s{"[THREAD READY BLAME]"};
     s.columns = {Column{"CPU HELD BY", "", 24}.left().cut_at_width(), Column{"TIME ns", "", 16}.with_commas()};
-    uint64_t irq = 0, others = 0;
+    uint64_t irq = 0, others = 0, open = 0;
     size_t tasks = 0;
     for (const auto& h : all) {
         if (h.kind == "irq")
             irq += h.ns;
+        else if (h.kind == "open")
+            open += h.ns;
         else if (h.kind != "task" || ++tasks > 5)
             others += h.ns;
         else
@@ -76,6 +78,8 @@ Table ready_blame(const std::vector<TimeBudget::Holder>& all)
         s.rows.push_back(Row{{std::string("[hard and soft IRQs]"), irq}});
     if (others)
         s.rows.push_back(Row{{std::string("others"), others}});
+    if (open)
+        s.rows.push_back(Row{{std::string("[waiting at the end]"), open}});
     return s;
 }
 

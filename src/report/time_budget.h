@@ -42,10 +42,11 @@ struct TimeBudget {
     std::vector<Waker> wakers;  // by blocked_ns, descending
 
     // Who had the CPU while the thread was READY: a task, the interrupts
-    // it took ("irq"), or "others" (not known: before the window, on a CPU
-    // the thread left, or too many holders to keep).
+    // it took ("irq"), "others" (not known: before the window, on a CPU
+    // the thread left, or too many holders to keep), or "open" (a wait not
+    // ended when the window closed: blamed when it ends).
     struct Holder {
-        std::string kind;  // task, irq, others
+        std::string kind;  // task, irq, others, open
         uint32_t tid = 0;  // task: the holder's thread and process
         uint32_t pid = 0;
         std::string comm;

@@ -68,7 +68,7 @@ void expect_thread_schema(const json& t)
     EXPECT_EQ(blocked, b["blocked_ns"].get<uint64_t>()) << b.dump();
     for (const auto& h : b["ready_by"]) {
         const bool task = h["kind"] == "task";
-        EXPECT_TRUE(task || h["kind"] == "irq" || h["kind"] == "others") << h.dump();
+        EXPECT_TRUE(task || h["kind"] == "irq" || h["kind"] == "others" || h["kind"] == "open") << h.dump();
         EXPECT_EQ(task, h["comm"].is_string() && h["tid"].is_number_unsigned()) << h.dump();
         EXPECT_TRUE(h["ns"].is_number_unsigned()) << h.dump();
     }

@@ -53,6 +53,18 @@ TEST(Budget, SinceZeroMeansSinceTheWindowBegan)
     EXPECT_EQ(t.remainder_ns, 0);
 }
 
+TEST(Budget, AWaitStillOpenAtTheEndIsBlamedAsOpen)
+{
+    kd_budget b = state(KD_B_READY, 1'070'000'000);
+    b.ready_ns = 5'000'000;  // an ended wait, blamed in the kernel
+    const TimeBudget t = make_budget(b, kWindow, {}, 0, nullptr);
+    EXPECT_EQ(t.ready_ns, 35'000'000u);
+    ASSERT_EQ(t.ready_blame.size(), 1u);
+    EXPECT_EQ(t.ready_blame[0].kind, "open");
+    EXPECT_EQ(t.ready_blame[0].ns, 30'000'000u);  // from 70 ms to the end
+    EXPECT_TRUE(make_budget(state(KD_B_RUNNING, 1'070'000'000), kWindow, {}, 0, nullptr).ready_blame.empty());
+}
+
 TEST(Budget, BlockedAtTheEndGoesToItsSyscallOrOutsideAny)
 {
     kd_budget b = state(KD_B_BLOCKED, 1'090'000'000);
