@@ -264,32 +264,6 @@ uint64_t blocked_in(const json& b, const std::string& syscall)
 
 }  // namespace
 
-// TAGS kernel rt
-TEST(BudgetE2E, SpinnersOnOneCpuSplitTheWindowIntoRunningAndReadyAsTheKernelDoes)
-{
-    KD_REQUIRE_BPF();
-    for (const Sampled& r : sample_windows("spinners")) {
-        SCOPED_TRACE("window at " + std::to_string(r.window.start_ns));
-        const uint64_t window = r.window.end_ns - r.window.start_ns;
-        for (const char* name : {"spin-a", "spin-b"}) {
-            const json b = budget_of(r, name);
-            expect_window_inside(u64(b, "window_ns"), window, name);
-            EXPECT_EQ(u64(b, "blocked_ns"), 0u) << b.dump();
-            const KernelView& k = r.window.threads.at(name);
-            ASSERT_GT(k.run_ns + k.wait_ns, 0u) << "schedstat is off";
-            expect_matches_kernel(u64(b, "running_ns"), k.run_ns, std::string(name) + " running: " + b.dump(),
-                                  r.window.steal_ns);
-            expect_matches_kernel(u64(b, "ready_ns"), k.wait_ns, std::string(name) + " ready: " + b.dump());
-            // Under the load harness's CPU hogs, the one pinned to CPU 0 takes
-            // its turns there too, and READY blame says so.
-            if (getenv("KDELAY_LOAD_HOG_ON_CPU0")) {
-                EXPECT_GT(ns_of_first(b["ready_by"], [](const json& e) { return e["comm"] == "kd-load-cpu0"; }), 0u)
-                    << b.dump();
-            }
-        }
-    }
-}
-
 // Thousands of wakeups a second preempt the spinners; after each, the kernel
 // skips the run queue's clock update and dates the switch at the wakeup,
 // microseconds before the tracepoint. Dated at the tracepoint, the spinners'
@@ -312,7 +286,7 @@ TEST(BudgetE2E, SpinnersPreemptedByWakeupsSplitTheWindowAsTheKernelDoes)
 }
 
 // TAGS kernel rt
-TEST(BudgetE2E, SleeperIsBlockedInClockNanosleepAndRunsItsSpins)
+TEST(BudgetE2E, SleeperIsBlockedInClockNanosleepRunsItsSpinsAndIsWokenByItsTimer)
 {
     KD_REQUIRE_BPF();
     for (const Sampled& r : sample_windows("sleeper")) {
@@ -326,6 +300,17 @@ TEST(BudgetE2E, SleeperIsBlockedInClockNanosleepAndRunsItsSpins)
         expect_matches_kernel(u64(b, "running_ns"), k.run_ns, "running: " + b.dump(), r.window.steal_ns);
         expect_matches_kernel(u64(b, "ready_ns"), k.wait_ns, "ready: " + b.dump());
         EXPECT_GE(u64(b, "running_ns"), 95'000'000u) << b.dump();
+        // Each sleep is ended by its timer, in interrupt context: no task woke it.
+        ASSERT_FALSE(b["wakers"].empty()) << b.dump();
+        EXPECT_EQ(b["wakers"][0]["kind"], "timer") << b.dump();
+        EXPECT_TRUE(b["wakers"][0]["comm"].is_null()) << b.dump();
+        // Five sleeps, each ended by its timer. Under load one wakeup can go
+        // unseen: a timer that fires while another BPF program runs on that CPU
+        // has its sched_wakeup program skipped by BPF's recursion guard (seen in
+        // CI with a build running beside it: 4 of 5). The sleep is still BLOCKED
+        // in clock_nanosleep; only its waker is not known.
+        EXPECT_GE(b["wakers"][0]["count"].get<uint64_t>(), 4u) << b.dump();
+        EXPECT_GE(u64(b["wakers"][0], "blocked_ns"), 390'000'000u) << b.dump();
     }
 }
 
@@ -368,10 +353,10 @@ TEST(BudgetE2E, ThreadAsleepAllWindowIsBlockedInItsSyscallForAllOfIt)
 }
 
 // TAGS kernel rt
-TEST(BudgetE2E, TheThreadThatReleasesAFutexIsNamedAsTheWaker)
+TEST(BudgetE2E, TheThreadThatReleasesAFutexIsNamedAsTheWakerOfEachSlowFutex)
 {
     KD_REQUIRE_BPF();
-    for (const Sampled& r : sample_windows("wake")) {
+    for (const Sampled& r : sample_windows("wake", {"--syscall-events", "10000000", "--stack-trace-size", "0"})) {
         SCOPED_TRACE("window at " + std::to_string(r.window.start_ns));
         expect_agrees_with_schedstat(r);
         const json b = budget_of(r, "kd-waiter");
@@ -384,26 +369,24 @@ TEST(BudgetE2E, TheThreadThatReleasesAFutexIsNamedAsTheWaker)
         EXPECT_GE(top["count"].get<uint64_t>(), 4u) << b.dump();
         EXPECT_NEAR(static_cast<double>(u64(top, "blocked_ns")), static_cast<double>(blocked_in(b, "futex")), 60e6)
             << b.dump();
-    }
-}
-
-// TAGS kernel rt
-TEST(BudgetE2E, ASleepEndsByTheTimerInterruptNotByATask)
-{
-    KD_REQUIRE_BPF();
-    for (const Sampled& r : sample_windows("sleeper")) {
-        SCOPED_TRACE("window at " + std::to_string(r.window.start_ns));
-        const json b = budget_of(r, "kd-sleeper");
-        ASSERT_FALSE(b["wakers"].empty()) << b.dump();
-        EXPECT_EQ(b["wakers"][0]["kind"], "timer") << b.dump();
-        EXPECT_TRUE(b["wakers"][0]["comm"].is_null()) << b.dump();
-        // Five sleeps, each ended by its timer. Under load one wakeup can go
-        // unseen: a timer that fires while another BPF program runs on that CPU
-        // has its sched_wakeup program skipped by BPF's recursion guard (seen in
-        // CI with a build running beside it: 4 of 5). The sleep is still BLOCKED
-        // in clock_nanosleep; only its waker is not known.
-        EXPECT_GE(b["wakers"][0]["count"].get<uint64_t>(), 4u) << b.dump();
-        EXPECT_GE(u64(b["wakers"][0], "blocked_ns"), 390'000'000u) << b.dump();
+        // Each slow futex event names the same waker.
+        const uint32_t waiter = r.window.threads.at("kd-waiter").tid;
+        const std::string waker = "kd-waker (";
+        size_t futexes = 0;
+        for (const auto& e : r.events) {
+            if (e["tid"] != waiter || e["syscall"] != "futex")
+                continue;
+            ++futexes;
+            ASSERT_TRUE(e["waker"].is_string()) << e.dump();
+            EXPECT_EQ(e["waker"].get<std::string>().rfind(waker, 0), 0u) << e.dump();
+            EXPECT_NE(e["waker"].get<std::string>().find("/" + std::to_string(r.window.threads.at("kd-waker").tid) + ")"),
+                      std::string::npos)
+                << e.dump();
+        }
+        // A wake every 50 ms of a 300 ms window: each ends a wait over 10 ms.
+        // In an emulated guest the waker's round takes about 70 ms (7.2's
+        // guest, CI of session 21), so the window holds three whole waits.
+        EXPECT_GE(futexes, in_emulated_guest() ? 3u : 4u) << r.events.dump();
     }
 }
 
@@ -443,24 +426,40 @@ void expect_blame_adds_up(const json& b)
 
 }  // namespace
 
+// Two spinners pinned to one CPU: RUNNING and READY as schedstat has them,
+// and each one's wait blamed on the other.
 // TAGS kernel rt
-TEST(BudgetE2E, EachOfTwoSpinnersOnOneCpuWaitsForTheOther)
+TEST(BudgetE2E, TwoSpinnersOnOneCpuSplitTheWindowAsTheKernelDoesAndWaitForEachOther)
 {
     KD_REQUIRE_BPF();
     for (const Sampled& r : sample_windows("spinners")) {
         SCOPED_TRACE("window at " + std::to_string(r.window.start_ns));
+        const uint64_t window = r.window.end_ns - r.window.start_ns;
         for (const auto& [name, other] : {std::pair{"spin-a", "spin-b"}, std::pair{"spin-b", "spin-a"}}) {
             const json b = budget_of(r, name);
+            expect_window_inside(u64(b, "window_ns"), window, name);
+            EXPECT_EQ(u64(b, "blocked_ns"), 0u) << b.dump();
+            const KernelView& k = r.window.threads.at(name);
+            ASSERT_GT(k.run_ns + k.wait_ns, 0u) << "schedstat is off";
+            expect_matches_kernel(u64(b, "running_ns"), k.run_ns, std::string(name) + " running: " + b.dump(),
+                                  r.window.steal_ns);
+            expect_matches_kernel(u64(b, "ready_ns"), k.wait_ns, std::string(name) + " ready: " + b.dump());
             ASSERT_GT(u64(b, "ready_ns"), 50'000'000u) << b.dump();
             expect_blame_adds_up(b);
             EXPECT_GE(static_cast<double>(blamed_on(b, r.window.threads.at(other).tid)),
                       (under_load() ? 0.01 : 0.9) * ended_waits(b))
                 << name << " waits for " << other << ": " << b.dump();
+            // Under the load harness's CPU hogs, the one pinned to CPU 0 takes
+            // its turns there too, and READY blame says so.
+            if (getenv("KDELAY_LOAD_HOG_ON_CPU0")) {
+                EXPECT_GT(ns_of_first(b["ready_by"], [](const json& e) { return e["comm"] == "kd-load-cpu0"; }), 0u)
+                    << b.dump();
+            }
         }
     }
 }
 
-// TAGS kernel rt
+// TAGS kernel rt logic
 TEST(BudgetE2E, ASpinnerOfAnotherProcessIsNamedWithItsPid)
 {
     KD_REQUIRE_BPF();
@@ -488,7 +487,7 @@ TEST(BudgetE2E, ASpinnerOfAnotherProcessIsNamedWithItsPid)
     }
 }
 
-// TAGS kernel rt
+// TAGS kernel rt logic
 TEST(BudgetE2E, WithThreeOnOneCpuTheWaitSplitsByTheOthersRunShares)
 {
     KD_REQUIRE_BPF();
@@ -519,28 +518,3 @@ TEST(BudgetE2E, WithThreeOnOneCpuTheWaitSplitsByTheOthersRunShares)
     }
 }
 
-// TAGS kernel rt
-TEST(BudgetE2E, EachSlowFutexEventNamesItsWaker)
-{
-    KD_REQUIRE_BPF();
-    for (const Sampled& r : sample_windows("wake", {"--syscall-events", "10000000", "--stack-trace-size", "0"})) {
-        SCOPED_TRACE("window at " + std::to_string(r.window.start_ns));
-        const uint32_t waiter = r.window.threads.at("kd-waiter").tid;
-        const std::string waker = "kd-waker (";
-        size_t futexes = 0;
-        for (const auto& e : r.events) {
-            if (e["tid"] != waiter || e["syscall"] != "futex")
-                continue;
-            ++futexes;
-            ASSERT_TRUE(e["waker"].is_string()) << e.dump();
-            EXPECT_EQ(e["waker"].get<std::string>().rfind(waker, 0), 0u) << e.dump();
-            EXPECT_NE(e["waker"].get<std::string>().find("/" + std::to_string(r.window.threads.at("kd-waker").tid) + ")"),
-                      std::string::npos)
-                << e.dump();
-        }
-        // A wake every 50 ms of a 300 ms window: each ends a wait over 10 ms.
-        // In an emulated guest the waker's round takes about 70 ms (7.2's
-        // guest, CI of session 21), so the window holds three whole waits.
-        EXPECT_GE(futexes, in_emulated_guest() ? 3u : 4u) << r.events.dump();
-    }
-}

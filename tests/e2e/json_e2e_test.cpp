@@ -240,7 +240,7 @@ std::map<std::pair<std::string, uint64_t>, uint64_t> histogram_sums(const json& 
 
 }  // namespace
 
-// TAGS kernel
+// TAGS kernel logic
 TEST(JsonE2E, HistogramTotalsEqualTheCounts)
 {
     KD_REQUIRE_BPF();

@@ -127,7 +127,7 @@ TEST(TargetE2E, CgroupCountsEveryProcessInItOrBelowAndAChildBornInTheWindow)
 }
 
 // A systemd unit is found by its cgroup's name, as systemd lays it out.
-// TAGS kernel
+// TAGS kernel logic
 TEST(TargetE2E, UnitIsTheCgroupNamedAfterIt)
 {
     KD_REQUIRE_BPF();
