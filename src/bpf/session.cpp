@@ -2,6 +2,7 @@
 
 #include <bcc/BPF.h>
 #include <bpf/bpf.h>
+#include <fmt/format.h>
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -185,6 +186,16 @@ void BpfSession::attach_uprobe(const std::string& binary, const std::string& sym
     attach_quietly("uprobe " + binary + ":" + symbol, [&] {
         return bpf_->attach_uprobe(binary, symbol, function, 0,
                                    on_return ? BPF_PROBE_RETURN : BPF_PROBE_ENTRY, pid);
+    });
+    attached(function, BPF_PROG_TYPE_KPROBE);
+}
+
+void BpfSession::attach_usdt_site(const std::string& binary, uint64_t address, uint64_t semaphore_offset,
+                                  const std::string& function, pid_t pid)
+{
+    attach_quietly(fmt::format("USDT probe at {}:{:#x}", binary, address), [&] {
+        return bpf_->attach_uprobe(binary, "", function, address, BPF_PROBE_ENTRY, pid, 0,
+                                   static_cast<uint32_t>(semaphore_offset));
     });
     attached(function, BPF_PROG_TYPE_KPROBE);
 }

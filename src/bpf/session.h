@@ -47,6 +47,12 @@ public:
     void attach_usdts(pid_t pid);
     void attach_uprobe(const std::string& binary, const std::string& symbol,
                        const std::string& function, bool on_return, pid_t pid);
+    // An uprobe at a USDT probe's address, for one process (pid -1: every
+    // process), the probe's semaphore raised by the kernel (offset 0: none).
+    // A probe whose code reads no argument needs no BCC USDT object, so
+    // one program serves any number of processes.
+    void attach_usdt_site(const std::string& binary, uint64_t address, uint64_t semaphore_offset,
+                          const std::string& function, pid_t pid);
     void attach_tracepoint(const std::string& tracepoint, const std::string& function);
     void attach_kprobe(const std::string& kernel_function, const std::string& function,
                        bool on_return);

@@ -80,7 +80,9 @@ void attach_trigger(BpfSession& session, const ResolvedTrigger& r, const char* f
     const Trigger& t = r.trigger;
     switch (t.kind) {
     case Trigger::Kind::usdt:
-        break;  // attached with the session's other USDT probes
+        for (const UsdtSite& site : r.sites)
+            session.attach_usdt_site(site.binary, site.address, site.semaphore_offset, function, pid);
+        break;
     case Trigger::Kind::tracepoint:
         session.attach_tracepoint(t.system + ":" + t.event, function);
         break;
@@ -121,7 +123,7 @@ int run_delay(const DelayConfig& cfg, ReportWriter& writer)
     if (!cfg.command.empty() && !cfg.bpf.print_ebpf)
         launcher.emplace(cfg.command);
     const std::vector<pid_t> targets = launcher ? std::vector<pid_t>{launcher->pid()} : cfg.bpf.pids;
-    const pid_t target = targets.empty() ? 0 : targets.front();  // USDT triggers take one process
+    const pid_t target = targets.empty() ? 0 : targets.front();  // the command, for its triggers
     size_t threads = cfg.bpf.cgroup ? cgroup_thread_count(cfg.bpf.cgroup->path) : 0;
     for (pid_t pid : targets)
         threads += thread_count(pid);
@@ -157,21 +159,12 @@ int run_delay(const DelayConfig& cfg, ReportWriter& writer)
         return 0;
     }
 
-    // BCC makes a USDT probe's code at compile time, for one process.
-    std::vector<UsdtAttach> usdts;
-    for (const auto& [sites, function] : {std::pair{&start, kStartTriggerFunction}, {&stop, kStopTriggerFunction}})
-        if (!sites->empty() && sites->front().second.trigger.kind == Trigger::Kind::usdt) {
-            const ResolvedTrigger& r = sites->front().second;
-            usdts.push_back({r.binary, r.trigger.provider, r.trigger.probe, function});
-        }
-
-    BpfSession session(source, cfg.bpf.debug, usdts);
+    BpfSession session(source, cfg.bpf.debug);
     session.attach(load_probe_set("delay", switches_on(cfg.features)));
     if (params.block)
         session.attach(load_probe_set("block", block_features(params.block)));
     if (upcalls.probe != UpcallPlan::Probe::none)
         session.attach(load_probe_set("upcall", {upcalls.feature()}));
-    session.attach_usdts(target);
     for (const auto& [pid, r] : start)
         attach_trigger(session, r, kStartTriggerFunction, pid ? pid : target);
     for (const auto& [pid, r] : stop)

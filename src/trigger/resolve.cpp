@@ -24,6 +24,37 @@ void collect_probe(struct bcc_usdt* p)
     g_probes->push_back(UsdtProbe{p->bin_path, p->provider, p->name});
 }
 
+// The sites of provider:name in a process (or the executable exe when pid
+// is 0), as BCC finds them: each location, with the probe's semaphore.
+std::vector<UsdtSite> usdt_sites(pid_t pid, const std::string& exe, const std::string& provider,
+                                 const std::string& name)
+{
+    std::vector<UsdtSite> sites;
+    void* ctx = pid ? bcc_usdt_new_frompid(pid, nullptr) : bcc_usdt_new_frompath(exe.c_str());
+    if (!ctx)
+        return sites;
+    static thread_local struct Wanted {
+        const std::string* provider;
+        const std::string* name;
+        uint64_t semaphore_offset;
+        int locations;
+    } wanted;
+    wanted = {&provider, &name, 0, 0};
+    bcc_usdt_foreach(ctx, [](struct bcc_usdt* p) {
+        if (*wanted.provider == p->provider && *wanted.name == p->name) {
+            wanted.semaphore_offset = p->semaphore ? p->semaphore_offset : 0;
+            wanted.locations = p->num_locations;
+        }
+    });
+    for (int i = 0; i < wanted.locations; ++i) {
+        struct bcc_usdt_location loc {};
+        if (bcc_usdt_get_location(ctx, provider.c_str(), name.c_str(), i, &loc) == 0 && loc.bin_path)
+            sites.push_back(UsdtSite{loc.bin_path, loc.address, wanted.semaphore_offset});
+    }
+    bcc_usdt_close(ctx);
+    return sites;
+}
+
 std::string resolve_library(const std::string& object, pid_t pid)
 {
     if (object[0] == '/')
@@ -76,11 +107,15 @@ std::string usdt_binary(const std::vector<UsdtProbe>& probes, const std::string&
 
 ResolvedTrigger resolve_trigger(const Trigger& t, pid_t pid, const std::string& exe)
 {
-    ResolvedTrigger r{t, ""};
+    ResolvedTrigger r{t, "", {}};
     switch (t.kind) {
     case Trigger::Kind::usdt:
         r.binary = usdt_binary(list_usdt_probes(pid, exe), t.provider, t.probe,
                                pid ? "process " + std::to_string(pid) : exe);
+        r.sites = usdt_sites(pid, exe, t.provider, t.probe);
+        if (r.sites.empty())
+            throw Error(Exit::config, "USDT probe " + t.provider + ":" + t.probe + " in " + r.binary +
+                                          " has no location to attach to");
         return r;
     case Trigger::Kind::tracepoint:
         if (!tracepoint_exists(t.system, t.event))

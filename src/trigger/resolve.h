@@ -2,6 +2,7 @@
 // the USDT probe, symbol or tracepoint it names must exist.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <sys/types.h>
 #include <vector>
@@ -25,9 +26,19 @@ std::vector<UsdtProbe> list_usdt_probes(pid_t pid, const std::string& exe);
 std::string usdt_binary(const std::vector<UsdtProbe>& probes, const std::string& provider,
                         const std::string& name, const std::string& where);
 
+// Where a USDT probe sits: an uprobe at address in binary, and the probe's
+// semaphore (its file offset; 0 without one), which the kernel raises in
+// each process the uprobe is attached in.
+struct UsdtSite {
+    std::string binary;
+    uint64_t address = 0;
+    uint64_t semaphore_offset = 0;
+};
+
 struct ResolvedTrigger {
     Trigger trigger;
-    std::string binary;  // usdt and uprobe: the object to attach to
+    std::string binary;            // usdt and uprobe: the object to attach to
+    std::vector<UsdtSite> sites;   // usdt: every place the probe is
 };
 
 // exe is the target's executable (a command not yet started has pid 0).

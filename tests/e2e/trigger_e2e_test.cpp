@@ -226,6 +226,24 @@ TEST(TriggerE2E, UprobeTriggersAttachInEachListedProcess)
     expect_exact_sections(r, 2, 30'000'000);
 }
 
+// So is a USDT trigger: one uprobe at the probe per process, and each
+// process's semaphore raised by the kernel (kd_triggers fires its probes
+// only while theirs is raised).
+// TAGS kernel
+TEST(TriggerE2E, UsdtTriggersAttachInEachListedProcessAndRaiseItsSemaphore)
+{
+    KD_REQUIRE_BPF();
+    Process idle({kTriggers, "0", "30", "30", "600000"});
+    Process working({kTriggers, "0", "30", "30"});
+    ASSERT_TRUE(idle.wait_for_output("ready", 5s));
+    ASSERT_TRUE(working.wait_for_output("ready", 5s));
+    Result r = run({kKdelay, "-p", std::to_string(idle.pid()) + "," + std::to_string(working.pid()),
+                    "--start-trigger", "u:kdtest:work_start", "--stop-trigger", "u:kdtest:work_end",
+                    "--sample-count", "2"},
+                   120s);
+    expect_exact_sections(r, 2, 30'000'000);
+}
+
 // TAGS kernel
 TEST(TriggerE2E, KprobeTriggers)
 {

@@ -11,21 +11,33 @@
 // a kernel function that runs once a section, for kprobe triggers (getppid
 // runs 100 times, so a trigger armed mid-section would fire inside one).
 // ITERATIONS 0 runs forever.
+//
+// Both probes have semaphores and fire only while theirs is raised, as
+// probes with costly arguments do: a tracer that does not raise it (the
+// kernel does, for an uprobe given the semaphore's offset) sees nothing.
 #include <cstdio>
 #include <cstdlib>
 #include <ctime>
+#define _SDT_HAS_SEMAPHORES 1
 #include <sys/sdt.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+extern "C" {
+volatile unsigned short kdtest_work_start_semaphore __attribute__((section(".probes"), used));
+volatile unsigned short kdtest_work_end_semaphore __attribute__((section(".probes"), used));
+}
+
 extern "C" __attribute__((noinline, used)) void kd_work_section(long i, long ms)
 {
-    STAP_PROBE1(kdtest, work_start, i);
+    if (kdtest_work_start_semaphore)
+        STAP_PROBE1(kdtest, work_start, i);
     for (int n = 0; n < 100; ++n)
         syscall(SYS_getppid);
     struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
     syscall(SYS_nanosleep, &ts, nullptr);
-    STAP_PROBE1(kdtest, work_end, i);
+    if (kdtest_work_end_semaphore)
+        STAP_PROBE1(kdtest, work_end, i);
 }
 
 int main(int argc, char** argv)
