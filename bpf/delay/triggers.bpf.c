@@ -4,6 +4,10 @@
 
 int kd_start_trigger(void *ctx)
 {
+#if START_TRIGGER_TARGET_ONLY
+    if (!is_target_current(bpf_get_current_pid_tgid() >> 32))
+        return 0;
+#endif
     int zero = 0;
     struct kd_capture *cap = capture.lookup(&zero);
     if (!cap)
@@ -27,6 +31,10 @@ int kd_start_trigger(void *ctx)
 
 int kd_stop_trigger(void *ctx)
 {
+#if STOP_TRIGGER_TARGET_ONLY
+    if (!is_target_current(bpf_get_current_pid_tgid() >> 32))
+        return 0;
+#endif
     int zero = 0;
     struct kd_capture *cap = capture.lookup(&zero);
     if (!cap || cap->state != KD_CAPTURING)

@@ -32,16 +32,7 @@ DelayConfig make_delay_config(const CommonOptions& common, const DelayOptions& o
     while (f.ringbuf_pages < options.buffer_page_count)
         f.ringbuf_pages <<= 1;  // the kernel wants a power of two
 
-    // A USDT or uprobe trigger is attached in each listed process, and a
-    // tracepoint or kprobe needs none.
     const bool in_cgroup = !common.cgroup.empty() || !common.unit.empty();
-    for (const auto& t : {cfg.start_trigger, cfg.stop_trigger}) {
-        if (!t)
-            continue;
-        if (in_cgroup && (t->kind == Trigger::Kind::usdt || t->kind == Trigger::Kind::uprobe ||
-                          t->kind == Trigger::Kind::uretprobe))
-            throw Error(Exit::usage, "a USDT or uprobe trigger attaches to processes: give them with -p");
-    }
     const bool several = common.pids.size() > 1 || in_cgroup;
     if (several && options.list_probes)
         throw Error(Exit::usage, "--list-probes lists one process's probes: give one PID");

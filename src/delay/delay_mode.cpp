@@ -5,6 +5,7 @@
 #include <iostream>
 #include <optional>
 #include <set>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "block/block_program.h"
@@ -48,16 +49,45 @@ std::string target_executable(const DelayConfig& cfg, pid_t pid)
     return n > 0 ? std::string(path, static_cast<size_t>(n)) : link;
 }
 
-// A trigger resolved where it attaches: an uprobe in each of the target's
-// processes (pid 0: the command to start), anything else once.
+// A trigger resolved where it attaches: a USDT probe or uprobe in each of
+// the target's processes (pid 0: the command to start; -1: every process
+// running the object, for a cgroup's), anything else once.
 using TriggerSites = std::vector<std::pair<pid_t, ResolvedTrigger>>;
+
+// A cgroup's processes come and go: the trigger is attached to each object
+// its processes hold it in, for every process, and the program lets only
+// the target's fire it. Processes without it are passed over.
+TriggerSites resolve_in_cgroup(const DelayConfig& cfg, const Trigger& trigger)
+{
+    TriggerSites sites;
+    std::set<std::pair<dev_t, ino_t>> objects;
+    std::optional<Error> first;
+    for (pid_t pid : cgroup_processes(cfg.bpf.cgroup->path)) {
+        try {
+            ResolvedTrigger r = resolve_trigger(trigger, pid, target_executable(cfg, pid));
+            struct stat st {};
+            if (stat(r.binary.c_str(), &st) == 0 && !objects.insert({st.st_dev, st.st_ino}).second)
+                continue;  // the same file, seen through another process
+            sites.emplace_back(-1, std::move(r));
+        } catch (const Error& e) {
+            if (!first)
+                first = e;
+        }
+    }
+    if (sites.empty())
+        throw Error(first ? first->code() : Exit::noinput,
+                    "no process in " + cfg.bpf.cgroup->path + " has " + trigger.describe() +
+                        (first ? std::string(" (") + first->what() + ")" : std::string()));
+    return sites;
+}
+
 TriggerSites resolve_sites(const DelayConfig& cfg, const Trigger& trigger)
 {
-    const bool per_process = trigger.kind == Trigger::Kind::uprobe || trigger.kind == Trigger::Kind::uretprobe ||
-                             trigger.kind == Trigger::Kind::usdt;
+    if (trigger.in_processes() && cfg.bpf.cgroup)
+        return resolve_in_cgroup(cfg, trigger);
     std::vector<pid_t> pids = cfg.command.empty() ? cfg.bpf.pids : std::vector<pid_t>{0};
-    if (pids.empty() || !per_process)
-        pids.resize(1);  // a tracepoint or kprobe needs no process; nor does a cgroup have a list
+    if (pids.empty() || !trigger.in_processes())
+        pids.resize(1);  // a tracepoint or kprobe needs no process
     TriggerSites sites;
     for (pid_t pid : pids)
         sites.emplace_back(pid, resolve_trigger(trigger, pid, target_executable(cfg, pid)));
@@ -147,6 +177,8 @@ int run_delay(const DelayConfig& cfg, ReportWriter& writer)
     params.layout = read_kernel_layout(btf);
     params.start_trigger = cfg.start_trigger.has_value();
     params.stop_trigger = cfg.stop_trigger.has_value();
+    params.start_trigger_target_only = cfg.bpf.cgroup && cfg.start_trigger && cfg.start_trigger->in_processes();
+    params.stop_trigger_target_only = cfg.bpf.cgroup && cfg.stop_trigger && cfg.stop_trigger->in_processes();
     params.features = cfg.features;
     params.block = read_block_layout(btf);
     params.compare_and_swap = bpf_has_compare_and_swap();

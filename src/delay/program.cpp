@@ -101,6 +101,8 @@ std::string render_delay_program(const DelayProgramParams& p)
         c.flag("WITH_" + macro(s->name), s->is_on(f));
     c.flag("WITH_START_TRIGGER", p.start_trigger);
     c.flag("WITH_STOP_TRIGGER", p.stop_trigger);
+    c.flag("START_TRIGGER_TARGET_ONLY", p.start_trigger_target_only);
+    c.flag("STOP_TRIGGER_TARGET_ONLY", p.stop_trigger_target_only);
     c.flag("WITH_SYSCALL_EVENTS", f.syscall_events.has_value());
     c.number("SYSCALL_EVENT_MIN_NS", f.syscall_events.value_or(0));
     c.flag("SKIP_POLL_EVENTS", f.skip_syscall_poll_events);

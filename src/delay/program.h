@@ -38,12 +38,15 @@ struct DelayProgramParams {
     KernelLayout layout{};
     bool start_trigger = false;  // define kd_start_trigger()
     bool stop_trigger = false;   // define kd_stop_trigger()
+    // The trigger is attached in every process running its object (a
+    // cgroup's USDT or uprobe trigger): it fires for the target's only.
+    bool start_trigger_target_only = false;
+    bool stop_trigger_target_only = false;
     DelayFeatures features;
     std::optional<BlockLayout> block;  // block I/O section; nullopt: none
     UpcallPlan::Probe upcalls = UpcallPlan::Probe::none;  // kd_upcall_return, kd_upcall_seen
     bool compare_and_swap = true;  // BPF atomics (5.12): thread slots are claimed with one
     uint32_t cpus = 1;             // possible CPUs: the size of per-CPU arrays indexed by CPU
-
 };
 
 // The functions triggers attach to.

@@ -20,6 +20,12 @@ struct Trigger {
 
     // "usdt:PROVIDER:PROBE" and the like, normalised.
     std::string describe() const;
+    // A USDT probe or uprobe: attached in processes, and fired by theirs
+    // only; a tracepoint or kprobe fires for any task.
+    bool in_processes() const
+    {
+        return kind == Kind::usdt || kind == Kind::uprobe || kind == Kind::uretprobe;
+    }
 };
 
 // Parses TYPE:ARGS. The grammar:

@@ -6,6 +6,7 @@
 #include <regex>
 
 #include "e2e.h"
+#include "test_cgroup.h"
 #include "hostile_triggers.h"
 
 using namespace kdtest;
@@ -240,6 +241,38 @@ TEST(TriggerE2E, UsdtTriggersAttachInEachListedProcessAndRaiseItsSemaphore)
     Result r = run({kKdelay, "-p", std::to_string(idle.pid()) + "," + std::to_string(working.pid()),
                     "--start-trigger", "u:kdtest:work_start", "--stop-trigger", "u:kdtest:work_end",
                     "--sample-count", "2"},
+                   120s);
+    expect_exact_sections(r, 2, 30'000'000);
+}
+
+// A cgroup's USDT trigger is attached to the file its processes run, for
+// every process, and the program lets only the cgroup's fire it. Beside the
+// cgroup's process runs one of the same file outside it, its sections ten
+// times as often: had its probes fired the trigger, the windows would have
+// missed the cgroup's sections or caught its gaps (getpid).
+// TAGS kernel
+TEST(TriggerE2E, CgroupUsdtTriggersFireForItsProcessesOnly)
+{
+    KD_REQUIRE_BPF();
+    const std::string root = cgroup2_root();
+    if (root.empty())
+        GTEST_SKIP() << "no cgroup2 hierarchy here, and none can be mounted";
+    TestCgroup cgroup(root, "kdelay-e2e-trigger-" + std::to_string(getpid()));
+    ASSERT_FALSE(cgroup.path().empty()) << "cannot make a cgroup under " << root;
+    Process inside({kTriggers, "0", "30", "30", "200"});
+    Process outside({kTriggers, "0", "1", "1", "1"});
+    ASSERT_TRUE(inside.wait_for_output("ready", 5s));
+    ASSERT_TRUE(outside.wait_for_output("ready", 5s));
+    ASSERT_TRUE(cgroup.add(inside.pid()));
+
+    Result none = run({kKdelay, "--cgroup", cgroup.path(), "--start-trigger", "u:kdtest:nothing"}, 30s);
+    EXPECT_EQ(none.status, 78) << none.err;
+    EXPECT_EQ(none.err.rfind("kdelay: no process in " + cgroup.path() + " has usdt:kdtest:nothing (no USDT probe", 0),
+              0u)
+        << none.err;
+
+    Result r = run({kKdelay, "--cgroup", cgroup.path(), "--start-trigger", "u:kdtest:work_start", "--stop-trigger",
+                    "u:kdtest:work_end", "--sample-count", "2"},
                    120s);
     expect_exact_sections(r, 2, 30'000'000);
 }
