@@ -158,12 +158,14 @@ int run_delay(const DelayConfig& cfg, ReportWriter& writer)
     for (pid_t pid : targets)
         threads += thread_count(pid);
 
-    // In a PID namespace of kdelay's own, -p's PIDs are that namespace's:
+    // In a PID namespace of kdelay's own, -p's PIDs and the command's are that namespace's:
     // the program compares the kernel's, learnt as the target runs.
     std::optional<NamespacePids> namespace_pids;
     std::vector<pid_t> kernel_targets = targets;
     if (!cfg.bpf.print_ebpf && !targets.empty() && !in_kernels_pid_namespace()) {
         namespace_pids.emplace(targets, cfg.bpf.debug);
+        if (launcher)
+            launcher->wake();  // held at the door, it must run once to be seen
         kernel_targets = namespace_pids->kernel_tgids();
     }
 

@@ -50,9 +50,9 @@ Launcher::Launcher(const std::vector<std::string>& argv)
     if (pid_ == 0) {
         close(go[1]);
         close(status[0]);
-        char c;
-        if (read(go[0], &c, 1) != 1)
-            _exit(127);  // kdelay gave up before tracing started
+        for (char c = 0; c != 'g';)
+            if (read(go[0], &c, 1) != 1)
+                _exit(127);  // kdelay gave up before tracing started
         sigset_t none;
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, nullptr);
@@ -66,6 +66,8 @@ Launcher::Launcher(const std::vector<std::string>& argv)
     go_fd_ = go[1];
     status_fd_ = status[0];
 }
+
+void Launcher::wake() { (void)!write(go_fd_, "w", 1); }
 
 void Launcher::release()
 {

@@ -21,13 +21,17 @@ public:
 
     pid_t pid() const { return pid_; }
 
+    // Lets the held child run once and wait again: for a probe that learns
+    // a task's ids when it is switched out (bpf/pidns.bpf.c).
+    void wake();
+
     // Lets the child exec the command. Throws Error(Exit::unavailable) if
     // exec failed.
     void release();
 
 private:
     pid_t pid_ = -1;
-    int go_fd_ = -1;      // write end: a byte lets the child exec
+    int go_fd_ = -1;      // write end: 'g' lets the child exec, 'w' wakes it
     int status_fd_ = -1;  // read end: the child's errno if exec failed
     bool released_ = false;
 };

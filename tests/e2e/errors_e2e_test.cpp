@@ -48,14 +48,13 @@ TEST(ErrorsE2E, EbpfPrintsTheSourceWithoutRootAndWithoutKernelHeaders)
 }
 
 // In a PID namespace of its own, what cannot be translated to the kernel's
-// PIDs gets one line and 69, not a report without threads (-p is
-// translated: TargetE2E).
+// PIDs gets one line and 69, not a report without threads (-p and a
+// command are translated: TargetE2E).
 TEST(ErrorsE2E, InAPidNamespaceOfItsOwnWhatNeedsTheKernelsPidsIsRefused)
 {
     const std::string tail = " needs the kernel's PIDs; run kdelay in the host's PID namespace (a pod needs "
                              "hostPID: true)\n";
     const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
-        {{"--sample-time", "0.1", "--", "true"}, "a command that kdelay starts (start it, then give its PID with -p)"},
         {{"--cgroup", cgroup2_root(), "--sample-time", "0.1"}, "--cgroup (-p takes this namespace's PIDs)"},
     };
     for (const auto& [args, what] : cases) {

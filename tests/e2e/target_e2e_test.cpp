@@ -194,6 +194,34 @@ TEST(TargetE2E, PidOfAPidNamespaceIsTranslatedBothWays)
     EXPECT_EQ(c.pids_in_order, std::vector<uint32_t>{local_pid}) << "the process as the user gave it";
 }
 
+// A command kdelay starts in a PID namespace of its own: held at the door,
+// it runs once for the probe to learn its kernel id, then is traced from
+// its first instruction, and shown with the id it has there.
+// TAGS kernel
+TEST(TargetE2E, CommandInAPidNamespaceIsTracedUnderItsIdThere)
+{
+    KD_REQUIRE_BPF();
+    if (access("/usr/bin/unshare", X_OK) != 0)
+        GTEST_SKIP() << "needs unshare(1)";
+    Result r = run({"/usr/bin/unshare", "--pid", "--fork", "--mount-proc", kKdelay, "--sample-time", "20",
+                    "--format", "json", "--", kWorkload, "syscalls", "500", "3", "--now"},
+                   150s);
+    ASSERT_EQ(r.status, 0) << r.err;
+    std::string json_part;
+    std::istringstream in(r.out);
+    for (std::string line; std::getline(in, line);)
+        if (!line.empty() && line[0] == '{')
+            json_part += line + "\n";
+    const uint32_t local_tid = workload_tid(r.out, "kd-counter");
+    ASSERT_NE(local_tid, 0u) << r.out;
+    EXPECT_LT(local_tid, 100u) << "a thread id of the new namespace";
+    const Counts c = sample_counts(json_part);
+    EXPECT_EQ(calls(c, local_tid, "getppid"), 500u) << r.out;
+    EXPECT_EQ(calls(c, local_tid, "nanosleep"), 3u) << r.out;
+    ASSERT_EQ(c.pids_in_order.size(), 1u) << r.out;
+    EXPECT_LT(c.pids_in_order[0], 100u) << "the command under its PID there";
+}
+
 // A process that never runs while kdelay watches cannot be translated:
 // one line, not a report without it.
 TEST(TargetE2E, PidOfAPidNamespaceThatNeverRunsIsRefused)
