@@ -2,7 +2,8 @@
  * own, the target's processes are given by the PIDs it sees there, and eBPF
  * sees the kernel's. Each time a thread of kdelay's namespace is switched
  * out, its ids there are compared with the target's (targets.bpf.h, as
- * kdelay sees them), and a target thread's kernel ids are kept.
+ * kdelay sees them), or its cgroup with the target's, and a target
+ * thread's kernel ids are kept.
  * kd_config.h gives the namespace (NS_DEV, NS_INO). */
 #include "kd_config.h"
 #include "pidns_abi.h"
@@ -14,7 +15,7 @@ RAW_TRACEPOINT_PROBE(sched_switch)
 {
     struct bpf_pidns_info seen = {};
     /* Fails for a task of another namespace: most of the machine's. */
-    if (bpf_get_ns_current_pid_tgid(NS_DEV, NS_INO, &seen, sizeof(seen)) || !tgid_is_target(seen.tgid))
+    if (bpf_get_ns_current_pid_tgid(NS_DEV, NS_INO, &seen, sizeof(seen)) || !is_target_current(seen.tgid))
         return 0;
     __u64 id = bpf_get_current_pid_tgid();
     __u32 tid = (__u32)id;

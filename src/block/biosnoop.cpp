@@ -93,6 +93,10 @@ BiosnoopConfig make_biosnoop_config(const CommonOptions& common, const BiosnoopO
 {
     BiosnoopConfig cfg;
     cfg.bpf = make_bpf_config(common);
+    // Its lines name tasks by the ids learnt at the start: a cgroup's
+    // processes come later too.
+    if (!cfg.bpf.print_ebpf && cfg.bpf.cgroup)
+        require_kernels_pid_namespace("biosnoop --cgroup (-p takes this namespace's PIDs)");
     cfg.queue = o.queue;
     cfg.duration = o.duration;
     if (!o.disk.empty()) {

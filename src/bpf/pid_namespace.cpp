@@ -15,13 +15,15 @@ namespace {
 const char* const kOwnNamespace = "/proc/self/ns/pid";
 }
 
-NamespacePids::NamespacePids(const std::vector<pid_t>& local, unsigned debug) : local_(local)
+NamespacePids::NamespacePids(const std::vector<pid_t>& local, unsigned debug,
+                             const std::optional<CgroupMatch>& cgroup)
+    : local_(local)
 {
     struct stat ns {};
     if (stat(kOwnNamespace, &ns) != 0)
         throw Error(Exit::osfile, std::string("cannot read ") + kOwnNamespace);
     ConfigHeader c;
-    add_targets(c, local);
+    add_targets(c, local, cgroup);
     c.number("NS_DEV", ns.st_dev);
     c.number("NS_INO", ns.st_ino);
     session_ = std::make_unique<BpfSession>(assemble_program({"pidns.bpf.c"}, c), debug);

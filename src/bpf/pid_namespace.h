@@ -5,9 +5,11 @@
 
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <sys/types.h>
 #include <vector>
 
+#include "bpf/program_source.h"
 #include "sys/pid_map.h"
 
 namespace kdelay {
@@ -18,8 +20,11 @@ class BpfSession;
 // processes that runs while it lives, the kernel's ids (bpf/pidns.bpf.c).
 class NamespacePids {
 public:
-    // Compiles, loads and attaches the probe. Throws as BpfSession does.
-    NamespacePids(const std::vector<pid_t>& local, unsigned debug);
+    // Compiles, loads and attaches the probe, for the local processes or
+    // every task of cgroup (then local is empty, and kernel_tgids() is not
+    // for it). Throws as BpfSession does.
+    NamespacePids(const std::vector<pid_t>& local, unsigned debug,
+                  const std::optional<CgroupMatch>& cgroup = std::nullopt);
     ~NamespacePids();
     NamespacePids(const NamespacePids&) = delete;
     NamespacePids& operator=(const NamespacePids&) = delete;

@@ -37,9 +37,6 @@ DelayConfig make_delay_config(const CommonOptions& common, const DelayOptions& o
     if (several && options.list_probes)
         throw Error(Exit::usage, "--list-probes lists one process's probes: give one PID");
     cfg.bpf = make_bpf_config(common, !cfg.list_probes);
-    // -p's PIDs are translated to the kernel's (bpf/pid_namespace.h).
-    if (!cfg.bpf.print_ebpf && cfg.bpf.cgroup)
-        require_kernels_pid_namespace("--cgroup (-p takes this namespace's PIDs)");
     if (!cfg.command.empty() || !cfg.bpf.pids.empty() || cfg.bpf.cgroup)
         return cfg;
     const auto found = find_processes_with_name_containing("ovs-vswitchd");

@@ -158,22 +158,26 @@ int run_delay(const DelayConfig& cfg, ReportWriter& writer)
     for (pid_t pid : targets)
         threads += thread_count(pid);
 
-    // In a PID namespace of kdelay's own, -p's PIDs and the command's are that namespace's:
-    // the program compares the kernel's, learnt as the target runs.
+    // In a PID namespace of kdelay's own, -p's PIDs and the command's are
+    // that namespace's: the program compares the kernel's, learnt as the
+    // target runs. A cgroup is matched by its id, and its tasks' ids are
+    // learnt for the report.
+    KernelBtf btf;
+    const std::optional<CgroupMatch> cgroup = match_cgroup(cfg.bpf.cgroup, btf);
     std::optional<NamespacePids> namespace_pids;
     std::vector<pid_t> kernel_targets = targets;
-    if (!cfg.bpf.print_ebpf && !targets.empty() && !in_kernels_pid_namespace()) {
-        namespace_pids.emplace(targets, cfg.bpf.debug);
+    if (!cfg.bpf.print_ebpf && (!targets.empty() || cgroup) && !in_kernels_pid_namespace()) {
+        namespace_pids.emplace(targets, cfg.bpf.debug, cgroup);
         if (launcher)
             launcher->wake();  // held at the door, it must run once to be seen
-        kernel_targets = namespace_pids->kernel_tgids();
+        if (!targets.empty())
+            kernel_targets = namespace_pids->kernel_tgids();
     }
 
-    KernelBtf btf;
     const uint32_t poll_nr = poll_syscall_number();
     DelayProgramParams params;
     params.tgids = kernel_targets;
-    params.cgroup = match_cgroup(cfg.bpf.cgroup, btf);
+    params.cgroup = cgroup;
     params.poll_nr = poll_nr;
     params.sizes = size_delay_maps(std::max<size_t>(threads, 1));
     params.layout = read_kernel_layout(btf);

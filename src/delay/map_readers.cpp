@@ -191,8 +191,11 @@ void read_budgets(MapIo& maps, SampleReading& r)
     for (const auto& [k, b] : maps.entries<kd_blame_key, kd_blame>("blame"))
         holders[k.tid].push_back({blame_kind(k.kind), k.holder, b.tgid, bounded(b.comm), b.ns});
     std::map<uint32_t, ThreadState> now;
-    for (pid_t pid : target_processes(r.params))
-        for (ThreadState& t : thread_states(static_cast<pid_t>(r.ids.local(static_cast<uint32_t>(pid))))) {
+    for (pid_t pid : target_processes(r.params)) {
+        // A cgroup's processes are read in kdelay's namespace; -p's are the kernel's.
+        const uint32_t local_pid =
+            r.params.cgroup ? static_cast<uint32_t>(pid) : r.ids.local(static_cast<uint32_t>(pid));
+        for (ThreadState& t : thread_states(static_cast<pid_t>(local_pid))) {
             // /proc numbers threads as kdelay's namespace does; one that
             // has not run since kdelay started keeps that id, unless it is
             // another thread's kernel id.
@@ -200,9 +203,10 @@ void read_budgets(MapIo& maps, SampleReading& r)
             if (!r.ids.knows_local(local) && r.ids.knows_kernel(local))
                 continue;
             const uint32_t tid = r.ids.kernel(local);
-            r.pids.try_emplace(tid, static_cast<uint32_t>(pid));
+            r.pids.try_emplace(tid, r.ids.kernel(local_pid));
             now[tid] = std::move(t);
         }
+    }
 
     for (const auto& [tid, b] : r.budgets) {
         ThreadSample& ts = r.threads[tid];

@@ -74,7 +74,8 @@ void read_ids(const fs::path& file, std::vector<pid_t>& into)
     std::ifstream in(file);
     long id;
     while (in >> id)
-        into.push_back(static_cast<pid_t>(id));
+        if (id > 0)  // 0: a task outside the reader's PID namespace
+            into.push_back(static_cast<pid_t>(id));
 }
 
 }  // namespace

@@ -48,14 +48,14 @@ TEST(ErrorsE2E, EbpfPrintsTheSourceWithoutRootAndWithoutKernelHeaders)
 }
 
 // In a PID namespace of its own, what cannot be translated to the kernel's
-// PIDs gets one line and 69, not a report without threads (-p and a
-// command are translated: TargetE2E).
+// PIDs gets one line and 69, not lines with ids the user cannot match (-p,
+// a command and the delay report's --cgroup are translated: TargetE2E).
 TEST(ErrorsE2E, InAPidNamespaceOfItsOwnWhatNeedsTheKernelsPidsIsRefused)
 {
     const std::string tail = " needs the kernel's PIDs; run kdelay in the host's PID namespace (a pod needs "
                              "hostPID: true)\n";
     const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
-        {{"--cgroup", cgroup2_root(), "--sample-time", "0.1"}, "--cgroup (-p takes this namespace's PIDs)"},
+        {{"biosnoop", "--cgroup", cgroup2_root(), "-d", "0.1"}, "biosnoop --cgroup (-p takes this namespace's PIDs)"},
     };
     for (const auto& [args, what] : cases) {
         std::vector<std::string> cmd{"/usr/bin/unshare", "--pid", "--fork", "--mount-proc", kKdelay};

@@ -194,6 +194,48 @@ TEST(TargetE2E, PidOfAPidNamespaceIsTranslatedBothWays)
     EXPECT_EQ(c.pids_in_order, std::vector<uint32_t>{local_pid}) << "the process as the user gave it";
 }
 
+// A cgroup from inside a PID namespace: matched by its id, its tasks' ids
+// learnt as they run, so the report shows the ids the user sees there,
+// with exact counts and each thread's budget.
+// TAGS kernel
+TEST(TargetE2E, CgroupInAPidNamespaceShowsTheIdsThere)
+{
+    KD_REQUIRE_BPF();
+    if (access("/usr/bin/unshare", X_OK) != 0)
+        GTEST_SKIP() << "needs unshare(1)";
+    const std::string root = cgroup2_root();
+    if (root.empty())
+        GTEST_SKIP() << "no cgroup2 hierarchy here, and none can be mounted";
+    TestCgroup cgroup(root, unique_name("pidns"));
+    ASSERT_FALSE(cgroup.path().empty()) << "cannot make a cgroup under " << root;
+    const std::string out = "/tmp/kdelay-e2e-pidns-cgroup-" + std::to_string(getpid()) + ".json";
+    const std::string script =
+        "\"$1\" syscalls 1000 20 & w=$!; echo \"workload $w\"; echo $w >\"$3/cgroup.procs\"; "
+        "\"$0\" --cgroup \"$3\" --sample-time 3 --budget --format json >\"$2\" 2>&1 & k=$!; "
+        "i=0; until grep -q '\"marker\":\"start\"' \"$2\"; do i=$((i+1)); [ $i -lt 900 ] || break; sleep 0.1; done; "
+        "kill -USR1 $w; wait $k; echo \"kdelay $?\"; kill $w; cat \"$2\"";
+    Result r = run({"/usr/bin/unshare", "--pid", "--fork", "--mount-proc", "sh", "-c", script, kKdelay, kWorkload, out,
+                    cgroup.path()},
+                   150s);
+    unlink(out.c_str());
+    ASSERT_EQ(r.status, 0) << r.err;
+    ASSERT_NE(r.out.find("kdelay 0\n"), std::string::npos) << r.out;
+    const uint32_t local_pid = static_cast<uint32_t>(std::stoul(r.out.substr(r.out.find("workload ") + 9)));
+    const uint32_t local_tid = workload_tid(r.out, "kd-counter");
+    EXPECT_LT(local_pid, 100u) << "a PID of the new namespace";
+    std::string json_part;
+    std::istringstream in(r.out);
+    for (std::string line; std::getline(in, line);)
+        if (!line.empty() && line[0] == '{')
+            json_part += line + "\n";
+    const Counts c = sample_counts(json_part);
+    EXPECT_EQ(calls(c, local_tid, "getppid"), 1000u) << "the thread under its id in the namespace: " << r.out;
+    EXPECT_EQ(calls(c, local_tid, "nanosleep"), 20u);
+    EXPECT_EQ(c.pids_in_order, std::vector<uint32_t>{local_pid}) << "the process as the user sees it: " << r.out;
+    for (const auto& [tid, pid] : c.pid_of)
+        EXPECT_EQ(pid, local_pid) << "thread " << tid << ": " << r.out;
+}
+
 // A command kdelay starts in a PID namespace of its own: held at the door,
 // it runs once for the probe to learn its kernel id, then is traced from
 // its first instruction, and shown with the id it has there.
