@@ -4,6 +4,7 @@
 #include <chrono>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <optional>
@@ -35,13 +36,19 @@ constexpr int kPerfPages = 64;  // per CPU, as biosnoop
 // Turns perf buffer records into report lines and the summary.
 class BioPrinter {
 public:
-    // ids: the issuers' PIDs as kdelay's namespace sees them.
-    BioPrinter(ReportWriter& writer, bool queue, PidMap ids)
-        : writer_(writer), queue_(queue), columns_(bio_columns(queue)), ids_(std::move(ids))
+    // learn: the issuers' ids as kdelay's PID namespace sees them, as far
+    // as they are known now; none in the kernel's namespace.
+    BioPrinter(ReportWriter& writer, bool queue, std::function<PidMap()> learn)
+        : writer_(writer), queue_(queue), columns_(bio_columns(queue)), learn_(std::move(learn))
     {
+        if (learn_)
+            ids_ = learn_();
     }
 
     const Table& columns() const { return columns_; }
+
+    // A new round of events may learn the ids once more.
+    void next_round() { learned_this_round_ = false; }
 
     static void on_event(void* self, void* data, int size)
     {
@@ -67,7 +74,7 @@ private:
             first_ts_ = e.ts;
         const std::string disk = disk_name(e.dev);
         writer_.row(columns_, bio_row(BioEvent{(e.ts - first_ts_) / 1e9,
-                                               std::string(e.comm, strnlen(e.comm, sizeof(e.comm))), ids_.local(e.pid), disk,
+                                               std::string(e.comm, strnlen(e.comm, sizeof(e.comm))), local_pid(e.pid), disk,
                                                e.op, e.sector, e.bytes, e.queue_ns, e.device_ns}));
         BioSummaryRow& row = summary_[{disk, e.op}];
         row.disk = disk;
@@ -78,10 +85,23 @@ private:
         row.max_device_ns = std::max<uint64_t>(row.max_device_ns, e.device_ns);
     }
 
+    // A process born after the start (a cgroup's) is learnt when its first
+    // I/O shows, at most once a round of polling.
+    uint32_t local_pid(uint32_t pid)
+    {
+        if (learn_ && !ids_.knows_kernel(pid) && !learned_this_round_) {
+            ids_ = learn_();
+            learned_this_round_ = true;
+        }
+        return ids_.local(pid);
+    }
+
     ReportWriter& writer_;
     bool queue_;
     Table columns_;
+    std::function<PidMap()> learn_;
     PidMap ids_;
+    bool learned_this_round_ = false;
     uint64_t first_ts_ = 0;
     uint64_t lost_ = 0;
     std::map<std::pair<std::string, char>, BioSummaryRow> summary_;
@@ -93,10 +113,6 @@ BiosnoopConfig make_biosnoop_config(const CommonOptions& common, const BiosnoopO
 {
     BiosnoopConfig cfg;
     cfg.bpf = make_bpf_config(common);
-    // Its lines name tasks by the ids learnt at the start: a cgroup's
-    // processes come later too.
-    if (!cfg.bpf.print_ebpf && cfg.bpf.cgroup)
-        require_kernels_pid_namespace("biosnoop --cgroup (-p takes this namespace's PIDs)");
     cfg.queue = o.queue;
     cfg.duration = o.duration;
     if (!o.disk.empty()) {
@@ -129,17 +145,19 @@ int run_biosnoop(const BiosnoopConfig& cfg, ReportWriter& writer)
 {
     const BlockLayout layout = biosnoop_layout();
     // In a PID namespace of kdelay's own, -p's PIDs are that namespace's:
-    // the program compares the kernel's, and the lines show the local ones.
+    // the program compares the kernel's, and the lines show the local ones,
+    // as they do for a cgroup's tasks.
+    const std::optional<CgroupMatch> cgroup = match_cgroup(cfg.bpf.cgroup, KernelBtf());
     std::optional<NamespacePids> namespace_pids;
     BiosnoopConfig kernel_cfg = cfg;
-    PidMap ids;
-    if (!cfg.bpf.print_ebpf && !cfg.bpf.pids.empty() && !in_kernels_pid_namespace()) {
-        namespace_pids.emplace(cfg.bpf.pids, cfg.bpf.debug);
-        kernel_cfg.bpf.pids = namespace_pids->kernel_tgids();
-        ids = namespace_pids->ids();
+    std::function<PidMap()> learn;
+    if (!cfg.bpf.print_ebpf && (!cfg.bpf.pids.empty() || cgroup) && !in_kernels_pid_namespace()) {
+        namespace_pids.emplace(cfg.bpf.pids, cfg.bpf.debug, cgroup);
+        if (!cfg.bpf.pids.empty())
+            kernel_cfg.bpf.pids = namespace_pids->kernel_tgids();
+        learn = [&namespace_pids] { return namespace_pids->ids(); };
     }
-    const std::string source =
-        render_biosnoop_program(kernel_cfg, layout, match_cgroup(cfg.bpf.cgroup, KernelBtf()));
+    const std::string source = render_biosnoop_program(kernel_cfg, layout, cgroup);
     if (cfg.bpf.print_ebpf) {
         std::cout << source;
         return 0;
@@ -149,7 +167,7 @@ int run_biosnoop(const BiosnoopConfig& cfg, ReportWriter& writer)
     // Signals are taken over only now: until here Ctrl-C ends kdelay at once,
     // even inside a compile or a blocking open, and nothing is left behind.
     EventWait wait;
-    BioPrinter printer(writer, cfg.queue, std::move(ids));
+    BioPrinter printer(writer, cfg.queue, std::move(learn));
     ebpf::StatusTuple status = session.bpf().open_perf_buffer(
         "events", &BioPrinter::on_event, &BioPrinter::on_lost, &printer, kPerfPages);
     if (!status.ok())
@@ -165,6 +183,7 @@ int run_biosnoop(const BiosnoopConfig& cfg, ReportWriter& writer)
                          : Clock::time_point::max();
     for (;;) {
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - Clock::now());
+        printer.next_round();
         session.bpf().poll_perf_buffer("events", static_cast<int>(std::clamp<int64_t>(left.count(), 0, 100)));
         const auto wake = wait.wait_until(Clock::now());
         if (wake == EventWait::Wake::interrupted || Clock::now() >= end)

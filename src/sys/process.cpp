@@ -49,14 +49,6 @@ bool in_kernels_pid_namespace()
     return ec || ns.string() == "pid:[4026531836]";
 }
 
-void require_kernels_pid_namespace(const std::string& what)
-{
-    if (!in_kernels_pid_namespace())
-        throw Error(Exit::unavailable, "this PID namespace is not the kernel's, and " + what +
-                                           " needs the kernel's PIDs; run kdelay in the host's PID namespace "
-                                           "(a pod needs hostPID: true)");
-}
-
 std::vector<pid_t> find_processes_with_name_containing(const std::string& name)
 {
     std::vector<pid_t> found;

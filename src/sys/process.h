@@ -19,9 +19,6 @@ void require_process(pid_t pid);
 // Whether kdelay runs in the kernel's initial PID namespace, where the PIDs
 // it reads from /proc are those eBPF compares with.
 bool in_kernels_pid_namespace();
-// Throws Error(Exit::unavailable) outside it, saying that what needs the
-// kernel's PIDs: a report would otherwise be silently empty.
-void require_kernels_pid_namespace(const std::string& what);
 
 // PIDs whose comm (/proc/PID/comm) contains name, as upstream looks for
 // ovs-vswitchd.

@@ -1,5 +1,6 @@
 // Block I/O end to end: O_DIRECT writes and reads of known sizes to a file on
 // the root filesystem's disk, seen by biosnoop and by the kernel-delay report.
+#include <optional>
 #include <regex>
 #include <sstream>
 #include <sys/stat.h>
@@ -230,7 +231,8 @@ TEST(BlockE2E, BiosnoopTakesACgroup)
 }
 
 // biosnoop in a PID namespace of its own: -p takes that namespace's PID,
-// and each line shows it.
+// a cgroup's tasks are learnt as they run, and each line shows the PID
+// there.
 // TAGS kernel
 TEST(BlockE2E, BiosnoopInAPidNamespaceTakesAndShowsItsPids)
 {
@@ -239,38 +241,50 @@ TEST(BlockE2E, BiosnoopInAPidNamespaceTakesAndShowsItsPids)
         GTEST_SKIP() << kBlockLacking;
     if (access("/usr/bin/unshare", X_OK) != 0)
         GTEST_SKIP() << "needs unshare(1)";
-    DioFile file;
-    ASSERT_FALSE(file.disk.empty()) << "cannot find the disk under /var/tmp";
-    const std::string out = "/tmp/kdelay-e2e-bio-pidns-" + std::to_string(getpid()) + ".txt";
+    const std::string root = cgroup2_root();
+    std::optional<TestCgroup> cgroup;
+    if (!root.empty())
+        cgroup.emplace(root, "kdelay-e2e-bio-pidns-" + std::to_string(getpid()));
     // Inside: the workload (its ticker runs while it waits, so its kernel
-    // PID is learnt), biosnoop on its PID there, the go once biosnoop
-    // prints its header; biosnoop ends when the workload, done, is ended.
-    const std::string script =
-        "KD_TICK=1 \"$1\" dio \"$3\" " + std::to_string(kIos) +
-        " 64 >\"$2.w\" & w=$!; echo \"workload $w\"; "
-        "\"$0\" biosnoop -Q -p $w -d \"$4\" --duration 120 >\"$2\" 2>&1 & k=$!; "
-        "i=0; until grep -q 'LAT(ms)' \"$2\"; do i=$((i+1)); [ $i -lt 900 ] || break; sleep 0.1; done; "
-        "kill -USR1 $w; "
-        "i=0; until grep -q done \"$2.w\"; do i=$((i+1)); [ $i -lt 300 ] || break; sleep 0.1; done; "
-        "kill $w; wait $k; echo \"kdelay $?\"; cat \"$2\"; rm -f \"$2.w\"";
-    Result r = run({"/usr/bin/unshare", "--pid", "--fork", "--mount-proc", "sh", "-c", script, kKdelay, kWorkload, out,
-                    file.path, file.disk},
-                   200s);
-    unlink(out.c_str());
-    ASSERT_EQ(r.status, 0) << r.err;
-    ASSERT_NE(r.out.find("kdelay 0\n"), std::string::npos) << r.out;
-    const uint32_t local_pid = static_cast<uint32_t>(std::stoul(r.out.substr(r.out.find("workload ") + 9)));
-    EXPECT_LT(local_pid, 100u) << "a PID of the new namespace";
-    int reads = 0, writes = 0;
-    const auto lines = bio_lines(r.out);
-    ASSERT_FALSE(lines.empty()) << r.out;
-    for (const auto& l : lines) {
-        EXPECT_EQ(l.pid, local_pid) << "the issuer under its PID in the namespace: " << l.comm;
-        reads += l.comm == "kd-dio" && l.op == "R";
-        writes += l.comm == "kd-dio" && l.op == "W";
+    // PID is learnt), biosnoop on its PID or cgroup there, the go once
+    // biosnoop prints its header; biosnoop ends when the workload, done, is
+    // ended.
+    std::vector<std::pair<std::string, std::string>> forms = {{"-p", ""}};
+    if (cgroup && !cgroup->path().empty())
+        forms.push_back({"--cgroup", "echo $w >\"$5/cgroup.procs\"; "});
+    for (const auto& [form, join] : forms) {
+        SCOPED_TRACE(form);
+        DioFile file;
+        ASSERT_FALSE(file.disk.empty()) << "cannot find the disk under /var/tmp";
+        const std::string out = "/tmp/kdelay-e2e-bio-pidns-" + std::to_string(getpid()) + ".txt";
+        const std::string target = form == "-p" ? "-p $w" : "--cgroup \"$5\"";
+        const std::string script =
+            "KD_TICK=1 \"$1\" dio \"$3\" " + std::to_string(kIos) + " 64 >\"$2.w\" & w=$!; echo \"workload $w\"; " +
+            join + "\"$0\" biosnoop -Q " + target + " -d \"$4\" --duration 120 >\"$2\" 2>&1 & k=$!; " +
+            "i=0; until grep -q 'LAT(ms)' \"$2\"; do i=$((i+1)); [ $i -lt 900 ] || break; sleep 0.1; done; "
+            "kill -USR1 $w; "
+            "i=0; until grep -q done \"$2.w\"; do i=$((i+1)); [ $i -lt 300 ] || break; sleep 0.1; done; "
+            "kill $w; " +
+            (form == "-p" ? "" : "sleep 1; kill $k; ") + "wait $k; echo \"kdelay $?\"; cat \"$2\"; rm -f \"$2.w\"";
+        Result r = run({"/usr/bin/unshare", "--pid", "--fork", "--mount-proc", "sh", "-c", script, kKdelay, kWorkload,
+                        out, file.path, file.disk, cgroup ? cgroup->path() : ""},
+                       200s);
+        unlink(out.c_str());
+        ASSERT_EQ(r.status, 0) << r.err;
+        ASSERT_NE(r.out.find("kdelay 0\n"), std::string::npos) << r.out;
+        const uint32_t local_pid = static_cast<uint32_t>(std::stoul(r.out.substr(r.out.find("workload ") + 9)));
+        EXPECT_LT(local_pid, 100u) << "a PID of the new namespace";
+        int reads = 0, writes = 0;
+        const auto lines = bio_lines(r.out);
+        ASSERT_FALSE(lines.empty()) << r.out;
+        for (const auto& l : lines) {
+            EXPECT_EQ(l.pid, local_pid) << "the issuer under its PID in the namespace: " << l.comm;
+            reads += l.comm == "kd-dio" && l.op == "R";
+            writes += l.comm == "kd-dio" && l.op == "W";
+        }
+        EXPECT_EQ(writes, kIos) << r.out;
+        EXPECT_EQ(reads, kIos) << r.out;
     }
-    EXPECT_EQ(writes, kIos) << r.out;
-    EXPECT_EQ(reads, kIos) << r.out;
 }
 
 // TAGS kernel

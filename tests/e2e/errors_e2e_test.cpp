@@ -47,26 +47,6 @@ TEST(ErrorsE2E, EbpfPrintsTheSourceWithoutRootAndWithoutKernelHeaders)
     EXPECT_EQ(r.out.find("#include"), std::string::npos) << "no kernel headers in the program";
 }
 
-// In a PID namespace of its own, what cannot be translated to the kernel's
-// PIDs gets one line and 69, not lines with ids the user cannot match (-p,
-// a command and the delay report's --cgroup are translated: TargetE2E).
-TEST(ErrorsE2E, InAPidNamespaceOfItsOwnWhatNeedsTheKernelsPidsIsRefused)
-{
-    const std::string tail = " needs the kernel's PIDs; run kdelay in the host's PID namespace (a pod needs "
-                             "hostPID: true)\n";
-    const std::vector<std::pair<std::vector<std::string>, std::string>> cases = {
-        {{"biosnoop", "--cgroup", cgroup2_root(), "-d", "0.1"}, "biosnoop --cgroup (-p takes this namespace's PIDs)"},
-    };
-    for (const auto& [args, what] : cases) {
-        std::vector<std::string> cmd{"/usr/bin/unshare", "--pid", "--fork", "--mount-proc", kKdelay};
-        cmd.insert(cmd.end(), args.begin(), args.end());
-        Result r = run(cmd, 30s);
-        EXPECT_EQ(r.status, 69) << args[0] << ": " << r.err;
-        EXPECT_EQ(r.err, "kdelay: this PID namespace is not the kernel's, and " + what + tail) << args[0];
-        EXPECT_EQ(r.out, "") << args[0];
-    }
-}
-
 TEST(ErrorsE2E, NoKernelHeaderTreeIs72NamingThePackage)
 {
     KD_REQUIRE_BPF();
