@@ -277,6 +277,23 @@ TEST(TriggerE2E, CgroupUsdtTriggersFireForItsProcessesOnly)
     expect_exact_sections(r, 2, 30'000'000);
 }
 
+// In a PID namespace of kdelay's own, a USDT trigger is attached with the
+// PID given there: perf_event_open reads it in the caller's namespace.
+// TAGS kernel
+TEST(TriggerE2E, UsdtTriggersInAPidNamespaceFrameExactlyTheSection)
+{
+    KD_REQUIRE_BPF();
+    if (access("/usr/bin/unshare", X_OK) != 0)
+        GTEST_SKIP() << "needs unshare(1)";
+    const std::string script =
+        "\"$1\" 0 30 30 >/dev/null & t=$!; "
+        "\"$0\" -p $t --start-trigger u:kdtest:work_start --stop-trigger u:kdtest:work_end --sample-count 2; "
+        "s=$?; kill $t; exit $s";
+    Result r = run({"/usr/bin/unshare", "--pid", "--fork", "--mount-proc", "sh", "-c", script, kKdelay, kTriggers},
+                   150s);
+    expect_exact_sections(r, 2, 30'000'000);
+}
+
 // TAGS kernel
 TEST(TriggerE2E, KprobeTriggers)
 {
