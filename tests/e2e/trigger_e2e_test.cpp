@@ -279,7 +279,7 @@ TEST(TriggerE2E, CgroupUsdtTriggersFireForItsProcessesOnly)
 
 // In a PID namespace of kdelay's own, a USDT trigger is attached with the
 // PID given there: perf_event_open reads it in the caller's namespace.
-// TAGS kernel
+// TAGS kernel logic
 TEST(TriggerE2E, UsdtTriggersInAPidNamespaceFrameExactlyTheSection)
 {
     KD_REQUIRE_BPF();

@@ -5,8 +5,8 @@
 #
 #   tests/vm/matrix.sh [--full] [KERNEL[@SUBSET]...]
 #       default kernels: 5.10 6.1 6.12 6.12-rt 7.2 (Debian 11, 12 and
-#       unstable's). KERNEL@core leaves the Open vSwitch tests and those
-#       tagged logic out of the selection; KERNEL@rt runs only the tests of what PREEMPT_RT changes
+#       unstable's). KERNEL@core leaves the Open vSwitch tests out of the
+#       selection; KERNEL@rt runs only the tests of what PREEMPT_RT changes
 #       (the scheduler's accounting, futexes and locks, the budget). Each
 #       test's TAGS say where it runs (below). The
 #       budget's UDP flood case runs only with --full: under TCG its flood
@@ -42,7 +42,8 @@ build=${KDELAY_BUILD_DIR:-build}
 #   ovs     needs the openvswitch module: left out of KERNEL@core
 #   flood   takes both vCPUs: left out of guests unless --full
 #   logic   what it adds to the kernel path (which other tests cover) is
-#           kdelay's own splitting or naming: left out of KERNEL@core
+#           kdelay's own logic (splitting, naming, which PID it passes):
+#           left out of guests unless --full; the host runs it
 tests_tagged() {  # ctest names, one a line
     awk -v tag="$1" '
         function has(first,   i) { for (i = first; i <= NF; i++) if ($i == tag) return 1; return 0 }
@@ -56,10 +57,10 @@ tests_tagged() {  # ctest names, one a line
 # its tag, less those of the tags it leaves out, as one anchored regex.
 selection() {
     [ "$full" -eq 1 ] && return 0
-    local tag=kernel out=flood names
+    local tag=kernel out="flood logic" names
     case "$1" in
         *@rt) tag=rt ;;
-        *@core) out="flood ovs logic" ;;
+        *@core) out="flood logic ovs" ;;
     esac
     names=$(comm -23 <(tests_tagged "$tag") <(for t in $out; do tests_tagged "$t"; done | sort -u))
     echo "-R"
