@@ -158,6 +158,51 @@ TEST(TargetE2E, CgroupOfAV1ControllersHierarchy)
     expect_cgroup_report({"--cgroup", cgroup.path()}, cgroup, below);
 }
 
+namespace {
+
+// The JSON lines of output that has other lines too.
+std::string json_lines(const std::string& out)
+{
+    std::string json_part;
+    std::istringstream in(out);
+    for (std::string line; std::getline(in, line);)
+        if (!line.empty() && line[0] == '{')
+            json_part += line + "\n";
+    return json_part;
+}
+
+// Inside a new PID namespace: the workload (1000 getppid, 20 nanosleep; its
+// ticker runs while it waits), `join` run with its PID in $w, kdelay on
+// `target` there ($3: cgroup), the go once kdelay samples. The report must
+// name the workload's threads and process by their ids there, with exact
+// counts.
+void expect_ids_of_the_namespace(const std::string& join, const std::string& target, const std::string& cgroup)
+{
+    const std::string out = "/tmp/kdelay-e2e-pidns-" + std::to_string(getpid()) + ".json";
+    const std::string script =
+        "KD_TICK=1 \"$1\" syscalls 1000 20 & w=$!; echo \"workload $w\"; " + join + "\"$0\" " + target +
+        " --sample-time 3 --budget --format json >\"$2\" 2>&1 & k=$!; "
+        "i=0; until grep -q '\"marker\":\"start\"' \"$2\"; do i=$((i+1)); [ $i -lt 900 ] || break; sleep 0.1; done; "
+        "kill -USR1 $w; wait $k; echo \"kdelay $?\"; kill $w; cat \"$2\"";
+    Result r = run({"/usr/bin/unshare", "--pid", "--fork", "--mount-proc", "sh", "-c", script, kKdelay, kWorkload, out,
+                    cgroup},
+                   150s);
+    unlink(out.c_str());
+    ASSERT_EQ(r.status, 0) << r.err;
+    ASSERT_NE(r.out.find("kdelay 0\n"), std::string::npos) << r.out;
+    const uint32_t local_pid = static_cast<uint32_t>(std::stoul(r.out.substr(r.out.find("workload ") + 9)));
+    const uint32_t local_tid = workload_tid(r.out, "kd-counter");
+    EXPECT_LT(local_pid, 100u) << "a PID of the new namespace";
+    const Counts c = sample_counts(json_lines(r.out));
+    EXPECT_EQ(calls(c, local_tid, "getppid"), 1000u) << "the thread under its id in the namespace: " << r.out;
+    EXPECT_EQ(calls(c, local_tid, "nanosleep"), 20u);
+    EXPECT_EQ(c.pids_in_order, std::vector<uint32_t>{local_pid}) << "the process as the user sees it: " << r.out;
+    for (const auto& [tid, pid] : c.pid_of)
+        EXPECT_EQ(pid, local_pid) << "thread " << tid << ": " << r.out;
+}
+
+}  // namespace
+
 // kdelay in a PID namespace of its own (a container without the host's
 // PIDs): -p takes that namespace's PID, the program compares the kernel's,
 // and the report shows the ids the user sees, with exact counts.
@@ -167,36 +212,11 @@ TEST(TargetE2E, PidOfAPidNamespaceIsTranslatedBothWays)
     KD_REQUIRE_BPF();
     if (access("/usr/bin/unshare", X_OK) != 0)
         GTEST_SKIP() << "needs unshare(1)";
-    const std::string out = "/tmp/kdelay-e2e-pidns-" + std::to_string(getpid()) + ".json";
-    // Inside: the workload (its ticker runs while it waits), kdelay on its
-    // PID there, the go once kdelay samples; then the report.
-    const std::string script =
-        "KD_TICK=1 \"$1\" syscalls 1000 20 & w=$!; echo \"workload $w\"; "
-        "\"$0\" -p $w --sample-time 3 --format json >\"$2\" 2>&1 & k=$!; "
-        "i=0; until grep -q '\"marker\":\"start\"' \"$2\"; do i=$((i+1)); [ $i -lt 900 ] || break; sleep 0.1; done; "
-        "kill -USR1 $w; wait $k; echo \"kdelay $?\"; kill $w; cat \"$2\"";
-    Result r = run({"/usr/bin/unshare", "--pid", "--fork", "--mount-proc", "sh", "-c", script, kKdelay, kWorkload, out},
-                   150s);
-    unlink(out.c_str());
-    ASSERT_EQ(r.status, 0) << r.err;
-    ASSERT_NE(r.out.find("kdelay 0\n"), std::string::npos) << r.out;
-    const uint32_t local_pid = static_cast<uint32_t>(std::stoul(r.out.substr(r.out.find("workload ") + 9)));
-    const uint32_t local_tid = workload_tid(r.out, "kd-counter");
-    EXPECT_LT(local_pid, 100u) << "a PID of the new namespace";
-    std::string json_part;
-    std::istringstream in(r.out);
-    for (std::string line; std::getline(in, line);)
-        if (!line.empty() && line[0] == '{')
-            json_part += line + "\n";
-    const Counts c = sample_counts(json_part);
-    EXPECT_EQ(calls(c, local_tid, "getppid"), 1000u) << "the thread under its id in the namespace: " << r.out;
-    EXPECT_EQ(calls(c, local_tid, "nanosleep"), 20u);
-    EXPECT_EQ(c.pids_in_order, std::vector<uint32_t>{local_pid}) << "the process as the user gave it";
+    expect_ids_of_the_namespace("", "-p $w", "");
 }
 
 // A cgroup from inside a PID namespace: matched by its id, its tasks' ids
-// learnt as they run, so the report shows the ids the user sees there,
-// with exact counts and each thread's budget.
+// learnt as they run, so the report shows the ids the user sees there.
 // TAGS kernel
 TEST(TargetE2E, CgroupInAPidNamespaceShowsTheIdsThere)
 {
@@ -208,32 +228,7 @@ TEST(TargetE2E, CgroupInAPidNamespaceShowsTheIdsThere)
         GTEST_SKIP() << "no cgroup2 hierarchy here, and none can be mounted";
     TestCgroup cgroup(root, unique_name("pidns"));
     ASSERT_FALSE(cgroup.path().empty()) << "cannot make a cgroup under " << root;
-    const std::string out = "/tmp/kdelay-e2e-pidns-cgroup-" + std::to_string(getpid()) + ".json";
-    const std::string script =
-        "\"$1\" syscalls 1000 20 & w=$!; echo \"workload $w\"; echo $w >\"$3/cgroup.procs\"; "
-        "\"$0\" --cgroup \"$3\" --sample-time 3 --budget --format json >\"$2\" 2>&1 & k=$!; "
-        "i=0; until grep -q '\"marker\":\"start\"' \"$2\"; do i=$((i+1)); [ $i -lt 900 ] || break; sleep 0.1; done; "
-        "kill -USR1 $w; wait $k; echo \"kdelay $?\"; kill $w; cat \"$2\"";
-    Result r = run({"/usr/bin/unshare", "--pid", "--fork", "--mount-proc", "sh", "-c", script, kKdelay, kWorkload, out,
-                    cgroup.path()},
-                   150s);
-    unlink(out.c_str());
-    ASSERT_EQ(r.status, 0) << r.err;
-    ASSERT_NE(r.out.find("kdelay 0\n"), std::string::npos) << r.out;
-    const uint32_t local_pid = static_cast<uint32_t>(std::stoul(r.out.substr(r.out.find("workload ") + 9)));
-    const uint32_t local_tid = workload_tid(r.out, "kd-counter");
-    EXPECT_LT(local_pid, 100u) << "a PID of the new namespace";
-    std::string json_part;
-    std::istringstream in(r.out);
-    for (std::string line; std::getline(in, line);)
-        if (!line.empty() && line[0] == '{')
-            json_part += line + "\n";
-    const Counts c = sample_counts(json_part);
-    EXPECT_EQ(calls(c, local_tid, "getppid"), 1000u) << "the thread under its id in the namespace: " << r.out;
-    EXPECT_EQ(calls(c, local_tid, "nanosleep"), 20u);
-    EXPECT_EQ(c.pids_in_order, std::vector<uint32_t>{local_pid}) << "the process as the user sees it: " << r.out;
-    for (const auto& [tid, pid] : c.pid_of)
-        EXPECT_EQ(pid, local_pid) << "thread " << tid << ": " << r.out;
+    expect_ids_of_the_namespace("echo $w >\"$3/cgroup.procs\"; ", "--cgroup \"$3\"", cgroup.path());
 }
 
 // A command kdelay starts in a PID namespace of its own: held at the door,
@@ -249,15 +244,10 @@ TEST(TargetE2E, CommandInAPidNamespaceIsTracedUnderItsIdThere)
                     "--format", "json", "--", kWorkload, "syscalls", "500", "3", "--now"},
                    150s);
     ASSERT_EQ(r.status, 0) << r.err;
-    std::string json_part;
-    std::istringstream in(r.out);
-    for (std::string line; std::getline(in, line);)
-        if (!line.empty() && line[0] == '{')
-            json_part += line + "\n";
     const uint32_t local_tid = workload_tid(r.out, "kd-counter");
     ASSERT_NE(local_tid, 0u) << r.out;
     EXPECT_LT(local_tid, 100u) << "a thread id of the new namespace";
-    const Counts c = sample_counts(json_part);
+    const Counts c = sample_counts(json_lines(r.out));
     EXPECT_EQ(calls(c, local_tid, "getppid"), 500u) << r.out;
     EXPECT_EQ(calls(c, local_tid, "nanosleep"), 3u) << r.out;
     ASSERT_EQ(c.pids_in_order.size(), 1u) << r.out;

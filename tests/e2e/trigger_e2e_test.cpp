@@ -210,39 +210,26 @@ TEST(TriggerE2E, MissingProbesSymbolsAndTracepointsAreClearErrors)
         EXPECT_EQ(std::count(r->err.begin(), r->err.end(), '\n'), 1) << r->err;
 }
 
-// With several processes an uprobe trigger is attached in each: the
-// sections come from the second, while the first sleeps for good.
+// With several processes an uprobe or USDT trigger is attached in each:
+// the sections come from the second, while the first sleeps for good. A
+// USDT trigger is an uprobe at the probe, each process's semaphore raised
+// by the kernel (kd_triggers fires its probes only while theirs is raised).
 // TAGS kernel
-TEST(TriggerE2E, UprobeTriggersAttachInEachListedProcess)
+TEST(TriggerE2E, UprobeAndUsdtTriggersAttachInEachListedProcess)
 {
     KD_REQUIRE_BPF();
     Process idle({kTriggers, "0", "30", "30", "600000"});  // one section, then a 10-minute gap
     Process working({kTriggers, "0", "30", "30"});
     ASSERT_TRUE(idle.wait_for_output("ready", 5s));
     ASSERT_TRUE(working.wait_for_output("ready", 5s));
-    Result r = run({kKdelay, "-p", std::to_string(idle.pid()) + "," + std::to_string(working.pid()),
-                    "--start-trigger", "up:kd_work_section", "--stop-trigger", "upr:kd_work_section",
-                    "--sample-count", "2"},
-                   120s);
-    expect_exact_sections(r, 2, 30'000'000);
-}
-
-// So is a USDT trigger: one uprobe at the probe per process, and each
-// process's semaphore raised by the kernel (kd_triggers fires its probes
-// only while theirs is raised).
-// TAGS kernel
-TEST(TriggerE2E, UsdtTriggersAttachInEachListedProcessAndRaiseItsSemaphore)
-{
-    KD_REQUIRE_BPF();
-    Process idle({kTriggers, "0", "30", "30", "600000"});
-    Process working({kTriggers, "0", "30", "30"});
-    ASSERT_TRUE(idle.wait_for_output("ready", 5s));
-    ASSERT_TRUE(working.wait_for_output("ready", 5s));
-    Result r = run({kKdelay, "-p", std::to_string(idle.pid()) + "," + std::to_string(working.pid()),
-                    "--start-trigger", "u:kdtest:work_start", "--stop-trigger", "u:kdtest:work_end",
-                    "--sample-count", "2"},
-                   120s);
-    expect_exact_sections(r, 2, 30'000'000);
+    for (const auto& [start, stop] : {std::pair{"up:kd_work_section", "upr:kd_work_section"},
+                                      std::pair{"u:kdtest:work_start", "u:kdtest:work_end"}}) {
+        SCOPED_TRACE(start);
+        Result r = run({kKdelay, "-p", std::to_string(idle.pid()) + "," + std::to_string(working.pid()),
+                        "--start-trigger", start, "--stop-trigger", stop, "--sample-count", "2"},
+                       120s);
+        expect_exact_sections(r, 2, 30'000'000);
+    }
 }
 
 // A cgroup's USDT trigger is attached to the file its processes run, for
