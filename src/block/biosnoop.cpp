@@ -148,15 +148,11 @@ int run_biosnoop(const BiosnoopConfig& cfg, ReportWriter& writer)
     // the program compares the kernel's, and the lines show the local ones,
     // as they do for a cgroup's tasks.
     const std::optional<CgroupMatch> cgroup = match_cgroup(cfg.bpf.cgroup, KernelBtf());
-    std::optional<NamespacePids> namespace_pids;
+    const std::unique_ptr<NamespacePids> namespace_pids =
+        cfg.bpf.print_ebpf ? nullptr : NamespacePids::when_needed(cfg.bpf.pids, cfg.bpf.debug, cgroup);
     BiosnoopConfig kernel_cfg = cfg;
-    std::function<PidMap()> learn;
-    if (!cfg.bpf.print_ebpf && (!cfg.bpf.pids.empty() || cgroup) && !in_kernels_pid_namespace()) {
-        namespace_pids.emplace(cfg.bpf.pids, cfg.bpf.debug, cgroup);
-        if (!cfg.bpf.pids.empty())
-            kernel_cfg.bpf.pids = namespace_pids->kernel_tgids();
-        learn = [&namespace_pids] { return namespace_pids->ids(); };
-    }
+    if (namespace_pids && !cfg.bpf.pids.empty())
+        kernel_cfg.bpf.pids = namespace_pids->kernel_tgids();
     const std::string source = render_biosnoop_program(kernel_cfg, layout, cgroup);
     if (cfg.bpf.print_ebpf) {
         std::cout << source;
@@ -167,7 +163,7 @@ int run_biosnoop(const BiosnoopConfig& cfg, ReportWriter& writer)
     // Signals are taken over only now: until here Ctrl-C ends kdelay at once,
     // even inside a compile or a blocking open, and nothing is left behind.
     EventWait wait;
-    BioPrinter printer(writer, cfg.queue, std::move(learn));
+    BioPrinter printer(writer, cfg.queue, namespace_pids ? namespace_pids->learner() : std::function<PidMap()>());
     ebpf::StatusTuple status = session.bpf().open_perf_buffer(
         "events", &BioPrinter::on_event, &BioPrinter::on_lost, &printer, kPerfPages);
     if (!status.ok())

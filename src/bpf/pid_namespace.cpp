@@ -8,6 +8,7 @@
 #include "bpf/session.h"
 #include "core/error.h"
 #include "pidns_abi.h"
+#include "sys/process.h"
 
 namespace kdelay {
 
@@ -28,6 +29,14 @@ NamespacePids::NamespacePids(const std::vector<pid_t>& local, unsigned debug,
     c.number("NS_INO", ns.st_ino);
     session_ = std::make_unique<BpfSession>(assemble_program({"pidns.bpf.c"}, c), debug);
     session_->attach(load_probe_set("pidns"));
+}
+
+std::unique_ptr<NamespacePids> NamespacePids::when_needed(const std::vector<pid_t>& local, unsigned debug,
+                                                         const std::optional<CgroupMatch>& cgroup)
+{
+    if ((local.empty() && !cgroup) || in_kernels_pid_namespace())
+        return nullptr;
+    return std::make_unique<NamespacePids>(local, debug, cgroup);
 }
 
 NamespacePids::~NamespacePids() = default;

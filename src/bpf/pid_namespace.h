@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <sys/types.h>
@@ -25,6 +26,11 @@ public:
     // for it). Throws as BpfSession does.
     NamespacePids(const std::vector<pid_t>& local, unsigned debug,
                   const std::optional<CgroupMatch>& cgroup = std::nullopt);
+    // The probe where kdelay runs in a PID namespace of its own and has
+    // processes or a cgroup to name; null in the kernel's namespace, where
+    // its ids are the kernel's.
+    static std::unique_ptr<NamespacePids> when_needed(const std::vector<pid_t>& local, unsigned debug,
+                                                      const std::optional<CgroupMatch>& cgroup);
     ~NamespacePids();
     NamespacePids(const NamespacePids&) = delete;
     NamespacePids& operator=(const NamespacePids&) = delete;
@@ -37,6 +43,12 @@ public:
     std::vector<pid_t> kernel_tgids(std::chrono::milliseconds wait = kRunWithin);
     // Every thread seen so far.
     PidMap ids();
+    // ids(), for a reader that asks again as threads come (this must
+    // outlive it).
+    std::function<PidMap()> learner()
+    {
+        return [this] { return ids(); };
+    }
 
 private:
     std::vector<pid_t> local_;

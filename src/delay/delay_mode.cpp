@@ -164,10 +164,10 @@ int run_delay(const DelayConfig& cfg, ReportWriter& writer)
     // learnt for the report.
     KernelBtf btf;
     const std::optional<CgroupMatch> cgroup = match_cgroup(cfg.bpf.cgroup, btf);
-    std::optional<NamespacePids> namespace_pids;
+    std::unique_ptr<NamespacePids> namespace_pids =
+        cfg.bpf.print_ebpf ? nullptr : NamespacePids::when_needed(targets, cfg.bpf.debug, cgroup);
     std::vector<pid_t> kernel_targets = targets;
-    if (!cfg.bpf.print_ebpf && (!targets.empty() || cgroup) && !in_kernels_pid_namespace()) {
-        namespace_pids.emplace(targets, cfg.bpf.debug, cgroup);
+    if (namespace_pids) {
         if (launcher)
             launcher->wake();  // held at the door, it must run once to be seen
         if (!targets.empty())
@@ -212,10 +212,8 @@ int run_delay(const DelayConfig& cfg, ReportWriter& writer)
     // even inside a compile or a blocking open, and nothing is left behind
     // (a command held at the door sees its pipe close and exits).
     EventWait wait;
-    DelayCollector collector(session, params, namespace_pids ? std::function<PidMap()>([&namespace_pids] {
-        return namespace_pids->ids();
-    })
-                                                             : std::function<PidMap()>());
+    DelayCollector collector(session, params,
+                             namespace_pids ? namespace_pids->learner() : std::function<PidMap()>());
     if (!upcalls.note.empty())
         writer.note(upcalls.note);
     if (!params.block)
