@@ -177,20 +177,21 @@ int run_biosnoop(const BiosnoopConfig& cfg, ReportWriter& writer)
                          ? Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                               std::chrono::duration<double>(cfg.duration))
                          : Clock::time_point::max();
+    bool exited = false;
     for (;;) {
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - Clock::now());
         printer.next_round();
         session.bpf().poll_perf_buffer("events", static_cast<int>(std::clamp<int64_t>(left.count(), 0, 100)));
         const auto wake = wait.wait_until(Clock::now());
-        if (wake == EventWait::Wake::interrupted || Clock::now() >= end)
+        exited = wake == EventWait::Wake::target_exited;
+        if (exited || wake == EventWait::Wake::interrupted || Clock::now() >= end)
             break;
-        if (wake == EventWait::Wake::target_exited) {
-            session.bpf().poll_perf_buffer("events", 0);
-            writer.note(fmt::format("Process{} {} exited", cfg.bpf.pids.size() > 1 ? "es" : "",
-                                    fmt::join(cfg.bpf.pids, ", ")));
-            break;
-        }
     }
+    // What the kernel sent while the last round was printed, or as the
+    // signal came, is still in the buffer.
+    session.bpf().poll_perf_buffer("events", 0);
+    if (exited)
+        writer.note(fmt::format("Process{} {} exited", cfg.bpf.pids.size() > 1 ? "es" : "", fmt::join(cfg.bpf.pids, ", ")));
     writer.table(bio_summary_table(printer.summary()));
     if (printer.lost() > 0)
         writer.warning(with_commas(printer.lost()) +

@@ -27,6 +27,7 @@
 //   steal NS                           CPU 0's steal time over the window
 //   thread NAME TID RUN_NS WAIT_NS     schedstat deltas over the window
 //   born_at NS                         (born) just before pthread_create
+//   born_by NS                         (born) just after it returned
 // schedstat is all zeros unless /proc/sys/kernel/sched_schedstats is 1.
 #include <algorithm>
 #include <atomic>
@@ -292,7 +293,7 @@ int main(int argc, char** argv)
 
         Worker* born = nullptr;
         pthread_t born_thread;
-        uint64_t born_at = 0;
+        uint64_t born_at = 0, born_by = 0;
         if (mode == "spinners" || mode == "three" || mode == "rival" || mode == "flooded") {
             sleep_ms(1000);
         } else if (mode == "wake") {
@@ -306,6 +307,7 @@ int main(int argc, char** argv)
             born = new Worker{"kd-born"};
             born_at = now_ns();
             pthread_create(&born_thread, nullptr, reader, born);
+            born_by = now_ns();
             sleep_ms(200);
         } else {
             sleep_ms(200);
@@ -323,6 +325,7 @@ int main(int argc, char** argv)
         }
         if (born) {
             printf("born_at %lu\n", born_at);
+            printf("born_by %lu\n", born_by);
             printf("thread kd-born %d 0 0\n", born->tid.load());
             char c = 'x';
             if (write(g_pipe[1], &c, 1) != 1)
