@@ -27,7 +27,11 @@ struct kd_capture {
 /* Counters in the stats array. */
 #define KD_STAT_TRIGGER_MISS 0  /* start trigger fired while not armed */
 #define KD_STAT_EVENTS_DROPPED 1  /* ring buffer full */
-#define KD_STAT_COUNT 2
+#define KD_STAT_STALLS_DROPPED 2  /* --stall: the stalls ring buffer was full */
+/* --stall: intervals that began while the thread's last stall was still
+ * being read, and were not watched. */
+#define KD_STAT_STALLS_UNWATCHED 3
+#define KD_STAT_COUNT 4
 
 /* A syscall event on the ring buffer (--syscall-events). */
 struct kd_event {
@@ -101,6 +105,11 @@ struct kd_stat {
     __u64 total_ns;
     __u64 min_ns;
     __u64 max_ns;
+    /* --stall: the interval of its thread (kd_thread.gen) it was written in;
+     * an entry of an earlier one is emptied before it is added to. 0 in a
+     * sample. */
+    __u32 gen;
+    __u32 pad;
 };
 
 /* --budget (and JSON): where a thread's time in the window went. The
@@ -161,7 +170,7 @@ struct kd_waker {
     __u64 count;
     __u64 blocked_ns;  /* the blocked time these wakeups ended */
     __u32 tgid;        /* the waker's process */
-    __u32 pad;
+    __u32 gen;         /* as kd_stat.gen */
     char comm[KD_COMM_LEN];
 };
 
@@ -204,7 +213,7 @@ struct kd_blame_key {
 struct kd_blame {
     __u64 ns;
     __u32 tgid;
-    __u32 pad;
+    __u32 gen;  /* as kd_stat.gen */
     char comm[KD_COMM_LEN];
 };
 
@@ -225,7 +234,12 @@ struct kd_thread {
     __u32 sys_nr;
     __u32 wait_known;  /* wait_seen is set (not before its first switch in a sample) */
     __u32 tgid;        /* its process: one of the target's */
+    /* --stall: the interval it is in (0: none; its time is not recorded),
+     * numbered per thread from 1 by gens; interval_start is when it began. */
+    __u32 gen;
+    __u32 gens;
     __u32 pad;
+    __u64 interval_start;
     /* Its run queue's clock at its switch-in, seen in this sample (0: not
      * seen); the run ends at that clock's value at its switch-out. */
     __u64 run_clock;
@@ -239,6 +253,20 @@ struct kd_thread {
     struct kd_stat stopped;
     struct kd_stat long_poll;
     struct kd_budget budget;
+};
+
+/* --stall: an interval of a thread longer than the threshold, on the
+ * stalls ring buffer as it ends. thread is the thread's entry then: its
+ * RUN, READY and STOPPED and its budget cover the interval; the map values
+ * of the thread with kd_stat.gen (or gen) equal to gen hold the rest. The
+ * thread starts no interval until kdelay has read them and deleted its
+ * stall_reading entry. */
+struct kd_stall {
+    __u64 start_ns;
+    __u64 end_ns;
+    __u32 tid;
+    __u32 gen;
+    struct kd_thread thread;
 };
 
 struct kd_syscall_key {

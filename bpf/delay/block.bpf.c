@@ -21,6 +21,9 @@ int kd_block_complete(struct bpf_raw_tracepoint_args *ctx)
     bio_start.delete(&key);
     if (!capturing())
         return 0;
+    __u32 gen = tid_recording_gen(bkey.tid);
+    if (!gen)
+        return 0;
 
     struct kd_blockio zero = {};
     struct kd_blockio *b = blockio.lookup_or_try_init(&bkey, &zero);
@@ -28,6 +31,7 @@ int kd_block_complete(struct bpf_raw_tracepoint_args *ctx)
         note_full(KD_MAP_BLOCKIO);
         return 0;
     }
+    KD_FRESH(b, stat.gen, gen);
     stat_add(&b->stat, delta);
     b->bytes += (__u32)ctx->args[2];
     return 0;

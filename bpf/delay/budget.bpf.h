@@ -12,12 +12,51 @@ static __always_inline __u64 window_start(struct kd_capture *cap)
 }
 
 #if WITH_BUDGET
+/* The budget dates a switch or a wakeup as the kernel's accounting does: at
+ * the run queue's clock, translated to the report's clock. That clock can
+ * be microseconds older than the tracepoint: a wakeup that preempts the
+ * running task makes the next schedule() skip its clock update, so the
+ * kernel ends prev's run and next's wait at the wakeup's clock.
+ *
+ * Per CPU, the gap between the two clocks: the smallest seen, as a sample
+ * (now less the run queue's clock) is never below the true gap. It may
+ * grow by 1/1024 of the time since the last sample, more than the two
+ * clocks drift apart (NTP slews ktime by 500 ppm at most). Written only
+ * under the run queue's lock, at a switch or a wakeup. */
+struct kd_clock_gap {
+    __s64 gap;
+    __u64 at;
+};
+BPF_ARRAY(clock_gaps, struct kd_clock_gap, MAX_CPUS);
+
+/* The report's clock for the run queue rq's clock now (read at `now`). */
+static __always_inline __u64 rq_time(void *rq, __u32 cpu, __u64 now)
+{
+    struct kd_clock_gap *g = clock_gaps.lookup(&cpu);
+    if (!g)
+        return now;
+    __u64 clock = typed_u64(rq, RQ_CLOCK_OFF);
+    __s64 sample = (__s64)(now - clock);
+    __s64 drifted = g->gap + (__s64)((now - g->at) >> 10);
+    /* Decided in the map, not in registers, so that the verifier can merge
+     * the paths: sched_switch is near its limit of states. */
+    if (!g->at || sample < drifted)
+        g->gap = sample;
+    else
+        g->gap = drifted;
+    g->at = now;
+    return clock + g->gap;
+}
+
 BPF_HASH(wakers, struct kd_waker_key, struct kd_waker, MAX_WAKERS);
 BPF_PERCPU_ARRAY(irq_context, struct kd_irq_context, 1);
 
 /* Who ends blocked time now: the current task, or the interrupt it is in. */
 static __always_inline void note_waker(struct kd_thread *t, __u32 tid, __u64 blocked_ns, __u64 now)
 {
+    __u32 gen = recording_gen(t);
+    if (!gen)
+        return;
     struct kd_waker_key key = { .tid = tid, .kind = KD_WAKER_TASK };
     int zero = 0;
     struct kd_irq_context *c = irq_context.lookup(&zero);
@@ -36,6 +75,7 @@ static __always_inline void note_waker(struct kd_thread *t, __u32 tid, __u64 blo
         note_full(KD_MAP_WAKERS);
         return;
     }
+    KD_FRESH(w, gen, gen);
     if (!w->count && key.kind == KD_WAKER_TASK) {
         w->tgid = id >> 32;
         bpf_get_current_comm(&w->comm, sizeof(w->comm));
@@ -100,7 +140,7 @@ static __always_inline void holder_forget(void)
     }
 }
 
-static __always_inline void blame_add(__u32 tid, __u32 kind, struct kd_holder *e, __u64 ns)
+static __always_inline void blame_add(__u32 tid, __u32 gen, __u32 kind, struct kd_holder *e, __u64 ns)
 {
     if (!ns)
         return;
@@ -111,6 +151,7 @@ static __always_inline void blame_add(__u32 tid, __u32 kind, struct kd_holder *e
         note_full(KD_MAP_BLAME);
         return;
     }
+    KD_FRESH(b, gen, gen);
     if (!b->ns && e) {
         b->tgid = e->tgid;
         __builtin_memcpy(b->comm, e->comm, sizeof(b->comm));
@@ -119,9 +160,12 @@ static __always_inline void blame_add(__u32 tid, __u32 kind, struct kd_holder *e
 }
 
 /* tid gets this CPU at now after waiting since w0 (since lo on this CPU):
- * split the wait over the holders of this CPU it overlaps. */
-static __always_inline void blame_wait(__u32 tid, __u64 w0, __u64 lo, __u64 now)
+ * split the wait over the holders of this CPU it overlaps, in the thread's
+ * interval gen (recording_gen; 0: nothing to record). */
+static __always_inline void blame_wait(__u32 tid, __u32 gen, __u64 w0, __u64 lo, __u64 now)
 {
+    if (!gen)
+        return;
     __u64 covered = 0, irq = 0;
     int zero = 0;
     struct kd_cpu_holders *h = holders.lookup(&zero);
@@ -141,15 +185,15 @@ static __always_inline void blame_wait(__u32 tid, __u64 w0, __u64 lo, __u64 now)
                 e_irq = e_irq * d / (e->end - e->start);
             if (e_irq > d)
                 e_irq = d;
-            blame_add(tid, KD_BLAME_TASK, e, d - e_irq);
+            blame_add(tid, gen, KD_BLAME_TASK, e, d - e_irq);
             irq += e_irq;
             covered += d;
         }
     }
-    blame_add(tid, KD_BLAME_IRQ, 0, irq);
+    blame_add(tid, gen, KD_BLAME_IRQ, 0, irq);
     __u64 total = now > w0 ? now - w0 : 0;
     if (total > covered)
-        blame_add(tid, KD_BLAME_OTHERS, 0, total - covered);
+        blame_add(tid, gen, KD_BLAME_OTHERS, 0, total - covered);
 }
 
 /* Interrupt time on this CPU while some thread of the target waits. */
@@ -223,8 +267,9 @@ static __always_inline __u64 budget_leave(struct kd_thread *t, __u32 tid, struct
         } else if (nr == KD_B_SYSCALL_UNKNOWN) {
             b->pending_ns += d;
         } else {
+            __u32 gen = recording_gen(t);
             struct kd_syscall_key key = { .tid = tid, .nr = nr };
-            struct kd_syscall *s = syscall_entry(&key);
+            struct kd_syscall *s = gen ? syscall_entry(&key, gen) : 0;
             if (s)
                 s->blocked_ns += d;
             hist_add(tid, KD_HIST_BLOCKED, nr, d);
@@ -276,8 +321,9 @@ static __always_inline void budget_syscall_returned(struct kd_thread *t, __u32 t
     if (entered_in_window) {
         t->budget.blocked_nosys_ns += t->budget.pending_ns;
     } else {
+        __u32 gen = recording_gen(t);
         struct kd_syscall_key key = { .tid = tid, .nr = nr };
-        struct kd_syscall *s = syscall_entry(&key);
+        struct kd_syscall *s = gen ? syscall_entry(&key, gen) : 0;
         if (s)
             s->blocked_ns += t->budget.pending_ns;
     }

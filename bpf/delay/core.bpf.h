@@ -115,14 +115,32 @@ static __always_inline __u64 wait_ends(__u64 *start, struct kd_capture *cap)
     return began && began >= cap->start_ns ? bpf_ktime_get_ns() - began : 0;
 }
 
-/* delta into the stat s that a map gave for the thread's (kind, id), and
- * into its histogram; s is null when that map (full, a KD_MAP_*) is full. */
-static __always_inline void stat_into(struct kd_stat *s, int full, __u32 tid, __u32 hist_kind, __u32 id, __u64 delta)
+/* --stall: a map value of a thread, v, is recorded in the thread's
+ * current interval g; one written in an earlier interval (its gen_field
+ * differs) is emptied first. A sample keeps every value all window. */
+#if STALL
+#define KD_FRESH(v, gen_field, g)                     \
+    do {                                              \
+        if ((v)->gen_field != (g)) {                  \
+            __builtin_memset((v), 0, sizeof(*(v)));   \
+            (v)->gen_field = (g);                     \
+        }                                             \
+    } while (0)
+#else
+#define KD_FRESH(v, gen_field, g) do { } while (0)
+#endif
+
+/* delta into the stat s that a map gave for the thread's (kind, id) in its
+ * interval gen, and into its histogram; s is null when that map (full, a
+ * KD_MAP_*) is full. */
+static __always_inline void stat_into(struct kd_stat *s, int full, __u32 tid, __u32 hist_kind, __u32 id, __u64 delta,
+                                      __u32 gen)
 {
     if (!s) {
         note_full(full);
         return;
     }
+    KD_FRESH(s, gen, gen);
     stat_add(s, delta);
     hist_add(tid, hist_kind, id, delta);
 }
@@ -239,6 +257,27 @@ static __always_inline void thread_hist_add(__u32 tid, __u32 kind, __u64 delta)
     __u32 bucket = bpf_log2l(delta);
     if (h && bucket < KD_HIST_SLOTS)
         h->count[kind == KD_HIST_RUN ? 0 : 1][bucket]++;
+#endif
+}
+
+/* Where the thread's values go now: with --stall, its current interval (0:
+ * it is in none, and nothing is recorded); in a sample, always 1. */
+static __always_inline __u32 recording_gen(struct kd_thread *t)
+{
+#if STALL
+    return t ? t->gen : 0;
+#else
+    return 1;
+#endif
+}
+
+/* The same for thread tid, whose entry is looked up only with --stall. */
+static __always_inline __u32 tid_recording_gen(__u32 tid)
+{
+#if STALL
+    return recording_gen(thread_find(tid));
+#else
+    return 1;
 #endif
 }
 

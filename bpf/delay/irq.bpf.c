@@ -63,7 +63,8 @@ RAW_TRACEPOINT_PROBE(irq_handler_exit)
     struct kd_irq_slot *slot;
     __u64 start;
     __u32 tid = handler_exited(1, (int)ctx->args[2] != 0 /* else IRQ_NONE */, &slot, &start);
-    if (!tid)
+    __u32 gen = tid ? tid_recording_gen(tid) : 0;
+    if (!gen)
         return 0;
 
     struct kd_hardirq_key key = { .tid = tid };
@@ -72,7 +73,7 @@ RAW_TRACEPOINT_PROBE(irq_handler_exit)
     bpf_probe_read_kernel_str(&key.name, sizeof(key.name), name);
     struct kd_stat fresh = {};
     stat_into(hardirqs.lookup_or_try_init(&key, &fresh), KD_MAP_HARDIRQS, tid, KD_HIST_HARDIRQ, 0,
-              bpf_ktime_get_ns() - start);
+              bpf_ktime_get_ns() - start, gen);
     return 0;
 }
 
@@ -87,13 +88,14 @@ RAW_TRACEPOINT_PROBE(softirq_exit)
     struct kd_irq_slot *slot;
     __u64 start;
     __u32 tid = handler_exited(0, 1, &slot, &start);
-    if (!tid)
+    __u32 gen = tid ? tid_recording_gen(tid) : 0;
+    if (!gen)
         return 0;
 
     struct kd_softirq_key key = { .tid = tid, .vec = (__u32)slot->what };
     struct kd_stat fresh = {};
     stat_into(softirqs.lookup_or_try_init(&key, &fresh), KD_MAP_SOFTIRQS, tid, KD_HIST_SOFTIRQ, key.vec,
-              bpf_ktime_get_ns() - start);
+              bpf_ktime_get_ns() - start, gen);
     return 0;
 }
 

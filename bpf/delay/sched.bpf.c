@@ -11,42 +11,6 @@ static __always_inline void *rq_of(void *task)
 }
 
 #if WITH_BUDGET
-/* The budget dates a switch or a wakeup as the kernel's accounting does: at
- * the run queue's clock, translated to the report's clock. That clock can
- * be microseconds older than the tracepoint: a wakeup that preempts the
- * running task makes the next schedule() skip its clock update, so the
- * kernel ends prev's run and next's wait at the wakeup's clock.
- *
- * Per CPU, the gap between the two clocks: the smallest seen, as a sample
- * (now less the run queue's clock) is never below the true gap. It may
- * grow by 1/1024 of the time since the last sample, more than the two
- * clocks drift apart (NTP slews ktime by 500 ppm at most). Written only
- * under the run queue's lock, at a switch or a wakeup. */
-struct kd_clock_gap {
-    __s64 gap;
-    __u64 at;
-};
-BPF_ARRAY(clock_gaps, struct kd_clock_gap, MAX_CPUS);
-
-/* The report's clock for the run queue rq's clock now (read at `now`). */
-static __always_inline __u64 rq_time(void *rq, __u32 cpu, __u64 now)
-{
-    struct kd_clock_gap *g = clock_gaps.lookup(&cpu);
-    if (!g)
-        return now;
-    __u64 clock = typed_u64(rq, RQ_CLOCK_OFF);
-    __s64 sample = (__s64)(now - clock);
-    __s64 drifted = g->gap + (__s64)((now - g->at) >> 10);
-    /* Decided in the map, not in registers, so that the verifier can merge
-     * the paths: sched_switch is near its limit of states. */
-    if (!g->at || sample < drifted)
-        g->gap = sample;
-    else
-        g->gap = drifted;
-    g->at = now;
-    return clock + g->gap;
-}
-
 /* A wakeup matters to the budget only (who woke a thread, and when its
  * blocked time ended). READY and STOPPED come from the kernel's own
  * run-queue accounting at the switches below, so without --budget no
@@ -135,7 +99,7 @@ static __always_inline void budget_switched_in(struct kd_thread *t, __u32 tid, s
     if (was == KD_B_READY || was == KD_B_UNKNOWN) {
         __u64 w0 = was == KD_B_READY && t->budget.since ? t->budget.since : window_start(cap);
         __u64 lo = was == KD_B_READY && t->budget.migrated_ns > w0 ? t->budget.migrated_ns : w0;
-        blame_wait(tid, w0, lo, at);
+        blame_wait(tid, recording_gen(t), w0, lo, at);
     }
     budget_leave(t, tid, cap, at, KD_B_READY);
     budget_enter(t, KD_B_RUNNING, 0, at);

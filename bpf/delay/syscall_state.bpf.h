@@ -6,12 +6,16 @@
 
 #include "delay/core.bpf.h"
 
-static __always_inline struct kd_syscall *syscall_entry(struct kd_syscall_key *key)
+/* The syscall's values in the thread's interval gen (recording_gen). */
+static __always_inline struct kd_syscall *syscall_entry(struct kd_syscall_key *key, __u32 gen)
 {
     struct kd_syscall zero = {};
     struct kd_syscall *s = syscalls.lookup_or_try_init(key, &zero);
-    if (!s)
+    if (!s) {
         note_full(KD_MAP_SYSCALLS);
+        return 0;
+    }
+    KD_FRESH(s, stat.gen, gen);
     return s;
 }
 
@@ -105,7 +109,7 @@ static __always_inline void recent_add(struct kd_syscall_key *key, __u64 delta)
         /* Runs on another thread's behalf: no thread_entry() here, it would
          * take the current thread's name. */
         struct kd_syscall_key done = { .tid = r->tid, .nr = r->nr };
-        struct kd_syscall *s = syscall_entry(&done);
+        struct kd_syscall *s = syscall_entry(&done, 1);  /* a sample's: --stall has no runs */
         if (s)
             stat_merge(&s->stat, &r->stat);
         recent_hist_flush(slot, &done);
@@ -121,12 +125,13 @@ static __always_inline void recent_add(struct kd_syscall_key *key, __u64 delta)
     recent_hist_add(slot, delta);
 }
 
-/* One syscall of key, straight into the hashes: for a hook that may not
- * touch the CPU's runs (slots_claim). */
-static __always_inline void syscall_add(struct kd_syscall_key *key, __u64 delta)
+/* One syscall of key, straight into the hashes, in the thread's interval
+ * gen: for a hook that may not touch the CPU's runs (slots_claim), and for
+ * --stall, whose values are per interval. */
+static __always_inline void syscall_add(struct kd_syscall_key *key, __u64 delta, __u32 gen)
 {
     thread_entry(key->tid, 0);
-    struct kd_syscall *s = syscall_entry(key);
+    struct kd_syscall *s = syscall_entry(key, gen);
     if (s)
         stat_add(&s->stat, delta);
     __u32 bucket = bpf_log2l(delta);

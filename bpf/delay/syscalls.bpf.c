@@ -2,6 +2,7 @@
 #include "delay/core.bpf.h"
 #include "delay/syscall_state.bpf.h"
 #include "delay/budget.bpf.h"
+#include "delay/stall.bpf.h"
 
 RAW_TRACEPOINT_PROBE(sys_enter)
 {
@@ -12,6 +13,13 @@ RAW_TRACEPOINT_PROBE(sys_enter)
 
     __u64 now = bpf_ktime_get_ns();
     struct kd_syscall_key key = { .tid = (__u32)id, .nr = (__u32)ctx->args[1] };
+#if STALL
+    if (is_poll_family(key.nr)) {
+        struct kd_thread *t = thread_find(key.tid);
+        if (t)
+            stall_ends(t, key.tid, cap, now);
+    }
+#endif
     int zero = 0;
     struct kd_inflight *f = inflight.lookup(&zero);
     if (!f)
@@ -78,10 +86,18 @@ static __always_inline void syscall_returned(struct bpf_raw_tracepoint_args *ctx
     }
 
     __u64 now = bpf_ktime_get_ns();
+#if STALL
+    if (!t)
+        t = thread_find(key.tid);
+    __u32 gen = recording_gen(t);
+    if (gen)
+        syscall_add(&key, now - entry, gen);
+#else
     if (own)
         recent_add(&key, now - entry);  /* with its histogram */
     else
-        syscall_add(&key, now - entry);
+        syscall_add(&key, now - entry, 1);
+#endif
 #if WITH_SYSCALL_EVENTS
     if ((SYSCALL_EVENT_MIN_NS == 0 || now - entry > SYSCALL_EVENT_MIN_NS) && !(SKIP_POLL_EVENTS && key.nr == POLL_NR)) {
         struct kd_event *e = events.ringbuf_reserve(sizeof(struct kd_event));
@@ -138,5 +154,15 @@ RAW_TRACEPOINT_PROBE(sys_exit)
     syscall_returned(ctx, cap, id, f, own);
     if (own)
         slots_release(f);
+#if STALL
+    /* After the syscall is counted: a poll's return is outside any interval. */
+    kd_regs_nr_t nr = 0;
+    bpf_probe_read_kernel(&nr, sizeof(nr), (char *)ctx->args[0] + PT_REGS_NR_OFF);
+    if (is_poll_family((__u32)nr)) {
+        struct kd_thread *t = thread_entry((__u32)id, 0);
+        if (t)
+            stall_begins(t, (__u32)id, bpf_ktime_get_ns());
+    }
+#endif
     return 0;
 }

@@ -1,6 +1,20 @@
 /* ---- triggers: attached to a USDT probe, uprobe, tracepoint or kprobe ---- */
 #include "delay/core.bpf.h"
-#if WITH_START_TRIGGER
+#include "delay/stall.bpf.h"
+#if WITH_START_TRIGGER && STALL
+
+/* --stall: the triggers frame each thread's intervals. */
+int kd_start_trigger(void *ctx)
+{
+    __u64 id = bpf_get_current_pid_tgid();
+    if (!target_capturing(id))
+        return 0;
+    struct kd_thread *t = thread_entry((__u32)id, 0);
+    if (t)
+        stall_begins(t, (__u32)id, bpf_ktime_get_ns());
+    return 0;
+}
+#elif WITH_START_TRIGGER
 
 int kd_start_trigger(void *ctx)
 {
@@ -27,7 +41,20 @@ int kd_start_trigger(void *ctx)
     return 0;
 }
 #endif
-#if WITH_STOP_TRIGGER
+#if WITH_STOP_TRIGGER && STALL
+
+int kd_stop_trigger(void *ctx)
+{
+    __u64 id = bpf_get_current_pid_tgid();
+    struct kd_capture *cap = target_capturing(id);
+    if (!cap)
+        return 0;
+    struct kd_thread *t = thread_find((__u32)id);
+    if (t)
+        stall_ends(t, (__u32)id, cap, bpf_ktime_get_ns());
+    return 0;
+}
+#elif WITH_STOP_TRIGGER
 
 int kd_stop_trigger(void *ctx)
 {

@@ -54,6 +54,12 @@ void MapIo::update(const std::string& map, uint32_t index, const void* value, si
         fail("write", map);
 }
 
+void MapIo::erase_key(const std::string& map, const void* key)
+{
+    if (bpf_map_delete_elem(fd(map), key) != 0 && errno != ENOENT)
+        fail("delete from", map);
+}
+
 void MapIo::per_cpu_lookup(const std::string& map, uint32_t index, size_t size,
                            const std::function<void(const void*)>& each)
 {

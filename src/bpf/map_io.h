@@ -65,11 +65,18 @@ public:
 
     // Deletes every entry of a hash; zeroes every element of an array.
     void clear(const std::string& map) { clear_map(fd(map)); }
+    // Deletes key's entry of a hash, if it has one.
+    template <class K>
+    void erase(const std::string& map, const K& key)
+    {
+        erase_key(map, &key);
+    }
     void zero(const std::string& map) { zero_array(fd(map)); }
 
 private:
     void lookup(const std::string& map, uint32_t index, void* value, size_t size);
     void update(const std::string& map, uint32_t index, const void* value, size_t size);
+    void erase_key(const std::string& map, const void* key);
     void per_cpu_lookup(const std::string& map, uint32_t index, size_t size,
                         const std::function<void(const void*)>& each);
     // The map's value size, asked of the kernel once (-1: unknown).

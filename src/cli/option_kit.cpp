@@ -1,9 +1,12 @@
 #include "cli/option_kit.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
+#include <cstring>
 #include <fmt/format.h>
 #include <map>
+#include <optional>
 
 #include "core/error.h"
 
@@ -84,6 +87,66 @@ CLI::Validator seconds(double min, double max)
             return {};
         },
         "", "seconds");
+}
+
+namespace {
+
+// The value's number and its unit's nanoseconds, when it is one.
+std::optional<std::pair<double, double>> split_duration(const std::string& value)
+{
+    static const std::pair<const char*, double> units[] = {{"us", 1e3}, {"ms", 1e6}, {"s", 1e9}};
+    std::string number = value;
+    double unit = 1e6;
+    for (const auto& [suffix, ns] : units) {
+        const size_t n = strlen(suffix);
+        if (value.size() > n && value.compare(value.size() - n, n, suffix) == 0 &&
+            (n == 2 || !isalpha(static_cast<unsigned char>(value[value.size() - 2])))) {
+            number = value.substr(0, value.size() - n);
+            unit = ns;
+            break;
+        }
+    }
+    const size_t point = number.find('.');
+    if (number.find_first_not_of("0123456789.") != std::string::npos ||
+        (point != std::string::npos && number.find('.', point + 1) != std::string::npos) ||
+        number.find_first_of("0123456789") == std::string::npos)
+        return std::nullopt;
+    double v = 0;
+    const char* end = number.data() + number.size();
+    const auto [ptr, ec] = std::from_chars(number.data(), end, v);
+    if (ec != std::errc() || ptr != end)
+        return std::nullopt;
+    return std::make_pair(v, unit);
+}
+
+std::string duration_text(uint64_t ns)
+{
+    return ns % 1000000000 == 0 ? fmt::format("{}s", ns / 1000000000) : fmt::format("{}ms", number_text(ns / 1e6));
+}
+
+}  // namespace
+
+CLI::Validator duration(uint64_t min_ns, uint64_t max_ns)
+{
+    return CLI::Validator(
+        [min_ns, max_ns](std::string& value) -> std::string {
+            const std::string allowed = fmt::format("from {} to {}", duration_text(min_ns), duration_text(max_ns));
+            const auto d = split_duration(value);
+            if (!d)
+                return fmt::format("'{}' is not a length of time; give one {}, such as 200ms or 1s (bare: ms)",
+                                   value, allowed);
+            const double ns = d->first * d->second;
+            if (!(ns >= static_cast<double>(min_ns) && ns <= static_cast<double>(max_ns)))
+                return fmt::format("'{}' is out of range; give a length of time {}", value, allowed);
+            return {};
+        },
+        "", "duration");
+}
+
+uint64_t duration_ns(const std::string& value)
+{
+    const auto d = split_duration(value);
+    return d ? static_cast<uint64_t>(d->first * d->second + 0.5) : 0;
 }
 
 CLI::Option* add_debug_option(CLI::App& app, std::vector<unsigned>& flags)

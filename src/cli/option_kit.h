@@ -24,6 +24,11 @@ CLI::Validator whole_number(uint64_t min, uint64_t max);
 // Digits with an optional decimal point: no NaN, infinity, sign, hex or
 // exponent.
 CLI::Validator seconds(double min, double max);
+// A length of time as such digits and a unit, us, ms or s (bare: ms), from
+// min_ns to max_ns.
+CLI::Validator duration(uint64_t min_ns, uint64_t max_ns);
+// The nanoseconds of a value that duration() passed.
+uint64_t duration_ns(const std::string& value);
 
 // An option whose value may be left out, as argparse's nargs="?".
 template <typename T>

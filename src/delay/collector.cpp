@@ -38,6 +38,11 @@ DelayCollector::DelayCollector(BpfSession& session, const DelayProgramParams& pa
             if (size >= sizeof(kd_event))
                 pending_.push_back(*static_cast<const kd_event*>(data));
         });
+    if (params_.stall_min_ns)
+        stalls_ = std::make_unique<RingBufferReader>(maps_.fd("stalls"), [this](const void* data, size_t size) {
+            if (size >= sizeof(kd_stall))
+                ended_.push_back(*static_cast<const kd_stall*>(data));
+        });
 }
 
 DelayCollector::~DelayCollector() = default;
@@ -62,6 +67,8 @@ CaptureState DelayCollector::capture_state()
 }
 
 uint64_t DelayCollector::trigger_misses() { return maps_.per_cpu_sum("counters", KD_STAT_TRIGGER_MISS); }
+uint64_t DelayCollector::stalls_dropped() { return maps_.per_cpu_sum("counters", KD_STAT_STALLS_DROPPED); }
+uint64_t DelayCollector::stalls_unwatched() { return maps_.per_cpu_sum("counters", KD_STAT_STALLS_UNWATCHED); }
 uint64_t DelayCollector::events_dropped() { return maps_.per_cpu_sum("counters", KD_STAT_EVENTS_DROPPED); }
 uint64_t DelayCollector::bios_lost() { return delay_maps::block_io(params_) ? maps_.per_cpu_sum("bio_lost", 0) : 0; }
 
@@ -126,7 +133,36 @@ size_t DelayCollector::process_rank(uint32_t pid) const
 Sample DelayCollector::collect()
 {
     const PidMap ids = ids_ ? ids_() : PidMap{};
-    SampleReading r{params_, ids, window_, {}, {}, {}, {}, {}, {}, {}};
+    SampleReading r{params_, ids, window_, {}, {}, {}, {}, {}, {}, {}, {}};
+    return read_sample(r);
+}
+
+std::vector<Stall> DelayCollector::take_stalls(std::chrono::steady_clock::time_point deadline)
+{
+    std::vector<Stall> stalls;
+    if (!stalls_)
+        return stalls;
+    stalls_->poll_until(deadline);
+    if (ended_.empty())
+        return stalls;
+    const PidMap ids = ids_ ? ids_() : PidMap{};
+    for (const kd_stall& e : ended_) {
+        SampleReading r{params_, ids, BudgetWindow{e.start_ns, e.end_ns}, {}, {}, {}, {}, {}, {}, {}, {}};
+        r.interval = ThreadInterval{e.tid, e.gen};
+        kd_thread t = e.thread;
+        t.long_poll = {};  // the interval is the long poll
+        add_thread_entry(r, t);
+        r.threads[e.tid];  // shown even when it only ran
+        stalls.push_back(Stall{e.start_ns, e.end_ns, read_sample(r)});
+        maps_.erase("stall_reading", e.tid);
+    }
+    ended_.clear();
+    return stalls;
+}
+
+Sample DelayCollector::read_sample(SampleReading& r)
+{
+    const PidMap& ids = r.ids;
     for (const RegisteredSection& s : registered_sections())
         if (s.def->on.is_on(params_.features))
             read_section(maps_, r, *s.def);

@@ -25,6 +25,7 @@ namespace kdelay {
 
 class BpfSession;
 class MapIo;
+struct SampleReading;
 
 class DelayCollector final : public SampleSource {
 public:
@@ -49,7 +50,15 @@ public:
     uint64_t trigger_misses() override;
     uint64_t events_dropped() override;
 
+    // --stall: waits for stalls until deadline; then reads each one's
+    // values and lets its thread begin intervals again.
+    std::vector<Stall> take_stalls(std::chrono::steady_clock::time_point deadline);
+    uint64_t stalls_dropped();
+    uint64_t stalls_unwatched();
+
 private:
+    // The reading's maps, then the sample it makes.
+    Sample read_sample(SampleReading& r);
     void set_capture(uint32_t state);
     // Where pid is in the target's list (its size: not one of them).
     size_t process_rank(uint32_t pid) const;
@@ -62,6 +71,8 @@ private:
     std::unique_ptr<RingBufferReader> events_;
     // Chunked, so a storm never stalls the consumer on a large reallocation.
     std::deque<kd_event> pending_;
+    std::unique_ptr<RingBufferReader> stalls_;
+    std::vector<kd_stall> ended_;  // stalls not yet read
 };
 
 }  // namespace kdelay

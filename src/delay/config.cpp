@@ -31,6 +31,12 @@ DelayConfig make_delay_config(const CommonOptions& common, const DelayOptions& o
     f.ringbuf_pages = 1;
     while (f.ringbuf_pages < options.buffer_page_count)
         f.ringbuf_pages <<= 1;  // the kernel wants a power of two
+    cfg.stall_ns = options.stall_ns;
+    cfg.duration = options.duration;
+    if (cfg.stall_ns) {
+        f.budget = true;         // a stall's report is its time budget
+        f.upcall_stats = false;  // counted per CPU, not per thread
+    }
 
     const bool in_cgroup = !common.cgroup.empty() || !common.unit.empty();
     const bool several = common.pids.size() > 1 || in_cgroup;

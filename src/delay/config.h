@@ -26,6 +26,11 @@ struct DelayConfig {
     std::optional<Trigger> start_trigger;
     std::optional<Trigger> stop_trigger;
     uint64_t trigger_delta = 0;
+    // --stall: no samples; every interval of a thread this long or longer
+    // is reported as it ends, for duration seconds (0: until Ctrl-C or the
+    // target's exit). Its report is the budget's, so the budget is on.
+    std::optional<uint64_t> stall_ns;
+    double duration = 0;
     DelayFeatures features;
 };
 

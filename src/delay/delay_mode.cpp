@@ -18,6 +18,7 @@
 #include "delay/collector.h"
 #include "delay/program.h"
 #include "delay/sampler.h"
+#include "delay/stall_watch.h"
 #include "delay/upcalls.h"
 #include "sys/cgroup.h"
 #include "sys/event_wait.h"
@@ -35,6 +36,17 @@ uint32_t poll_syscall_number()
     auto nr = syscall_number("poll");
     // Architectures without poll() (arm64) only have ppoll.
     return nr ? *nr : syscall_number("ppoll").value_or(UINT32_MAX);
+}
+
+// The poll family on this architecture: the syscalls whose return begins a
+// --stall interval and whose call ends it, as Open vSwitch times them.
+std::vector<uint32_t> poll_family_numbers()
+{
+    std::vector<uint32_t> nrs;
+    for (const char* name : {"poll", "ppoll", "select", "pselect6", "epoll_wait", "epoll_pwait", "epoll_pwait2"})
+        if (const auto nr = syscall_number(name))
+            nrs.push_back(*nr);
+    return nrs;
 }
 
 // The executable of process pid, or of the command to start (pid 0): what
@@ -191,6 +203,9 @@ int run_delay(const DelayConfig& cfg, ReportWriter& writer)
     params.cpus = static_cast<uint32_t>(std::max(1, libbpf_num_possible_cpus()));
     const UpcallPlan upcalls = plan_upcalls(cfg.features.upcall_stats);
     params.upcalls = upcalls.probe;
+    params.stall_min_ns = cfg.stall_ns;
+    if (cfg.stall_ns && !cfg.start_trigger)
+        params.stall_poll_nrs = poll_family_numbers();
     const std::string source = render_delay_program(params);
     if (cfg.bpf.print_ebpf) {
         std::cout << source;
@@ -220,10 +235,14 @@ int run_delay(const DelayConfig& cfg, ReportWriter& writer)
         writer.note(std::string("No BLOCK I/O STATISTICS: this kernel lacks ") + kBlockLayoutNeeds);
     for (pid_t pid : targets)
         wait.watch_process(pid);
-    run_samples(cfg, targets, collector, wait, writer, [&] {
+    const auto release = [&] {
         if (launcher)
             launcher->release();
-    });
+    };
+    if (cfg.stall_ns)
+        watch_stalls(cfg, targets, collector, wait, writer, release);
+    else
+        run_samples(cfg, targets, collector, wait, writer, release);
     return 0;
 }
 

@@ -26,6 +26,8 @@ struct DelayOptions {
     bool skip_upcall_stats = false;
     uint32_t stack_trace_size = 4096;
     uint32_t buffer_page_count = 1024;
+    std::optional<uint64_t> stall_ns;  // --stall: report each interval this long or longer
+    double duration = 0;               // --duration (--stall): seconds; 0 = until Ctrl-C or exit
 };
 
 }  // namespace kdelay

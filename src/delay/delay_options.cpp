@@ -10,21 +10,35 @@ void add_delay_options(CLI::App& app, CommonOptions& common, DelayOptions& delay
     d.pid_opt = add_pid_option(app, d.pids, "Processes to trace, in one report (default: the single ovs-vswitchd)",
                                true);
     add_cgroup_options(app, common);
-    app.add_option("--sample-time", delay.sample_time, "Length of one sample (default 0.5)")
-        ->check(seconds(0.001, 86400))
-        ->type_name("SECONDS");
-    app.add_option("--sample-count", delay.sample_count, "Number of samples (default 1)")
-        ->check(whole_number(1, 1000000))
-        ->type_name("RUNS");
-    app.add_option("--sample-interval", delay.sample_interval, "Pause between samples (default 0)")
-        ->check(seconds(0, 86400))
-        ->type_name("SECONDS");
+    d.sample_opts = {
+        app.add_option("--sample-time", delay.sample_time, "Length of one sample (default 0.5)")
+            ->check(seconds(0.001, 86400))
+            ->type_name("SECONDS"),
+        app.add_option("--sample-count", delay.sample_count, "Number of samples (default 1)")
+            ->check(whole_number(1, 1000000))
+            ->type_name("RUNS"),
+        app.add_option("--sample-interval", delay.sample_interval, "Pause between samples (default 0)")
+            ->check(seconds(0, 86400))
+            ->type_name("SECONDS"),
+    };
+    d.stall_opt = app.add_option("--stall", d.stall,
+                                 "Instead of samples, watch each thread and report every interval of THRESHOLD\n"
+                                 "or longer as it ends: from a return from poll() (or its family) to the next\n"
+                                 "call, or per thread from --start-trigger to --stop-trigger (see STALLS below)")
+                      ->check(duration(1000000, 3600000000000))
+                      ->type_name("THRESHOLD");
+    d.duration_opt = app.add_option("--duration", delay.duration, "With --stall: stop after this long (default: Ctrl-C)")
+                         ->check(seconds(0.001, 31536000))
+                         ->type_name("SECONDS");
     d.debug_opt = add_debug_option(app, debug_flags);
     app.add_flag("--ebpf", common.print_ebpf,
                  "Print the eBPF source that would be compiled and exit (no root needed)");
     add_format_option(app, common.format, "Output format: text (default) or json (JSON Lines)");
-    for (const FeatureSwitch* s : feature_switches())
-        app.add_flag_callback(s->flag, [&delay, s] { s->turn_on(delay.switches); }, s->help);
+    for (const FeatureSwitch* s : feature_switches()) {
+        CLI::Option* o = app.add_flag_callback(s->flag, [&delay, s] { s->turn_on(delay.switches); }, s->help);
+        if (s->field == &DelayFeatures::histograms)
+            d.histogram_opt = o;
+    }
     app.add_flag("--list-probes", delay.list_probes,
                  "List the target's USDT probes (executable and mapped libraries) and exit");
     d.start_opt = app.add_option("--start-trigger", delay.start_trigger,
@@ -57,6 +71,11 @@ void add_delay_options(CLI::App& app, CommonOptions& common, DelayOptions& delay
                "  ur|upr|uretprobe:[LIB:|/PATH:]FUNC  function return\n"
                "Start only: sample --sample-time after the start. Stop only: from now to the\n"
                "stop. Both: from a start to the next stop.\n\n"
+               "STALLS\n"
+               "  --stall 1s reports each interval of a thread lasting 1 s or more, as Open vSwitch's\n"
+               "  'Unreasonably long poll interval' counts it, with where its time went: syscalls,\n"
+               "  RUN, READY, STOPPED, IRQs and the time budget with READY blame and wakers.\n"
+               "  Shorter intervals cost no work in kdelay. THRESHOLD: 200ms, 1s, 500us (bare: ms).\n\n"
                "SECONDS are digits with an optional decimal point (0.5); other numbers are whole\n"
                "digits. NaN, infinities, signs, hex and exponents are refused.\n\n"
                "Exit status: 0 ok, 64 bad option, 65 malformed input file, 66 unreadable input\n"
@@ -71,6 +90,24 @@ void finish_delay_options(const DelayParse& d, CommonOptions& common, DelayOptio
     delay.has_start_trigger = d.start_opt->count() > 0;  // even when given as ""
     delay.has_stop_trigger = d.stop_opt->count() > 0;
     delay.syscall_events = optional_value<uint64_t>(d.events_opt, d.syscall_events, 0);
+    if (d.stall_opt->count() > 0) {
+        delay.stall_ns = duration_ns(d.stall);
+        for (const CLI::Option* o : d.sample_opts)
+            if (o->count() > 0)
+                throw Error(Exit::usage, "--stall watches every interval as it ends; " + o->get_name() +
+                                             " is for samples, leave it out");
+        if (d.histogram_opt && d.histogram_opt->count() > 0)
+            throw Error(Exit::usage, "--histogram is for samples; --stall reports do not have histograms yet");
+        if (d.events_opt->count() > 0)
+            throw Error(Exit::usage, "--syscall-events is for samples; leave it out with --stall");
+        if (delay.has_start_trigger != delay.has_stop_trigger)
+            throw Error(Exit::usage, "--stall with triggers takes both: each thread's interval runs from its "
+                                     "--start-trigger to its --stop-trigger");
+        if (d.trigger_delta_opt->count() > 0)
+            throw Error(Exit::usage, "--trigger-delta is for samples; with --stall, THRESHOLD is the shortest interval shown");
+    } else if (d.duration_opt->count() > 0) {
+        throw Error(Exit::usage, "--duration is for --stall; a sample's length is --sample-time");
+    }
     if (*d.pid_opt) {
         if (!common.command.empty())
             throw Error(Exit::usage, "-p/--pid and '-- COMMAND' cannot be used together");

@@ -70,12 +70,14 @@ void add_buckets(Log2Hist& to, const __u64 (&counts)[KD_HIST_SLOTS])
 std::vector<kd_recent_runs> recent_runs(MapIo& maps) { return maps.per_cpu<kd_recent_runs>("recent", 0); }
 
 // Per thread and syscall number: the syscalls hash plus the runs still in
-// the per-CPU slots.
-std::map<std::pair<uint32_t, uint32_t>, kd_stat> syscall_stats(MapIo& maps, const std::vector<kd_recent_runs>& recent)
+// the per-CPU slots; only those r wants, given one.
+std::map<std::pair<uint32_t, uint32_t>, kd_stat> syscall_stats(MapIo& maps, const std::vector<kd_recent_runs>& recent,
+                                                                const SampleReading* r)
 {
     std::map<std::pair<uint32_t, uint32_t>, kd_stat> stats;
     for (const auto& [k, s] : maps.entries<kd_syscall_key, kd_syscall>("syscalls"))
-        merge(stats[{k.tid, k.nr}], s.stat);  // count 0: only --budget's blocked time
+        if (!r || r->wants(k.tid, s.stat.gen))
+            merge(stats[{k.tid, k.nr}], s.stat);  // count 0: only --budget's blocked time
     for (const auto& runs : recent)
         for (const auto& r : runs.run)
             if (r.stat.count)
@@ -85,6 +87,8 @@ std::map<std::pair<uint32_t, uint32_t>, kd_stat> syscall_stats(MapIo& maps, cons
 
 void read_threads(MapIo& maps, SampleReading& r)
 {
+    if (r.interval)
+        return;  // the stall brought its thread's entry
     // A thread's entry is in its slot of thread_slots, or in the hash.
     auto entries = maps.entries<uint32_t, kd_thread>("thread_slots");
     entries.erase(std::remove_if(entries.begin(), entries.end(), [](const auto& e) { return e.second.tid == 0; }),
@@ -93,26 +97,14 @@ void read_threads(MapIo& maps, SampleReading& r)
         r.slot_tids[slot] = static_cast<uint32_t>(t.tid);
     for (auto& e : maps.entries<uint32_t, kd_thread>("threads"))
         entries.push_back(std::move(e));
-    for (const auto& [slot, t] : entries) {
-        const uint32_t tid = t.tid;
-        r.names[tid] = bounded(t.comm);
-        r.pids[tid] = t.tgid;
-        if (delay_maps::budget(r.params))
-            r.budgets[tid] = t.budget;
-        if (!t.long_poll.count && !t.run.count && !t.ready.count && !t.stopped.count)
-            continue;  // a thread with nothing else to show is left out
-        ThreadSample& ts = r.threads[tid];
-        ts.long_poll = if_any(t.long_poll);
-        ts.run = if_any(t.run);
-        ts.ready = if_any(t.ready);
-        ts.stopped = if_any(t.stopped);
-    }
+    for (const auto& [slot, t] : entries)
+        add_thread_entry(r, t);
 }
 
 void read_syscalls(MapIo& maps, SampleReading& r)
 {
     r.recent = recent_runs(maps);
-    for (const auto& [key, stat] : syscall_stats(maps, r.recent))
+    for (const auto& [key, stat] : syscall_stats(maps, r.recent, &r))
         if (stat.count > 0)
             r.threads[key.first].syscalls.push_back(SyscallStat{key.second, syscall_name(key.second), to_stat(stat)});
 }
@@ -120,15 +112,18 @@ void read_syscalls(MapIo& maps, SampleReading& r)
 void read_irqs(MapIo& maps, SampleReading& r)
 {
     for (const auto& [k, s] : maps.entries<kd_hardirq_key, kd_stat>("hardirqs"))
-        r.threads[k.tid].hardirqs.push_back(IrqStat{bounded(k.name), 0, to_stat(s)});
+        if (r.wants(k.tid, s.gen))
+            r.threads[k.tid].hardirqs.push_back(IrqStat{bounded(k.name), 0, to_stat(s)});
     for (const auto& [k, s] : maps.entries<kd_softirq_key, kd_stat>("softirqs"))
-        r.threads[k.tid].softirqs.push_back(IrqStat{softirq_name(k.vec), k.vec, to_stat(s)});
+        if (r.wants(k.tid, s.gen))
+            r.threads[k.tid].softirqs.push_back(IrqStat{softirq_name(k.vec), k.vec, to_stat(s)});
 }
 
 void read_blockio(MapIo& maps, SampleReading& r)
 {
     for (const auto& [k, b] : maps.entries<kd_blockio_key, kd_blockio>("blockio"))
-        r.threads[k.tid].blockio.push_back(
+        if (r.wants(k.tid, b.stat.gen))
+            r.threads[k.tid].blockio.push_back(
             BlockIoStat{disk_name(k.dev), static_cast<char>(k.op), b.bytes, to_stat(b.stat)});
 }
 
@@ -181,17 +176,20 @@ void read_budgets(MapIo& maps, SampleReading& r)
 {
     std::map<uint32_t, std::map<uint32_t, uint64_t>> blocked;
     for (const auto& [k, s] : maps.entries<kd_syscall_key, kd_syscall>("syscalls"))
-        if (s.blocked_ns)
+        if (s.blocked_ns && r.wants(k.tid, s.stat.gen))
             blocked[k.tid][k.nr] += s.blocked_ns;
     std::map<uint32_t, std::vector<TimeBudget::Waker>> wakers;
     for (const auto& [k, w] : maps.entries<kd_waker_key, kd_waker>("wakers"))
-        wakers[k.tid].push_back(
-            {waker_kind_name(k.kind), k.waker_tid, w.tgid, bounded(w.comm), w.count, w.blocked_ns});
+        if (r.wants(k.tid, w.gen))
+            wakers[k.tid].push_back(
+                {waker_kind_name(k.kind), k.waker_tid, w.tgid, bounded(w.comm), w.count, w.blocked_ns});
     std::map<uint32_t, std::vector<TimeBudget::Holder>> holders;
     for (const auto& [k, b] : maps.entries<kd_blame_key, kd_blame>("blame"))
-        holders[k.tid].push_back({blame_kind(k.kind), k.holder, b.tgid, bounded(b.comm), b.ns});
+        if (r.wants(k.tid, b.gen))
+            holders[k.tid].push_back({blame_kind(k.kind), k.holder, b.tgid, bounded(b.comm), b.ns});
+    // A stall's thread was running at both ends: /proc has nothing to add.
     std::map<uint32_t, ThreadState> now;
-    for (pid_t pid : target_processes(r.params)) {
+    for (pid_t pid : r.interval ? std::vector<pid_t>{} : target_processes(r.params)) {
         // A cgroup's processes are read in kdelay's namespace; -p's are the kernel's.
         const uint32_t local_pid =
             r.params.cgroup ? static_cast<uint32_t>(pid) : r.ids.local(static_cast<uint32_t>(pid));
@@ -279,13 +277,30 @@ const std::vector<SampleReader>& core_readers()
 void read_section(MapIo& maps, SampleReading& r, const ThreadSection& section)
 {
     for (const auto& [k, s] : maps.entries<kd_row_key, kd_stat>(section.maps.front().name))
-        r.threads[k.tid].sections[section.on.name].push_back(SectionRow{section.row_name(k.id), k.id, to_stat(s)});
+        if (r.wants(k.tid, s.gen))
+            r.threads[k.tid].sections[section.on.name].push_back(SectionRow{section.row_name(k.id), k.id, to_stat(s)});
+}
+
+void add_thread_entry(SampleReading& r, const kd_thread& t)
+{
+    const uint32_t tid = static_cast<uint32_t>(t.tid);
+    r.names[tid] = bounded(t.comm);
+    r.pids[tid] = t.tgid;
+    if (delay_maps::budget(r.params))
+        r.budgets[tid] = t.budget;
+    if (!t.long_poll.count && !t.run.count && !t.ready.count && !t.stopped.count)
+        return;  // a thread with nothing else to show is left out
+    ThreadSample& ts = r.threads[tid];
+    ts.long_poll = if_any(t.long_poll);
+    ts.run = if_any(t.run);
+    ts.ready = if_any(t.ready);
+    ts.stopped = if_any(t.stopped);
 }
 
 uint64_t syscall_count(MapIo& maps)
 {
     uint64_t n = 0;
-    for (const auto& [key, stat] : syscall_stats(maps, recent_runs(maps)))
+    for (const auto& [key, stat] : syscall_stats(maps, recent_runs(maps), nullptr))
         n += stat.count;
     return n;
 }

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <string>
 #include <sys/types.h>
 #include <vector>
@@ -25,6 +26,12 @@ namespace kdelay {
 class MapIo;
 struct ThreadSection;
 
+// --stall: one interval of one thread, whose map values carry its gen.
+struct ThreadInterval {
+    uint32_t tid;
+    uint32_t gen;
+};
+
 // One sample being read: each reader adds its part.
 struct SampleReading {
     const DelayProgramParams& params;
@@ -37,6 +44,15 @@ struct SampleReading {
     std::map<uint32_t, uint32_t> slot_tids;  // thread_slots' index -> the tid there
     std::vector<kd_recent_runs> recent;      // per CPU, read with the syscalls
     Sample sample;
+    // --stall: only this thread's values of this interval are read; its
+    // entry comes with the stall (add_thread_entry), not from the maps.
+    std::optional<ThreadInterval> interval;
+
+    // Whether a value of thread tid written in interval gen is this reading's.
+    bool wants(uint32_t tid, uint32_t gen) const
+    {
+        return !interval || (tid == interval->tid && gen == interval->gen);
+    }
 };
 
 struct SampleReader {
@@ -52,6 +68,10 @@ const std::vector<SampleReader>& core_readers();
 
 // A plug-in section's rows, from its first map.
 void read_section(MapIo& maps, SampleReading& r, const ThreadSection& section);
+
+// A thread's entry (thread_slots, threads, or a stall's copy): its name,
+// process, budget state, RUN, READY and STOPPED.
+void add_thread_entry(SampleReading& r, const kd_thread& t);
 
 // How many syscalls the maps hold now: the sampler's progress line.
 uint64_t syscall_count(MapIo& maps);

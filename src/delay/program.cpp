@@ -110,6 +110,14 @@ std::string render_delay_program(const DelayProgramParams& p)
     c.flag("WITH_STACK_TRACES", f.stack_traces());
     c.number("STACK_TRACE_SIZE", f.stack_trace_size);
     c.flag("WITH_UPCALLS", p.upcalls != UpcallPlan::Probe::none);
+    c.flag("STALL", p.stall_min_ns.has_value());
+    c.number("STALL_MIN_NS", p.stall_min_ns.value_or(0));
+    c.number("STALL_RINGBUF_PAGES", 64);
+    if (p.stall_poll_nrs.size() > kMaxStallPollNrs)
+        throw Error(Exit::software, "more poll-family syscalls than the program compares");
+    c.number("STALL_POLL_NRS", p.stall_poll_nrs.size());
+    for (size_t i = 0; i < p.stall_poll_nrs.size(); ++i)
+        c.number("STALL_POLL_NR_" + std::to_string(i), p.stall_poll_nrs[i]);
 
     c.number("MAX_THREADS", p.sizes.threads);
     c.number("MAX_SYSCALLS", p.sizes.syscalls);

@@ -47,7 +47,15 @@ struct DelayProgramParams {
     UpcallPlan::Probe upcalls = UpcallPlan::Probe::none;  // kd_upcall_return, kd_upcall_seen
     bool compare_and_swap = true;  // BPF atomics (5.12): thread slots are claimed with one
     uint32_t cpus = 1;             // possible CPUs: the size of per-CPU arrays indexed by CPU
+    // --stall: the shortest interval handed over; and the syscalls whose
+    // calls end an interval and whose returns begin one (none: the
+    // triggers frame them).
+    std::optional<uint64_t> stall_min_ns;
+    std::vector<uint32_t> stall_poll_nrs;
 };
+
+// How many poll-family syscalls the program compares (bpf/delay/stall.bpf.h).
+inline constexpr size_t kMaxStallPollNrs = 8;
 
 // The functions triggers attach to.
 inline constexpr const char* kStartTriggerFunction = "kd_start_trigger";

@@ -89,6 +89,13 @@ struct Sample {
     std::vector<SyscallEvent> events;   // in arrival order
 };
 
+// --stall: one interval of one thread that lasted the threshold or more.
+struct Stall {
+    uint64_t start_ns = 0;  // CLOCK_MONOTONIC
+    uint64_t end_ns = 0;
+    Sample sample;  // that thread alone, over the interval
+};
+
 // The name of a softirq vector: hi (0) to rcu (9), else vec_N.
 std::string softirq_name(uint32_t vector);
 

@@ -231,13 +231,7 @@ void Sampler::run(const std::function<void()>& on_first_start)
 void Sampler::warnings()
 {
     status_.clear();
-    for (const MapOverflow& m : collector_.map_full())
-        writer_.warning("the " + std::string(m.what) + " map was full; " + with_commas(m.lost) +
-                        " updates were lost and the numbers above are incomplete.");
-    if (const uint64_t lost = collector_.bios_lost())
-        writer_.warning(with_commas(lost) +
-                        " block requests were not tracked (too many in flight); block I/O numbers "
-                        "are incomplete.");
+    warn_map_losses(collector_, writer_);
     if (lost_stacks_ > 0)
         writer_.warning(with_commas(lost_stacks_) +
                         " syscall events have no stack trace; consider a larger "
@@ -257,6 +251,17 @@ void Sampler::warnings()
 }
 
 }  // namespace
+
+void warn_map_losses(SampleSource& source, ReportWriter& writer)
+{
+    for (const MapOverflow& m : source.map_full())
+        writer.warning("the " + std::string(m.what) + " map was full; " + with_commas(m.lost) +
+                       " updates were lost and the numbers above are incomplete.");
+    if (const uint64_t lost = source.bios_lost())
+        writer.warning(with_commas(lost) +
+                       " block requests were not tracked (too many in flight); block I/O numbers "
+                       "are incomplete.");
+}
 
 void run_samples(const DelayConfig& cfg, const std::vector<pid_t>& targets, SampleSource& collector, EventWait& wait,
                  ReportWriter& writer, const std::function<void()>& on_first_start)

@@ -17,6 +17,9 @@ class ReportWriter;
 // launched command's). Ends early, still reporting what was collected, on
 // Ctrl-C or when the last of them exits. on_first_start runs once tracing
 // is ready (it releases a launched command).
+// Warns of what full maps and untracked block requests left out.
+void warn_map_losses(SampleSource& source, ReportWriter& writer);
+
 void run_samples(const DelayConfig& cfg, const std::vector<pid_t>& targets, SampleSource& collector, EventWait& wait,
                  ReportWriter& writer, const std::function<void()>& on_first_start);
 

@@ -17,8 +17,10 @@ int64_t unix_ns(std::chrono::system_clock::time_point t)
 const char* kind_name(Marker::Kind k)
 {
     switch (k) {
-    case Marker::Kind::start: return "start";
-    case Marker::Kind::stop: return "stop";
+    case Marker::Kind::start:
+    case Marker::Kind::watch: return "start";
+    case Marker::Kind::stop:
+    case Marker::Kind::watch_end: return "stop";
     case Marker::Kind::dump: return "dump";
     case Marker::Kind::dump_skipped: return "dump_skipped";
     }
@@ -51,16 +53,22 @@ public:
     void report(const Report& report) override
     {
         json threads = json::array();
-        for (const auto& t : report.threads) {
-            json j = {{"tid", t.tid}, {"pid", t.pid ? json(t.pid) : json(nullptr)}, {"name", t.name}};
-            add_sections(j, t.sections);
-            threads.push_back(std::move(j));
-        }
+        for (const auto& t : report.threads)
+            threads.push_back(thread_json(t));
         json j{{"type", "sample"}, {"threads", std::move(threads)}};
         for (const auto& [key, value] : report.fields)
             j[key] = cell_json(value);
         add_sections(j, report.sample_sections);
         line(j);
+    }
+
+    void stall(const StallReport& s) override
+    {
+        line(json{{"type", "stall"},
+                  {"start_ns", s.start_ns},
+                  {"end_ns", s.end_ns},
+                  {"start_unix_ns", unix_ns(s.start_wall)},
+                  {"thread", thread_json(s.thread)}});
     }
 
     // Where text has its column header: tracing has begun.
@@ -81,6 +89,13 @@ public:
     void warning(const std::string& text) override { line(json{{"type", "warning"}, {"text", text}}); }
 
 private:
+    static json thread_json(const ThreadSections& t)
+    {
+        json j = {{"tid", t.tid}, {"pid", t.pid ? json(t.pid) : json(nullptr)}, {"name", t.name}};
+        add_sections(j, t.sections);
+        return j;
+    }
+
     void line(const json& object)
     {
         // Thread names and other kernel strings may hold invalid UTF-8:

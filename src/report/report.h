@@ -4,6 +4,7 @@
 // cannot disagree on a number.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -49,6 +50,14 @@ struct Report {
     std::vector<std::pair<std::string, Cell>> fields;  // JSON only: "poll_nr"
     std::vector<ThreadSections> threads;
     std::vector<Section> sample_sections;
+};
+
+// --stall: one long interval of one thread, reported as it ends.
+struct StallReport {
+    uint64_t start_ns = 0;  // CLOCK_MONOTONIC
+    uint64_t end_ns = 0;
+    std::chrono::system_clock::time_point start_wall;
+    ThreadSections thread;
 };
 
 }  // namespace kdelay

@@ -37,6 +37,7 @@ public:
 
     void marker(const Marker& marker) override;
     void report(const Report& report) override;
+    void stall(const StallReport& stall) override;
     void rows_begin(const Table& t) override { out_ << text_header(t) << "\n" << std::flush; }
     void row(const Table& t, const Row& r) override { out_ << text_row(t, r) << "\n"; }
     void table(const Table& table) override;
@@ -54,6 +55,9 @@ public:
 private:
     // The header, the rule, the rows and the free lines, each after indent.
     void body(const Table& table, const std::string& indent);
+    void column_header();
+    // A thread's tables, the first beside its tid and name.
+    void thread(const ThreadSections& t);
     std::ostream& out_;
     bool diagnostics_;
 };
@@ -79,6 +83,8 @@ void TextWriter::marker(const Marker& m)
     const std::string trigger = m.trigger_ns ? " (trigger@" + std::to_string(*m.trigger_ns) + ")" : "";
     switch (m.kind) {
     case Marker::Kind::start: what = "Start sampling" + trigger; break;
+    case Marker::Kind::watch: what = "Start watching for stalls"; break;
+    case Marker::Kind::watch_end: what = "Stop watching"; break;
     case Marker::Kind::stop: what = "Stop sampling" + trigger; break;
     case Marker::Kind::dump:
         what = m.delta_ns ? "Triggered sample dump, stop-start delta " + with_commas(*m.delta_ns) + " ns"
@@ -91,10 +97,43 @@ void TextWriter::marker(const Marker& m)
     out_ << "# " << what << " " << timestamp_suffix(m.when) << "\n" << std::flush;
 }
 
-void TextWriter::report(const Report& report)
+void TextWriter::column_header()
 {
     out_ << fmt::format("{:10} {:16} {}\n", "TID", "THREAD", "<RESOURCE SPECIFIC>");
     out_ << fmt::format("{:10} {:16} {}\n", std::string(10, '-'), std::string(16, '-'), std::string(76, '-'));
+}
+
+void TextWriter::thread(const ThreadSections& t)
+{
+    bool first_table = true;
+    for (const auto& section : t.sections)
+        for_each_text_table(section, [&](const Table& s) {
+            if (!has_text(s))
+                return;
+            if (first_table)
+                out_ << fmt::format("{:>10} {:16} {}\n", t.tid, t.name, s.title);
+            else
+                out_ << fmt::format("\n{:10} {:16} {}\n", "", "", s.title);
+            first_table = false;
+            body(s, kIndent);
+        });
+}
+
+void TextWriter::stall(const StallReport& s)
+{
+    const uint64_t ns = s.end_ns > s.start_ns ? s.end_ns - s.start_ns : 0;
+    out_ << fmt::format("\n# STALL of {:.1f} ms ({} ns) in thread {} ({}) of process {}, beginning {}\n",
+                        static_cast<double>(ns) / 1e6, with_commas(ns), s.thread.tid, s.thread.name, s.thread.pid,
+                        timestamp_suffix(s.start_wall));
+    out_ << fmt::format("# monotonic {} to {}\n", with_commas(s.start_ns), with_commas(s.end_ns));
+    column_header();
+    thread(s.thread);
+    out_ << std::flush;
+}
+
+void TextWriter::report(const Report& report)
+{
+    column_header();
     // Several processes: each one's threads under a line naming it.
     const bool by_process = std::any_of(report.threads.begin(), report.threads.end(),
                                         [&](const ThreadSections& t) { return t.pid != report.threads[0].pid; });
@@ -106,18 +145,7 @@ void TextWriter::report(const Report& report)
         first_thread = false;
         if (by_process && (i == 0 || t.pid != report.threads[i - 1].pid))
             out_ << process_line(report, i) << "\n";
-        bool first_table = true;
-        for (const auto& section : t.sections)
-            for_each_text_table(section, [&](const Table& s) {
-                if (!has_text(s))
-                    return;
-                if (first_table)
-                    out_ << fmt::format("{:>10} {:16} {}\n", t.tid, t.name, s.title);
-                else
-                    out_ << fmt::format("\n{:10} {:16} {}\n", "", "", s.title);
-                first_table = false;
-                body(s, kIndent);
-            });
+        thread(t);
     }
     for (const auto& section : report.sample_sections)
         for_each_text_table(section, [&](const Table& b) {

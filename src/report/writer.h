@@ -14,7 +14,8 @@ namespace kdelay {
 
 // A point in a sampling run.
 struct Marker {
-    enum class Kind { start, stop, dump, dump_skipped } kind;
+    // watch, watch_end: --stall's start and stop (JSON: "start", "stop").
+    enum class Kind { start, stop, dump, dump_skipped, watch, watch_end } kind;
     std::chrono::system_clock::time_point when;
     std::optional<uint64_t> trigger_ns;  // start/stop: the trigger's CLOCK_MONOTONIC time
     std::optional<uint64_t> delta_ns;    // dump/dump_skipped: stop-start of a triggered sample
@@ -27,6 +28,8 @@ public:
     virtual void marker(const Marker& marker) = 0;
     // One sample of the per-thread report.
     virtual void report(const Report& report) = 0;
+    // One stall (--stall): a thread's sections over its interval.
+    virtual void stall(const StallReport& stall) = 0;
     // A table whose rows arrive one at a time (biosnoop's lines): its
     // header once tracing has begun, then each row as it comes.
     virtual void rows_begin(const Table& columns) = 0;

@@ -59,9 +59,12 @@ RAW_TRACEPOINT_PROBE(contention_end)
     __u64 delta = wait_ends(&w->start, cap);
     if (!delta)
         return 0;
+    __u32 gen = tid_recording_gen(tid);
+    if (!gen)
+        return 0;
     struct kd_row_key key = { .tid = tid, .id = w->flags };
     struct kd_stat zero = {};
-    stat_into(locks.lookup_or_try_init(&key, &zero), KD_MAP_LOCKS, tid, KD_HIST_LOCK, key.id, delta);
+    stat_into(locks.lookup_or_try_init(&key, &zero), KD_MAP_LOCKS, tid, KD_HIST_LOCK, key.id, delta, gen);
     return 0;
 }
 #endif

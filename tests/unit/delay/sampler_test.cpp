@@ -81,6 +81,7 @@ public:
         deltas.push_back(m.delta_ns);
     }
     void report(const Report&) override { ++samples; }
+    void stall(const StallReport&) override {}
     void rows_begin(const Table&) override {}
     void row(const Table&, const Row&) override {}
     void table(const Table&) override {}

@@ -1,0 +1,182 @@
+// --stall against planted stalls (tests/programs/kd_stall.cpp): each one
+// reported once, as its thread's interval, with where its time went; the
+// short intervals and the quiet thread never.
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "e2e.h"
+
+using namespace std::chrono_literals;
+using nlohmann::json;
+
+namespace kdtest {
+namespace {
+
+const std::string kStall = KD_STALL_BIN;
+const char* const kJsonStart = "\"marker\":\"start\"";
+
+// A stall as the workload planted it.
+struct Planted {
+    uint32_t tid;
+    uint64_t start_ns, end_ns, cpu_ns;
+};
+
+std::vector<Planted> planted(const std::string& out)
+{
+    std::vector<Planted> all;
+    std::istringstream in(out);
+    for (std::string word; in >> word;)
+        if (word == "stall") {
+            Planted p{};
+            in >> p.tid >> p.start_ns >> p.end_ns >> p.cpu_ns;
+            all.push_back(p);
+        }
+    return all;
+}
+
+std::vector<json> stalls(const std::string& out)
+{
+    std::vector<json> all;
+    std::istringstream in(out);
+    for (std::string line; std::getline(in, line);)
+        if (!line.empty() && line[0] == '{') {
+            json j = json::parse(line);
+            if (j["type"] == "stall")
+                all.push_back(std::move(j));
+        }
+    return all;
+}
+
+uint64_t u64(const json& j, const char* key) { return j.at(key).get<uint64_t>(); }
+
+uint64_t blocked_in(const json& budget, const std::string& syscall)
+{
+    uint64_t ns = 0;
+    for (const json& b : budget["blocked"])
+        if (b["syscall"] == syscall)
+            ns += u64(b, "ns");
+    return ns;
+}
+
+uint64_t syscall_count(const json& thread, const std::string& name)
+{
+    for (const json& s : thread["syscalls"])
+        if (s["name"] == name)
+            return u64(s, "count");
+    return 0;
+}
+
+// kdelay --stall on a kd_stall run, JSON; each planted stall matched to the
+// one report of its thread that covers it, checked for what every stall
+// report must be, and handed to check.
+void expect_each_planted_stall_reported(const std::vector<std::string>& workload,
+                                        const std::vector<std::string>& kdelay_args,
+                                        const std::function<void(const Planted&, const json&)>& check)
+{
+    std::vector<std::string> args = {"--stall", "200ms", "--format", "json"};
+    args.insert(args.end(), kdelay_args.begin(), kdelay_args.end());
+    ReleasedRun run;
+    ASSERT_NO_FATAL_FAILURE(run_released(run, workload, args, 60s, 20s, kJsonStart));
+    ASSERT_EQ(run.status, 0) << run.err;
+    const std::vector<Planted> plants = planted(run.workload_out);
+    const std::vector<json> reports = stalls(run.out);
+    ASSERT_FALSE(plants.empty()) << run.workload_out;
+    EXPECT_EQ(reports.size(), plants.size()) << "one report a planted stall, and nothing else:\n" << run.out;
+    for (const json& r : reports) {
+        const json& t = r["thread"];
+        ASSERT_TRUE(t.contains("budget") && t["budget"].is_object()) << r.dump();
+        const json& b = t["budget"];
+        // The parts cover the interval.
+        EXPECT_EQ(u64(b, "window_ns"), u64(r, "end_ns") - u64(r, "start_ns")) << r.dump();
+        const uint64_t parts = u64(b, "running_ns") + u64(b, "ready_ns") + u64(b, "blocked_ns") +
+                               u64(b, "stopped_ns") + u64(b, "not_alive_ns");
+        EXPECT_LE(static_cast<uint64_t>(std::llabs(static_cast<long long>(u64(b, "window_ns") - parts))),
+                  u64(b, "window_ns") / 100)
+            << r.dump();
+        EXPECT_GE(u64(r, "end_ns") - u64(r, "start_ns"), 200'000'000u) << r.dump();
+    }
+    for (const Planted& p : plants) {
+        SCOPED_TRACE("stall planted from " + std::to_string(p.start_ns) + " to " + std::to_string(p.end_ns));
+        const auto covering = std::find_if(reports.begin(), reports.end(), [&](const json& r) {
+            return r["thread"]["tid"] == p.tid && u64(r, "start_ns") <= p.start_ns && u64(r, "end_ns") >= p.end_ns;
+        });
+        ASSERT_NE(covering, reports.end()) << run.out;
+        const json& r = *covering;
+        // The interval is the workload's, but for the clock reads at each
+        // end and its report line.
+        EXPECT_LE(p.start_ns - u64(r, "start_ns"), 5'000'000u) << r.dump();
+        EXPECT_LE(u64(r, "end_ns") - p.end_ns, 5'000'000u) << r.dump();
+        check(p, r);
+    }
+}
+
+// TAGS kernel
+TEST(StallE2E, EachPlantedStallIsReportedOnceWithItsCpuTimeAndItsSleep)
+{
+    KD_REQUIRE_BPF();
+    expect_each_planted_stall_reported({kStall, "poll", "3"}, {}, [](const Planted& p, const json& r) {
+        const json& t = r["thread"];
+        EXPECT_EQ(t["name"], "kd-staller");
+        const json& b = t["budget"];
+        // Running: the 100 ms of CPU time the workload measured, and the
+        // little around it.
+        EXPECT_GE(u64(b, "running_ns"), p.cpu_ns) << r.dump();
+        EXPECT_LE(u64(b, "running_ns"), p.cpu_ns + 5'000'000) << r.dump();
+        EXPECT_GE(blocked_in(b, "clock_nanosleep"), 150'000'000u) << r.dump();
+        EXPECT_LE(blocked_in(b, "clock_nanosleep"), 175'000'000u) << r.dump();
+        // The interval's own syscalls, not those of the short ones around it.
+        EXPECT_EQ(syscall_count(t, "clock_nanosleep"), 1u) << r.dump();
+        EXPECT_EQ(syscall_count(t, "poll"), 0u) << r.dump();
+        ASSERT_FALSE(b["wakers"].empty()) << r.dump();
+        EXPECT_EQ(b["wakers"][0]["kind"], "timer") << r.dump();
+    });
+}
+
+// TAGS kernel
+TEST(StallE2E, AStallThatWaitsBehindASpinnerNamesItInReadyBlame)
+{
+    KD_REQUIRE_BPF();
+    expect_each_planted_stall_reported({kStall, "poll", "2", "rival"}, {}, [](const Planted& p, const json& r) {
+        const json& b = r["thread"]["budget"];
+        // 100 ms of CPU time shared with a spinner on the same CPU: about as
+        // long again waiting for it.
+        EXPECT_GE(u64(b, "ready_ns"), 30'000'000u) << r.dump();
+        ASSERT_FALSE(b["ready_by"].empty()) << r.dump();
+        EXPECT_EQ(b["ready_by"][0]["comm"], "kd-rival") << r.dump();
+        EXPECT_GE(u64(b, "running_ns"), p.cpu_ns) << r.dump();
+    });
+}
+
+// Two threads whose loops interleave, each interval framed by that
+// thread's own USDT probes.
+// TAGS kernel
+TEST(StallE2E, TriggersFrameEachThreadsOwnIntervals)
+{
+    KD_REQUIRE_BPF();
+    expect_each_planted_stall_reported(
+        {kStall, "usdt", "2"}, {"--start-trigger", "u:kdstall:loop_start", "--stop-trigger", "u:kdstall:loop_end"},
+        [](const Planted& p, const json& r) {
+            const json& b = r["thread"]["budget"];
+            EXPECT_GE(u64(b, "running_ns"), p.cpu_ns) << r.dump();
+            EXPECT_GE(blocked_in(b, "clock_nanosleep"), 200'000'000u) << r.dump();
+        });
+}
+
+// TAGS logic
+TEST(StallE2E, TextNamesTheThreadAndTheIntervalAndShowsItsSections)
+{
+    KD_REQUIRE_BPF();
+    ReleasedRun run;
+    ASSERT_NO_FATAL_FAILURE(run_released(run, {kStall, "poll", "1"}, {"--stall", "0.2s"}, 60s, 20s, "# Start watching for stalls"));
+    ASSERT_EQ(run.status, 0) << run.err;
+    EXPECT_NE(run.out.find("# STALL of "), std::string::npos) << run.out;
+    EXPECT_NE(run.out.find("kd-staller"), std::string::npos) << run.out;
+    EXPECT_NE(run.out.find("[THREAD TIME BUDGET]"), std::string::npos) << run.out;
+    EXPECT_EQ(run.out.find("kd-quiet"), std::string::npos) << run.out;
+}
+
+}  // namespace
+}  // namespace kdtest

@@ -1,0 +1,204 @@
+// Planted stalls for kdelay's --stall tests. After "ready", it waits for
+// SIGUSR1, plants COUNT stalls about a second apart, prints "done" and
+// exits.
+//
+//   kd_stall poll COUNT [rival]
+//       "kd-staller" (CPU 0) polls with a 1 ms timeout; each stall is, between
+//       two polls, 100 ms of its own CPU time spinning, then a 150 ms
+//       nanosleep. "kd-quiet" (CPU 1) polls with 1 ms timeouts and never
+//       stalls. With rival, "kd-rival" spins on CPU 0 all along, so each
+//       stall also waits for the CPU behind it.
+//   kd_stall usdt COUNT
+//       "kd-loop-a" and "kd-loop-b" each run loops framed by the USDT probes
+//       kdstall:loop_start and kdstall:loop_end (1 ms asleep each), their
+//       loops interleaving. a plants the stalls (spin 50 ms, sleep 250 ms),
+//       b plants one 220 ms loop half-way between two of a's, while a's
+//       short loops go on.
+//
+// Output: "ready" (usdt: then "loops TID_A TID_B"), a line per stall
+// as it ends:
+//   stall TID START_NS END_NS CPU_NS    CLOCK_MONOTONIC after the poll (or
+//                                       loop_start) that began it and before
+//                                       the one that ended it; the thread's
+//                                       CPU time in between
+// then "done".
+#include <atomic>
+#include <csignal>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <poll.h>
+#include <pthread.h>
+#include <string>
+#include <sys/prctl.h>
+#include <sys/sdt.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "pin_cpu.h"
+
+namespace {
+
+std::atomic<bool> g_stop{false};
+volatile sig_atomic_t g_go = 0;
+pthread_mutex_t g_print = PTHREAD_MUTEX_INITIALIZER;
+
+uint64_t clock_ns(clockid_t clock)
+{
+    timespec ts{};
+    clock_gettime(clock, &ts);
+    return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+uint64_t now_ns() { return clock_ns(CLOCK_MONOTONIC); }
+uint64_t cpu_ns() { return clock_ns(CLOCK_THREAD_CPUTIME_ID); }
+
+void sleep_ms(long ms)
+{
+    timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, nullptr);
+}
+
+// ms of this thread's own CPU time, however long a busy machine makes it wait.
+void spin_cpu_ms(long ms)
+{
+    const uint64_t end = cpu_ns() + static_cast<uint64_t>(ms) * 1000000ull;
+    while (cpu_ns() < end) {
+    }
+}
+
+pid_t gettid_() { return static_cast<pid_t>(syscall(SYS_gettid)); }
+
+void print_stall(pid_t tid, uint64_t start, uint64_t end, uint64_t cpu)
+{
+    pthread_mutex_lock(&g_print);
+    printf("stall %d %lu %lu %lu\n", tid, start, end, cpu);
+    fflush(stdout);
+    pthread_mutex_unlock(&g_print);
+}
+
+void poll_once() { poll(nullptr, 0, 1); }
+
+void* quiet(void*)
+{
+    prctl(PR_SET_NAME, "kd-quiet");
+    pin_to_cpu(1);
+    while (!g_stop)
+        poll_once();
+    return nullptr;
+}
+
+void* rival(void*)
+{
+    prctl(PR_SET_NAME, "kd-rival");
+    pin_to_cpu(0);
+    while (!g_stop) {
+    }
+    return nullptr;
+}
+
+// kd_stall poll: the main thread is the staller.
+void plant_poll_stalls(int count)
+{
+    prctl(PR_SET_NAME, "kd-staller");
+    pin_to_cpu(0);
+    for (int i = 0; i < count; ++i) {
+        // About a second of short intervals.
+        for (const uint64_t until = now_ns() + 1000000000ull; now_ns() < until;)
+            poll_once();
+        poll_once();
+        const uint64_t start = now_ns(), cpu0 = cpu_ns();
+        spin_cpu_ms(100);
+        sleep_ms(150);
+        const uint64_t cpu = cpu_ns() - cpu0, end = now_ns();
+        print_stall(gettid_(), start, end, cpu);
+    }
+    // Short intervals again, so that the last stall ends before the exit.
+    for (int i = 0; i < 5; ++i)
+        poll_once();
+}
+
+struct Loops {
+    const char* name;
+    int count;
+    long planted_ms_cpu, planted_ms_sleep;
+    long offset_ms;  // the first planted loop, after SIGUSR1
+    std::atomic<pid_t> tid{0};
+};
+
+void loop_once(long spin_ms, long sleep_ms_, bool report)
+{
+    STAP_PROBE(kdstall, loop_start);
+    const uint64_t start = now_ns(), cpu0 = cpu_ns();
+    if (spin_ms)
+        spin_cpu_ms(spin_ms);
+    sleep_ms(sleep_ms_);
+    const uint64_t cpu = cpu_ns() - cpu0, end = now_ns();
+    if (report)
+        print_stall(gettid_(), start, end, cpu);
+    STAP_PROBE(kdstall, loop_end);
+}
+
+void* loops(void* arg)
+{
+    auto* l = static_cast<Loops*>(arg);
+    prctl(PR_SET_NAME, l->name);
+    l->tid = gettid_();
+    while (!g_go)
+        sleep_ms(1);
+    uint64_t next = now_ns() + static_cast<uint64_t>(l->offset_ms) * 1000000ull;
+    for (int i = 0; i < l->count; ++i) {
+        while (now_ns() < next)
+            loop_once(0, 1, false);
+        loop_once(l->planted_ms_cpu, l->planted_ms_sleep, true);
+        next = now_ns() + 1000000000ull;
+    }
+    for (int i = 0; i < 5; ++i)
+        loop_once(0, 1, false);
+    return nullptr;
+}
+
+}  // namespace
+
+int main(int argc, char** argv)
+{
+    if (argc < 3 || (strcmp(argv[1], "poll") != 0 && strcmp(argv[1], "usdt") != 0)) {
+        fprintf(stderr, "usage: kd_stall poll COUNT [rival] | kd_stall usdt COUNT\n");
+        return 64;
+    }
+    const int count = atoi(argv[2]);
+    signal(SIGUSR1, [](int) { g_go = 1; });
+    if (strcmp(argv[1], "poll") == 0) {
+        pthread_t q, r;
+        pthread_create(&q, nullptr, quiet, nullptr);
+        const bool with_rival = argc > 3 && strcmp(argv[3], "rival") == 0;
+        if (with_rival)
+            pthread_create(&r, nullptr, rival, nullptr);
+        printf("ready\n");
+        fflush(stdout);
+        while (!g_go)
+            poll_once();
+        plant_poll_stalls(count);
+        g_stop = true;
+        pthread_join(q, nullptr);
+        if (with_rival)
+            pthread_join(r, nullptr);
+    } else {
+        Loops a{"kd-loop-a", count, 50, 250, 500};
+        Loops b{"kd-loop-b", 1, 0, 220, 1000};
+        pthread_t ta, tb;
+        pthread_create(&ta, nullptr, loops, &a);
+        pthread_create(&tb, nullptr, loops, &b);
+        while (!a.tid || !b.tid)
+            sleep_ms(1);
+        printf("ready\nloops %d %d\n", a.tid.load(), b.tid.load());
+        fflush(stdout);
+        pthread_join(ta, nullptr);
+        pthread_join(tb, nullptr);
+    }
+    printf("done\n");
+    fflush(stdout);
+    return 0;
+}
