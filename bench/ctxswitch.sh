@@ -4,7 +4,8 @@
 # CPU (pipe1), across two CPUs (pipe2) or unpinned (pipe), a futex ping-pong
 # across two CPUs (futex); getppid is the syscall path alone. Each runs
 # untraced, under empty programs on every hook kdelay uses (the floor), and
-# traced by kdelay, kdelay --histogram and kdelay --budget; kdelay_pids3
+# traced by kdelay, kdelay --histogram and kdelay --budget (and, in KINDS
+# only, watched by kdelay --stall 1s: kdelay_stall); kdelay_pids3
 # traces it in a list of three processes (-p STORM,IDLE,IDLE) and
 # kdelay_cgroup as the one process of a cgroup2 cgroup (--cgroup), both
 # started beside a storm that waits TARGET_WARMUP seconds (default 3)
@@ -69,6 +70,7 @@ measure() {
     kdelay) "$kdelay" --skip-upcall-stats --sample-time 60 -- $b/ctx_storm "$mode" "$seconds" | rate ;;
     kdelay_histogram) "$kdelay" --skip-upcall-stats --histogram --sample-time 60 -- $b/ctx_storm "$mode" "$seconds" | rate ;;
     kdelay_budget) "$kdelay" --skip-upcall-stats --budget --sample-time 60 -- $b/ctx_storm "$mode" "$seconds" | rate ;;
+    kdelay_stall) "$kdelay" --stall 1s -- $b/ctx_storm "$mode" "$seconds" | rate ;;
     kdelay_pids3) beside pids3 "$mode" ;;
     kdelay_cgroup) beside cgroup "$mode" ;;
     baseline) "$KDELAY_BASELINE" ${BASELINE_ARGS:-} --sample-time 60 -- $b/ctx_storm "$mode" "$seconds" | rate ;;

@@ -25,14 +25,26 @@ bool has_tracepoint(const std::string& system_event)
 // thread makes syscalls and switches, and leaves the CPU to BCC's compile
 // in a slow guest) with these switches: kdelay's exit status, and its
 // output.
-Result sample_with(const std::vector<std::string>& switches)
+Result sample_with(const std::vector<std::string>& switches,
+                   const std::vector<std::string>& mode = {"--sample-time", "0.3", "--sample-count", "1"})
 {
     Process target({"/bin/sh", "-c", "while :; do sleep 0.05; done"});
-    std::vector<std::string> argv = {kKdelay, "-p", std::to_string(target.pid()), "--sample-time", "0.3",
-                                     "--sample-count", "1"};
+    std::vector<std::string> argv = {kKdelay, "-p", std::to_string(target.pid())};
+    argv.insert(argv.end(), mode.begin(), mode.end());
     argv.insert(argv.end(), switches.begin(), switches.end());
     // The compile took up to two minutes in an emulated guest under steal.
     return run(argv, 2 * kStartTimeout + 30s);
+}
+
+// The plug-in sections this kernel has the tracepoints of.
+std::vector<std::string> every_section()
+{
+    std::vector<std::string> on;
+    if (has_tracepoint("lock/contention_begin"))
+        on.push_back("--locks");
+    if (has_tracepoint("vmscan/mm_vmscan_memcg_reclaim_begin"))
+        on.push_back("--reclaim");
+    return on;
 }
 
 }  // namespace
@@ -57,13 +69,29 @@ TEST(ProgramE2E, CompilesLoadsAndAttachesWithEverySwitchOn)
                                    "--skip-syscall-poll-events", "--stack-trace-size", "1024",
                                    "--start-trigger", "t:timer:hrtimer_start",
                                    "--stop-trigger", "t:timer:hrtimer_cancel"};
-    if (has_tracepoint("lock/contention_begin"))
-        on.push_back("--locks");
-    if (has_tracepoint("vmscan/mm_vmscan_memcg_reclaim_begin"))
-        on.push_back("--reclaim");
+    const std::vector<std::string> sections = every_section();
+    on.insert(on.end(), sections.begin(), sections.end());
     const Result r = sample_with(on);
     EXPECT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.out.find("# Start sampling"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find(" sh "), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("[THREAD TIME BUDGET]"), std::string::npos) << r.out;
+}
+
+// --stall's program: its interval hooks in the syscall probes and the
+// triggers, and every map value's interval, with every section on.
+// TAGS kernel
+TEST(ProgramE2E, CompilesLoadsAndAttachesForStallsWithEverySectionOn)
+{
+    KD_REQUIRE_BPF();
+    for (const std::vector<std::string>& framing :
+         {std::vector<std::string>{}, std::vector<std::string>{"--start-trigger", "t:timer:hrtimer_start",
+                                                               "--stop-trigger", "t:timer:hrtimer_cancel"}}) {
+        std::vector<std::string> args = every_section();
+        args.insert(args.end(), framing.begin(), framing.end());
+        const Result r = sample_with(args, {"--stall", "1ms", "--duration", "0.5"});
+        EXPECT_EQ(r.status, 0) << r.err;
+        EXPECT_NE(r.out.find("# Start watching for stalls"), std::string::npos) << r.out;
+        EXPECT_NE(r.out.find("# Stop watching"), std::string::npos) << r.out;
+    }
 }

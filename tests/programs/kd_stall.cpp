@@ -12,15 +12,16 @@
 //       "kd-loop-a" and "kd-loop-b" each run loops framed by the USDT probes
 //       kdstall:loop_start and kdstall:loop_end (1 ms asleep each), their
 //       loops interleaving. a plants the stalls (spin 50 ms, sleep 250 ms),
-//       b plants one 220 ms loop half-way between two of a's, while a's
-//       short loops go on.
+//       b plants one 220 ms loop that begins 100 ms into a's first: two
+//       threads stalling at once.
 //
 // Output: "ready" (usdt: then "loops TID_A TID_B"), a line per stall
 // as it ends:
-//   stall TID START_NS END_NS CPU_NS    CLOCK_MONOTONIC after the poll (or
-//                                       loop_start) that began it and before
-//                                       the one that ended it; the thread's
-//                                       CPU time in between
+//   stall TID START_NS END_NS CPU_NS STEAL_NS
+//       CLOCK_MONOTONIC after the poll (or loop_start) that began it and
+//       before the one that ended it; the thread's CPU time in between; and
+//       CPU 0's steal time meanwhile (poll: the staller's CPU), which the
+//       thread's CPU clock leaves out and kdelay's RUNNING cannot
 // then "done".
 #include <atomic>
 #include <csignal>
@@ -71,10 +72,25 @@ void spin_cpu_ms(long ms)
 
 pid_t gettid_() { return static_cast<pid_t>(syscall(SYS_gettid)); }
 
-void print_stall(pid_t tid, uint64_t start, uint64_t end, uint64_t cpu)
+// CPU 0's steal time (ns, at /proc/stat's tick resolution).
+uint64_t cpu0_steal_ns()
+{
+    uint64_t v[8] = {};
+    if (FILE* f = fopen("/proc/stat", "r")) {
+        char line[512];
+        while (fgets(line, sizeof(line), f))
+            if (sscanf(line, "cpu0 %lu %lu %lu %lu %lu %lu %lu %lu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
+                       &v[6], &v[7]) == 8)
+                break;
+        fclose(f);
+    }
+    return v[7] * (1000000000ull / static_cast<uint64_t>(sysconf(_SC_CLK_TCK)));
+}
+
+void print_stall(pid_t tid, uint64_t start, uint64_t end, uint64_t cpu, uint64_t steal)
 {
     pthread_mutex_lock(&g_print);
-    printf("stall %d %lu %lu %lu\n", tid, start, end, cpu);
+    printf("stall %d %lu %lu %lu %lu\n", tid, start, end, cpu, steal);
     fflush(stdout);
     pthread_mutex_unlock(&g_print);
 }
@@ -90,10 +106,14 @@ void* quiet(void*)
     return nullptr;
 }
 
+// From SIGUSR1 on only: a spinner from the start would starve kdelay's
+// compile in an emulated guest.
 void* rival(void*)
 {
     prctl(PR_SET_NAME, "kd-rival");
     pin_to_cpu(0);
+    while (!g_go)
+        sleep_ms(1);
     while (!g_stop) {
     }
     return nullptr;
@@ -108,12 +128,14 @@ void plant_poll_stalls(int count)
         // About a second of short intervals.
         for (const uint64_t until = now_ns() + 1000000000ull; now_ns() < until;)
             poll_once();
+        const uint64_t steal0 = cpu0_steal_ns();
         poll_once();
         const uint64_t start = now_ns(), cpu0 = cpu_ns();
         spin_cpu_ms(100);
         sleep_ms(150);
         const uint64_t cpu = cpu_ns() - cpu0, end = now_ns();
-        print_stall(gettid_(), start, end, cpu);
+        poll_once();  // ends the interval: what follows is outside it
+        print_stall(gettid_(), start, end, cpu, cpu0_steal_ns() - steal0);
     }
     // Short intervals again, so that the last stall ends before the exit.
     for (int i = 0; i < 5; ++i)
@@ -130,15 +152,16 @@ struct Loops {
 
 void loop_once(long spin_ms, long sleep_ms_, bool report)
 {
+    const uint64_t steal0 = report ? cpu0_steal_ns() : 0;
     STAP_PROBE(kdstall, loop_start);
     const uint64_t start = now_ns(), cpu0 = cpu_ns();
     if (spin_ms)
         spin_cpu_ms(spin_ms);
     sleep_ms(sleep_ms_);
     const uint64_t cpu = cpu_ns() - cpu0, end = now_ns();
-    if (report)
-        print_stall(gettid_(), start, end, cpu);
     STAP_PROBE(kdstall, loop_end);
+    if (report)
+        print_stall(gettid_(), start, end, cpu, cpu0_steal_ns() - steal0);
 }
 
 void* loops(void* arg)
@@ -187,7 +210,7 @@ int main(int argc, char** argv)
             pthread_join(r, nullptr);
     } else {
         Loops a{"kd-loop-a", count, 50, 250, 500};
-        Loops b{"kd-loop-b", 1, 0, 220, 1000};
+        Loops b{"kd-loop-b", 1, 0, 220, 600};
         pthread_t ta, tb;
         pthread_create(&ta, nullptr, loops, &a);
         pthread_create(&tb, nullptr, loops, &b);
