@@ -146,7 +146,8 @@ TEST(StallE2E, EachPlantedStallIsReportedOnceWithItsCpuTimeAndItsSleep)
     });
 }
 
-// TAGS kernel
+// READY blame is the sample's code over the same kernel paths.
+// TAGS logic
 TEST(StallE2E, AStallThatWaitsBehindASpinnerNamesItInReadyBlame)
 {
     KD_REQUIRE_BPF();
