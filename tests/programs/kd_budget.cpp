@@ -46,6 +46,7 @@
 #include <vector>
 
 #include "loopback_udp.h"
+#include "cpu_steal.h"
 #include "pin_cpu.h"
 
 namespace {
@@ -92,23 +93,6 @@ void schedstat(pid_t tid, uint64_t& run, uint64_t& wait)
             run = wait = 0;
         fclose(f);
     }
-}
-
-// CPU 0's steal time (ns, at /proc/stat's 10 ms resolution): the host ran
-// something else while a thread of ours held the vCPU. With paravirt time
-// accounting, schedstat's run time leaves it out; kdelay's RUNNING cannot.
-uint64_t cpu0_steal_ns()
-{
-    uint64_t v[8] = {};
-    if (FILE* f = fopen("/proc/stat", "r")) {
-        char line[512];
-        while (fgets(line, sizeof(line), f))
-            if (sscanf(line, "cpu0 %lu %lu %lu %lu %lu %lu %lu %lu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
-                       &v[6], &v[7]) == 8)
-                break;
-        fclose(f);
-    }
-    return v[7] * (1000000000ull / static_cast<uint64_t>(sysconf(_SC_CLK_TCK)));
 }
 
 void name_self(Worker* w)

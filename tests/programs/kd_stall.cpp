@@ -38,6 +38,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "cpu_steal.h"
 #include "pin_cpu.h"
 
 namespace {
@@ -71,21 +72,6 @@ void spin_cpu_ms(long ms)
 }
 
 pid_t gettid_() { return static_cast<pid_t>(syscall(SYS_gettid)); }
-
-// CPU 0's steal time (ns, at /proc/stat's tick resolution).
-uint64_t cpu0_steal_ns()
-{
-    uint64_t v[8] = {};
-    if (FILE* f = fopen("/proc/stat", "r")) {
-        char line[512];
-        while (fgets(line, sizeof(line), f))
-            if (sscanf(line, "cpu0 %lu %lu %lu %lu %lu %lu %lu %lu", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5],
-                       &v[6], &v[7]) == 8)
-                break;
-        fclose(f);
-    }
-    return v[7] * (1000000000ull / static_cast<uint64_t>(sysconf(_SC_CLK_TCK)));
-}
 
 void print_stall(pid_t tid, uint64_t start, uint64_t end, uint64_t cpu, uint64_t steal)
 {
