@@ -78,14 +78,17 @@ TEST(ProgramE2E, CompilesLoadsAndAttachesWithEverySwitchOn)
     EXPECT_NE(r.out.find("[THREAD TIME BUDGET]"), std::string::npos) << r.out;
 }
 
-// --stall's program: its interval hooks in the syscall probes, and every
-// map value's interval, with every section on (StallE2E compiles its
-// trigger functions).
+// --stall's program framed by triggers (its trigger functions; the poll
+// family's hooks are StallE2E's), and every map value's interval, with
+// every section on.
 // TAGS kernel
 TEST(ProgramE2E, CompilesLoadsAndAttachesForStallsWithEverySectionOn)
 {
     KD_REQUIRE_BPF();
-    const Result r = sample_with(every_section(), {"--stall", "1ms", "--duration", "0.5"});
+    std::vector<std::string> on = every_section();
+    for (const char* arg : {"--start-trigger", "t:timer:hrtimer_start", "--stop-trigger", "t:timer:hrtimer_cancel"})
+        on.push_back(arg);
+    const Result r = sample_with(on, {"--stall", "1ms", "--duration", "0.5"});
     EXPECT_EQ(r.status, 0) << r.err;
     EXPECT_NE(r.out.find("# Start watching for stalls"), std::string::npos) << r.out;
     EXPECT_NE(r.out.find("# Stop watching"), std::string::npos) << r.out;

@@ -163,8 +163,9 @@ TEST(StallE2E, AStallThatWaitsBehindASpinnerNamesItInReadyBlame)
 }
 
 // Two threads whose loops interleave and whose stalls overlap, each
-// interval framed by that thread's own USDT probes.
-// TAGS kernel
+// interval framed by that thread's own USDT probes. (The guests compile
+// and load the trigger functions in ProgramE2E.)
+// TAGS logic
 TEST(StallE2E, TriggersFrameEachThreadsOwnIntervals)
 {
     KD_REQUIRE_BPF();
