@@ -28,8 +28,8 @@ struct kd_capture {
 #define KD_STAT_TRIGGER_MISS 0  /* start trigger fired while not armed */
 #define KD_STAT_EVENTS_DROPPED 1  /* ring buffer full */
 #define KD_STAT_STALLS_DROPPED 2  /* --stall: the stalls ring buffer was full */
-/* --stall: intervals that began while the thread's last stall was still
- * being read, and were not watched. */
+/* --stall: stalls that began while kdelay was still reading their thread's
+ * last one: timed, but their values not kept, so not reported. */
 #define KD_STAT_STALLS_UNWATCHED 3
 #define KD_STAT_COUNT 4
 
@@ -235,7 +235,8 @@ struct kd_thread {
     __u32 wait_known;  /* wait_seen is set (not before its first switch in a sample) */
     __u32 tgid;        /* its process: one of the target's */
     /* --stall: the interval it is in (0: none; its time is not recorded),
-     * numbered per thread from 1 by gens; interval_start is when it began. */
+     * numbered per thread from 1 by gens; interval_start is when it began
+     * (0: in none; with gen 0, one only timed). */
     __u32 gen;
     __u32 gens;
     __u32 pad;

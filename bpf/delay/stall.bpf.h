@@ -59,21 +59,21 @@ static __always_inline int is_poll_family(__u32 nr)
 #endif
 }
 
-/* The current thread (tid, entry t) begins an interval at now. */
+/* The current thread (tid, entry t) begins an interval at now. While
+ * kdelay still reads its last stall the interval is only timed (gen 0):
+ * its values would empty that stall's. */
 static __always_inline void stall_begins(struct kd_thread *t, __u32 tid, __u64 now)
 {
-    if (t->gen)
+    if (t->interval_start)
         return;  /* in one already: a start trigger hit twice */
-    if (stall_reading.lookup(&tid)) {
-        count(KD_STAT_STALLS_UNWATCHED);
+    t->interval_start = now;
+    if (stall_reading.lookup(&tid))
         return;
-    }
     __u32 gen = t->gens + 1;
     if (!gen)
         gen = 1;
     t->gens = gen;
     t->gen = gen;
-    t->interval_start = now;
     __builtin_memset(&t->run, 0, sizeof(t->run));
     __builtin_memset(&t->ready, 0, sizeof(t->ready));
     __builtin_memset(&t->stopped, 0, sizeof(t->stopped));
@@ -92,14 +92,22 @@ static __always_inline void stall_begins(struct kd_thread *t, __u32 tid, __u64 n
  * is handed over with the thread's entry. */
 static __always_inline void stall_ends(struct kd_thread *t, __u32 tid, struct kd_capture *cap, __u64 now)
 {
-    __u32 gen = t->gen;
-    if (!gen)
+    __u64 start = t->interval_start;
+    if (!start)
         return;
+    t->interval_start = 0;
+    __u32 gen = t->gen;
+    int long_one = now - start >= STALL_MIN_NS;
+    if (!gen) {
+        if (long_one)
+            count(KD_STAT_STALLS_UNWATCHED);  /* only timed */
+        return;
+    }
     __u64 run_began = t->budget.since;
     budget_leave(t, tid, cap, now, KD_B_RUNNING);
     budget_enter(t, KD_B_RUNNING, 0, now);
     t->gen = 0;
-    if (now - t->interval_start < STALL_MIN_NS)
+    if (!long_one)
         return;
 
     struct kd_stall *e = stalls.ringbuf_reserve(sizeof(struct kd_stall));
@@ -107,7 +115,7 @@ static __always_inline void stall_ends(struct kd_thread *t, __u32 tid, struct kd
         count(KD_STAT_STALLS_DROPPED);
         return;
     }
-    e->start_ns = t->interval_start;
+    e->start_ns = start;
     e->end_ns = now;
     e->tid = tid;
     e->gen = gen;

@@ -75,8 +75,8 @@ void watch_stalls(const DelayConfig& cfg, const std::vector<pid_t>& targets, Del
         writer.warning(with_commas(n) + " stalls were lost: the stalls ring buffer was full.");
     if (const uint64_t n = collector.stalls_unwatched())
         writer.warning(with_commas(n) +
-                       " intervals began while kdelay was still reading their thread's last stall, and were "
-                       "not watched; a stall among them is not reported.");
+                       " stalls were not reported: each began within milliseconds of its thread's last one, "
+                       "while kdelay was still reading that one.");
 }
 
 }  // namespace kdelay

@@ -162,6 +162,45 @@ TEST(StallE2E, AStallThatWaitsBehindASpinnerNamesItInReadyBlame)
     });
 }
 
+// A stall that begins microseconds after another ends (a poll that does
+// not wait between them), while kdelay is still reading that one: only
+// timed, and counted in the warning at the end; never lost silently, never
+// reported from the other's values.
+// TAGS logic
+TEST(StallE2E, AStallBegunWhileTheLastIsReadIsCountedNotLost)
+{
+    KD_REQUIRE_BPF();
+    ReleasedRun run;
+    ASSERT_NO_FATAL_FAILURE(run_released(run, {kStall, "poll", "3", "twice"}, {"--stall", "200ms", "--format", "json"},
+                                         60s, 20s, kJsonStart));
+    ASSERT_EQ(run.status, 0) << run.err;
+    const std::vector<Planted> plants = planted(run.workload_out);
+    ASSERT_EQ(plants.size(), 6u) << run.workload_out;
+    uint64_t not_reported = 0;
+    std::istringstream in(run.out);
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind("{", 0) == 0) {
+            const json j = json::parse(line);
+            const std::string text = j.value("text", "");
+            if (j["type"] == "warning" && text.find(" stalls were not reported: ") != std::string::npos)
+                not_reported += std::stoull(text);
+        }
+    const std::vector<json> reports = stalls(run.out);
+    EXPECT_EQ(reports.size() + not_reported, plants.size()) << run.out;
+    // kdelay cannot read a stall within the microseconds of a poll that
+    // does not wait, unless the thread is preempted right there, every time.
+    EXPECT_GE(not_reported, 1u) << run.out;
+    for (const json& r : reports) {
+        const auto planted_here = std::find_if(plants.begin(), plants.end(), [&](const Planted& p) {
+            return u64(r, "start_ns") <= p.start_ns && u64(r, "end_ns") >= p.end_ns &&
+                   p.start_ns - u64(r, "start_ns") < 5'000'000 && u64(r, "end_ns") - p.end_ns < 5'000'000;
+        });
+        EXPECT_NE(planted_here, plants.end()) << r.dump();
+        // Its own syscalls only: one sleep, not its neighbour's.
+        EXPECT_EQ(syscall_count(r["thread"], "clock_nanosleep"), 1u) << r.dump();
+    }
+}
+
 // Two threads whose loops interleave and whose stalls overlap, each
 // interval framed by that thread's own USDT probes. (The guests compile
 // and load the trigger functions in ProgramE2E.)

@@ -2,12 +2,14 @@
 // SIGUSR1, plants COUNT stalls about a second apart, prints "done" and
 // exits.
 //
-//   kd_stall poll COUNT [rival]
+//   kd_stall poll COUNT [rival | twice]
 //       "kd-staller" (CPU 0) polls with a 1 ms timeout; each stall is, between
 //       two polls, 100 ms of its own CPU time spinning, then a 150 ms
 //       nanosleep. "kd-quiet" (CPU 1) polls with 1 ms timeouts and never
 //       stalls. With rival, "kd-rival" spins on CPU 0 all along, so each
-//       stall also waits for the CPU behind it.
+//       stall also waits for the CPU behind it. With twice, each stall is
+//       followed by a second one after a single poll that does not wait:
+//       the second begins microseconds after the first ends.
 //   kd_stall usdt COUNT
 //       "kd-loop-a" and "kd-loop-b" each run loops framed by the USDT probes
 //       kdstall:loop_start and kdstall:loop_end (1 ms asleep each), their
@@ -105,8 +107,32 @@ void* rival(void*)
     return nullptr;
 }
 
+struct Stall {
+    uint64_t start, end, cpu, steal;
+};
+
+// One stall between two polls: the first returns before it begins (with
+// begin_with_poll; else the last poll made), the second, with a timeout of
+// end_poll_ms, is called after it ends.
+Stall poll_stall(bool begin_with_poll, int end_poll_ms)
+{
+    Stall s{};
+    if (begin_with_poll)
+        poll_once();
+    const uint64_t steal0 = cpu0_steal_ns();
+    s.start = now_ns();
+    const uint64_t cpu0 = cpu_ns();
+    spin_cpu_ms(100);
+    sleep_ms(150);
+    s.cpu = cpu_ns() - cpu0;
+    s.end = now_ns();
+    poll(nullptr, 0, end_poll_ms);
+    s.steal = cpu0_steal_ns() - steal0;
+    return s;
+}
+
 // kd_stall poll: the main thread is the staller.
-void plant_poll_stalls(int count)
+void plant_poll_stalls(int count, bool twice)
 {
     prctl(PR_SET_NAME, "kd-staller");
     pin_to_cpu(0);
@@ -114,14 +140,12 @@ void plant_poll_stalls(int count)
         // About a second of short intervals.
         for (const uint64_t until = now_ns() + 1000000000ull; now_ns() < until;)
             poll_once();
-        const uint64_t steal0 = cpu0_steal_ns();
-        poll_once();
-        const uint64_t start = now_ns(), cpu0 = cpu_ns();
-        spin_cpu_ms(100);
-        sleep_ms(150);
-        const uint64_t cpu = cpu_ns() - cpu0, end = now_ns();
-        poll_once();  // ends the interval: what follows is outside it
-        print_stall(gettid_(), start, end, cpu, cpu0_steal_ns() - steal0);
+        // Printed outside the intervals.
+        const Stall first = poll_stall(true, twice ? 0 : 1);
+        const Stall second = twice ? poll_stall(false, 1) : Stall{};
+        print_stall(gettid_(), first.start, first.end, first.cpu, first.steal);
+        if (twice)
+            print_stall(gettid_(), second.start, second.end, second.cpu, second.steal);
     }
     // Short intervals again, so that the last stall ends before the exit.
     for (int i = 0; i < 5; ++i)
@@ -174,7 +198,7 @@ void* loops(void* arg)
 int main(int argc, char** argv)
 {
     if (argc < 3 || (strcmp(argv[1], "poll") != 0 && strcmp(argv[1], "usdt") != 0)) {
-        fprintf(stderr, "usage: kd_stall poll COUNT [rival] | kd_stall usdt COUNT\n");
+        fprintf(stderr, "usage: kd_stall poll COUNT [rival | twice] | kd_stall usdt COUNT\n");
         return 64;
     }
     const int count = atoi(argv[2]);
@@ -189,7 +213,7 @@ int main(int argc, char** argv)
         fflush(stdout);
         while (!g_go)
             poll_once();
-        plant_poll_stalls(count);
+        plant_poll_stalls(count, argc > 3 && strcmp(argv[3], "twice") == 0);
         g_stop = true;
         pthread_join(q, nullptr);
         if (with_rival)
