@@ -108,18 +108,19 @@ void* rival(void*)
 }
 
 struct Stall {
-    uint64_t start, end, cpu, steal;
+    uint64_t start, end, cpu;
 };
 
 // One stall between two polls: the first returns before it begins (with
 // begin_with_poll; else the last poll made), the second, with a timeout of
-// end_poll_ms, is called after it ends.
+// end_poll_ms, is called after it ends. Nothing else runs between the
+// polls and the clock reads: /proc/stat's read takes milliseconds in an
+// emulated guest.
 Stall poll_stall(bool begin_with_poll, int end_poll_ms)
 {
     Stall s{};
     if (begin_with_poll)
         poll_once();
-    const uint64_t steal0 = cpu0_steal_ns();
     s.start = now_ns();
     const uint64_t cpu0 = cpu_ns();
     spin_cpu_ms(100);
@@ -127,7 +128,6 @@ Stall poll_stall(bool begin_with_poll, int end_poll_ms)
     s.cpu = cpu_ns() - cpu0;
     s.end = now_ns();
     poll(nullptr, 0, end_poll_ms);
-    s.steal = cpu0_steal_ns() - steal0;
     return s;
 }
 
@@ -140,12 +140,15 @@ void plant_poll_stalls(int count, bool twice)
         // About a second of short intervals.
         for (const uint64_t until = now_ns() + 1000000000ull; now_ns() < until;)
             poll_once();
-        // Printed outside the intervals.
+        // Steal is read, and the stalls printed, outside them (a pair's
+        // steal covers both).
+        const uint64_t steal0 = cpu0_steal_ns();
         const Stall first = poll_stall(true, twice ? 0 : 1);
         const Stall second = twice ? poll_stall(false, 1) : Stall{};
-        print_stall(gettid_(), first.start, first.end, first.cpu, first.steal);
+        const uint64_t steal = cpu0_steal_ns() - steal0;
+        print_stall(gettid_(), first.start, first.end, first.cpu, steal);
         if (twice)
-            print_stall(gettid_(), second.start, second.end, second.cpu, second.steal);
+            print_stall(gettid_(), second.start, second.end, second.cpu, steal);
     }
     // Short intervals again, so that the last stall ends before the exit.
     for (int i = 0; i < 5; ++i)
