@@ -34,11 +34,8 @@ void add_delay_options(CLI::App& app, CommonOptions& common, DelayOptions& delay
     app.add_flag("--ebpf", common.print_ebpf,
                  "Print the eBPF source that would be compiled and exit (no root needed)");
     add_format_option(app, common.format, "Output format: text (default) or json (JSON Lines)");
-    for (const FeatureSwitch* s : feature_switches()) {
-        CLI::Option* o = app.add_flag_callback(s->flag, [&delay, s] { s->turn_on(delay.switches); }, s->help);
-        if (s->field == &DelayFeatures::histograms)
-            d.histogram_opt = o;
-    }
+    for (const FeatureSwitch* s : feature_switches())
+        app.add_flag_callback(s->flag, [&delay, s] { s->turn_on(delay.switches); }, s->help);
     app.add_flag("--list-probes", delay.list_probes,
                  "List the target's USDT probes (executable and mapped libraries) and exit");
     d.start_opt = app.add_option("--start-trigger", delay.start_trigger,
@@ -96,7 +93,7 @@ void finish_delay_options(const DelayParse& d, CommonOptions& common, DelayOptio
             if (o->count() > 0)
                 throw Error(Exit::usage, "--stall watches every interval as it ends; " + o->get_name() +
                                              " is for samples, leave it out");
-        if (d.histogram_opt && d.histogram_opt->count() > 0)
+        if (delay.switches.histograms)
             throw Error(Exit::usage, "--histogram is for samples; --stall reports do not have histograms yet");
         if (d.events_opt->count() > 0)
             throw Error(Exit::usage, "--syscall-events is for samples; leave it out with --stall");

@@ -21,7 +21,6 @@ struct DelayParse {
     CLI::Option* stall_opt;
     CLI::Option* duration_opt;
     std::vector<CLI::Option*> sample_opts;  // --sample-time, --sample-count, --sample-interval
-    CLI::Option* histogram_opt = nullptr;
     std::string stall;
     std::vector<int64_t> pids;
     std::vector<uint64_t> trigger_delta;
