@@ -28,8 +28,9 @@ struct kd_capture {
 #define KD_STAT_TRIGGER_MISS 0  /* start trigger fired while not armed */
 #define KD_STAT_EVENTS_DROPPED 1  /* ring buffer full */
 #define KD_STAT_STALLS_DROPPED 2  /* --stall: the stalls ring buffer was full */
-/* --stall: stalls that began while kdelay was still reading their thread's
- * last one: timed, but their values not kept, so not reported. */
+/* --stall: stalls that began while two stalls of their thread were still
+ * unread: timed, but their values not kept (both sets of keys were held),
+ * so not reported. */
 #define KD_STAT_STALLS_UNWATCHED 3
 #define KD_STAT_COUNT 4
 
@@ -111,6 +112,13 @@ struct kd_stat {
     __u32 gen;
     __u32 pad;
 };
+
+/* --stall: the tid in the key of a thread's map value carries the parity
+ * of the value's interval in this bit, so that the thread's intervals are
+ * recorded beside a stall that kdelay has not read yet. Tids stay below
+ * 2^22 (PID_MAX_LIMIT); a sample never sets it. */
+#define KD_KEY_INTERVAL_BIT 0x80000000u
+#define KD_KEY_THREAD(key_tid) ((key_tid) & ~KD_KEY_INTERVAL_BIT)
 
 /* --budget (and JSON): where a thread's time in the window went. The
  * thread is in one state from `since` (0: from the window's start, as
@@ -259,9 +267,10 @@ struct kd_thread {
 /* --stall: an interval of a thread longer than the threshold, on the
  * stalls ring buffer as it ends. thread is the thread's entry then: its
  * RUN, READY and STOPPED and its budget cover the interval; the map values
- * of the thread with kd_stat.gen (or gen) equal to gen hold the rest. The
- * thread starts no interval until kdelay has read them and deleted its
- * stall_reading entry. */
+ * of the thread with kd_stat.gen (or gen) equal to gen hold the rest, in
+ * keys whose KD_KEY_INTERVAL_BIT is gen's parity. Until kdelay has read
+ * them and deleted the stall_reading entry of that key tid, the thread's
+ * intervals take the other parity. */
 struct kd_stall {
     __u64 start_ns;
     __u64 end_ns;

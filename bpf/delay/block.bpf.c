@@ -24,6 +24,7 @@ int kd_block_complete(struct bpf_raw_tracepoint_args *ctx)
     __u32 gen = tid_recording_gen(bkey.tid);
     if (!gen)
         return 0;
+    bkey.tid = interval_tid(bkey.tid, gen);
 
     struct kd_blockio zero = {};
     struct kd_blockio *b = blockio.lookup_or_try_init(&bkey, &zero);

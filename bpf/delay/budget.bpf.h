@@ -57,7 +57,7 @@ static __always_inline void note_waker(struct kd_thread *t, __u32 tid, __u64 blo
     __u32 gen = recording_gen(t);
     if (!gen)
         return;
-    struct kd_waker_key key = { .tid = tid, .kind = KD_WAKER_TASK };
+    struct kd_waker_key key = { .tid = interval_tid(tid, gen), .kind = KD_WAKER_TASK };
     int zero = 0;
     struct kd_irq_context *c = irq_context.lookup(&zero);
     __u64 id = bpf_get_current_pid_tgid();
@@ -144,7 +144,7 @@ static __always_inline void blame_add(__u32 tid, __u32 gen, __u32 kind, struct k
 {
     if (!ns)
         return;
-    struct kd_blame_key key = { .tid = tid, .kind = kind, .holder = e ? e->tid : 0 };
+    struct kd_blame_key key = { .tid = interval_tid(tid, gen), .kind = kind, .holder = e ? e->tid : 0 };
     struct kd_blame fresh = {};
     struct kd_blame *b = blame.lookup_or_try_init(&key, &fresh);
     if (!b) {

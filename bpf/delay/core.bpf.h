@@ -281,6 +281,17 @@ static __always_inline __u32 tid_recording_gen(__u32 tid)
 #endif
 }
 
+/* The tid to key a value of thread tid with, in its interval gen: the
+ * interval's parity in KD_KEY_INTERVAL_BIT with --stall. */
+static __always_inline __u32 interval_tid(__u32 tid, __u32 gen)
+{
+#if STALL
+    return gen & 1 ? tid | KD_KEY_INTERVAL_BIT : tid;
+#else
+    return tid;
+#endif
+}
+
 /* The capture state when the task of id (pid_tgid) belongs to the target and
  * we capture, else 0. The tgid is checked first: most events are not the
  * target's, and that check needs no map lookup. */

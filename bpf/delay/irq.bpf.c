@@ -67,7 +67,7 @@ RAW_TRACEPOINT_PROBE(irq_handler_exit)
     if (!gen)
         return 0;
 
-    struct kd_hardirq_key key = { .tid = tid };
+    struct kd_hardirq_key key = { .tid = interval_tid(tid, gen) };
     char *name = 0;
     bpf_probe_read_kernel(&name, sizeof(name), (char *)slot->what + IRQACTION_NAME_OFF);
     bpf_probe_read_kernel_str(&key.name, sizeof(key.name), name);
@@ -92,7 +92,7 @@ RAW_TRACEPOINT_PROBE(softirq_exit)
     if (!gen)
         return 0;
 
-    struct kd_softirq_key key = { .tid = tid, .vec = (__u32)slot->what };
+    struct kd_softirq_key key = { .tid = interval_tid(tid, gen), .vec = (__u32)slot->what };
     struct kd_stat fresh = {};
     stat_into(softirqs.lookup_or_try_init(&key, &fresh), KD_MAP_SOFTIRQS, tid, KD_HIST_SOFTIRQ, key.vec,
               bpf_ktime_get_ns() - start, gen);

@@ -8,7 +8,8 @@
  * are recorded under a new gen (recording_gen; each value is emptied when
  * first written in it, KD_FRESH). At its end, an interval of STALL_MIN_NS
  * or more goes on the stalls ring buffer with the thread's entry, and the
- * thread is held (stall_reading) until kdelay has read its values. */
+ * thread's values of that interval are held (stall_reading) until kdelay
+ * has read them. */
 #ifndef KD_DELAY_STALL_BPF_H
 #define KD_DELAY_STALL_BPF_H
 
@@ -59,19 +60,30 @@ static __always_inline int is_poll_family(__u32 nr)
 #endif
 }
 
-/* The current thread (tid, entry t) begins an interval at now. While
- * kdelay still reads its last stall the interval is only timed (gen 0):
- * its values would empty that stall's. */
+/* The interval after interval g (0 is none). */
+static __always_inline __u32 next_gen(__u32 g)
+{
+    return g + 1 ? g + 1 : 2;  /* parity alternates across the wrap too */
+}
+
+/* The current thread (tid, entry t) begins an interval at now. Its values
+ * are keyed by its number's parity (interval_tid): the next number's,
+ * unless kdelay has not yet read a stall keyed so, then the one after.
+ * With both sets of keys held by unread stalls, the interval is only
+ * timed (gen 0). */
 static __always_inline void stall_begins(struct kd_thread *t, __u32 tid, __u64 now)
 {
     if (t->interval_start)
         return;  /* in one already: a start trigger hit twice */
     t->interval_start = now;
-    if (stall_reading.lookup(&tid))
-        return;
-    __u32 gen = t->gens + 1;
-    if (!gen)
-        gen = 1;
+    __u32 gen = next_gen(t->gens);
+    __u32 held = interval_tid(tid, gen);
+    if (stall_reading.lookup(&held)) {
+        gen = next_gen(gen);
+        held = interval_tid(tid, gen);
+        if (stall_reading.lookup(&held))
+            return;
+    }
     t->gens = gen;
     t->gen = gen;
     __builtin_memset(&t->run, 0, sizeof(t->run));
@@ -123,7 +135,8 @@ static __always_inline void stall_ends(struct kd_thread *t, __u32 tid, struct kd
     /* The run going on now, to its end. */
     stat_add(&e->thread.run, now > run_began ? now - run_began : 0);
     /* Held before kdelay can see the stall, so that its delete comes after. */
-    stall_reading.update(&tid, &gen);
+    __u32 held = interval_tid(tid, gen);
+    stall_reading.update(&held, &gen);
     stalls.ringbuf_submit(e, 0);
 }
 #endif

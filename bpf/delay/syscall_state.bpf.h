@@ -9,8 +9,9 @@
 /* The syscall's values in the thread's interval gen (recording_gen). */
 static __always_inline struct kd_syscall *syscall_entry(struct kd_syscall_key *key, __u32 gen)
 {
+    struct kd_syscall_key in_interval = { .tid = interval_tid(key->tid, gen), .nr = key->nr };
     struct kd_syscall zero = {};
-    struct kd_syscall *s = syscalls.lookup_or_try_init(key, &zero);
+    struct kd_syscall *s = syscalls.lookup_or_try_init(&in_interval, &zero);
     if (!s) {
         note_full(KD_MAP_SYSCALLS);
         return 0;

@@ -154,7 +154,8 @@ std::vector<Stall> DelayCollector::take_stalls(std::chrono::steady_clock::time_p
         add_thread_entry(r, t);
         r.threads[e.tid];  // shown even when it only ran
         stalls.push_back(Stall{e.start_ns, e.end_ns, read_sample(r)});
-        maps_.erase("stall_reading", e.tid);
+        // Its values' keys are free again for the thread's next intervals.
+        maps_.erase("stall_reading", e.gen & 1 ? e.tid | KD_KEY_INTERVAL_BIT : e.tid);
     }
     ended_.clear();
     return stalls;

@@ -47,6 +47,26 @@ const char* core_hist_kind(uint32_t kind)
     return "unknown";
 }
 
+// The entries of a map keyed by thread that r wants, with each key's tid
+// made the thread's again (KD_KEY_INTERVAL_BIT off). gen_of gives the
+// interval a value was written in.
+template <class K, class V, class GenOf>
+std::vector<std::pair<K, V>> thread_entries(MapIo& maps, const std::string& map, const SampleReading* r, GenOf gen_of)
+{
+    std::vector<std::pair<K, V>> entries = maps.entries<K, V>(map);
+    std::vector<std::pair<K, V>> wanted;
+    wanted.reserve(entries.size());
+    for (auto& [k, v] : entries) {
+        k.tid = KD_KEY_THREAD(k.tid);
+        if (!r || r->wants(k.tid, gen_of(v)))
+            wanted.emplace_back(k, v);
+    }
+    return wanted;
+}
+
+uint32_t stat_gen(const kd_stat& s) { return s.gen; }
+uint32_t syscall_gen(const kd_syscall& s) { return s.stat.gen; }
+
 // As stat_merge() in the delay program.
 void merge(kd_stat& to, const kd_stat& from)
 {
@@ -75,9 +95,8 @@ std::map<std::pair<uint32_t, uint32_t>, kd_stat> syscall_stats(MapIo& maps, cons
                                                                 const SampleReading* r)
 {
     std::map<std::pair<uint32_t, uint32_t>, kd_stat> stats;
-    for (const auto& [k, s] : maps.entries<kd_syscall_key, kd_syscall>("syscalls"))
-        if (!r || r->wants(k.tid, s.stat.gen))
-            merge(stats[{k.tid, k.nr}], s.stat);  // count 0: only --budget's blocked time
+    for (const auto& [k, s] : thread_entries<kd_syscall_key, kd_syscall>(maps, "syscalls", r, syscall_gen))
+        merge(stats[{k.tid, k.nr}], s.stat);  // count 0: only --budget's blocked time
     for (const auto& runs : recent)
         for (const auto& r : runs.run)
             if (r.stat.count)
@@ -111,19 +130,17 @@ void read_syscalls(MapIo& maps, SampleReading& r)
 
 void read_irqs(MapIo& maps, SampleReading& r)
 {
-    for (const auto& [k, s] : maps.entries<kd_hardirq_key, kd_stat>("hardirqs"))
-        if (r.wants(k.tid, s.gen))
-            r.threads[k.tid].hardirqs.push_back(IrqStat{bounded(k.name), 0, to_stat(s)});
-    for (const auto& [k, s] : maps.entries<kd_softirq_key, kd_stat>("softirqs"))
-        if (r.wants(k.tid, s.gen))
-            r.threads[k.tid].softirqs.push_back(IrqStat{softirq_name(k.vec), k.vec, to_stat(s)});
+    for (const auto& [k, s] : thread_entries<kd_hardirq_key, kd_stat>(maps, "hardirqs", &r, stat_gen))
+        r.threads[k.tid].hardirqs.push_back(IrqStat{bounded(k.name), 0, to_stat(s)});
+    for (const auto& [k, s] : thread_entries<kd_softirq_key, kd_stat>(maps, "softirqs", &r, stat_gen))
+        r.threads[k.tid].softirqs.push_back(IrqStat{softirq_name(k.vec), k.vec, to_stat(s)});
 }
 
 void read_blockio(MapIo& maps, SampleReading& r)
 {
-    for (const auto& [k, b] : maps.entries<kd_blockio_key, kd_blockio>("blockio"))
-        if (r.wants(k.tid, b.stat.gen))
-            r.threads[k.tid].blockio.push_back(
+    const auto gen = [](const kd_blockio& b) { return b.stat.gen; };
+    for (const auto& [k, b] : thread_entries<kd_blockio_key, kd_blockio>(maps, "blockio", &r, gen))
+        r.threads[k.tid].blockio.push_back(
             BlockIoStat{disk_name(k.dev), static_cast<char>(k.op), b.bytes, to_stat(b.stat)});
 }
 
@@ -175,18 +192,17 @@ void read_histograms(MapIo& maps, SampleReading& r)
 void read_budgets(MapIo& maps, SampleReading& r)
 {
     std::map<uint32_t, std::map<uint32_t, uint64_t>> blocked;
-    for (const auto& [k, s] : maps.entries<kd_syscall_key, kd_syscall>("syscalls"))
-        if (s.blocked_ns && r.wants(k.tid, s.stat.gen))
+    for (const auto& [k, s] : thread_entries<kd_syscall_key, kd_syscall>(maps, "syscalls", &r, syscall_gen))
+        if (s.blocked_ns)
             blocked[k.tid][k.nr] += s.blocked_ns;
     std::map<uint32_t, std::vector<TimeBudget::Waker>> wakers;
-    for (const auto& [k, w] : maps.entries<kd_waker_key, kd_waker>("wakers"))
-        if (r.wants(k.tid, w.gen))
-            wakers[k.tid].push_back(
-                {waker_kind_name(k.kind), k.waker_tid, w.tgid, bounded(w.comm), w.count, w.blocked_ns});
+    const auto waker_gen = [](const kd_waker& w) { return w.gen; };
+    for (const auto& [k, w] : thread_entries<kd_waker_key, kd_waker>(maps, "wakers", &r, waker_gen))
+        wakers[k.tid].push_back({waker_kind_name(k.kind), k.waker_tid, w.tgid, bounded(w.comm), w.count, w.blocked_ns});
     std::map<uint32_t, std::vector<TimeBudget::Holder>> holders;
-    for (const auto& [k, b] : maps.entries<kd_blame_key, kd_blame>("blame"))
-        if (r.wants(k.tid, b.gen))
-            holders[k.tid].push_back({blame_kind(k.kind), k.holder, b.tgid, bounded(b.comm), b.ns});
+    const auto blame_gen = [](const kd_blame& b) { return b.gen; };
+    for (const auto& [k, b] : thread_entries<kd_blame_key, kd_blame>(maps, "blame", &r, blame_gen))
+        holders[k.tid].push_back({blame_kind(k.kind), k.holder, b.tgid, bounded(b.comm), b.ns});
     // A stall's thread was running at both ends: /proc has nothing to add.
     std::map<uint32_t, ThreadState> now;
     for (pid_t pid : r.interval ? std::vector<pid_t>{} : target_processes(r.params)) {
@@ -276,9 +292,8 @@ const std::vector<SampleReader>& core_readers()
 
 void read_section(MapIo& maps, SampleReading& r, const ThreadSection& section)
 {
-    for (const auto& [k, s] : maps.entries<kd_row_key, kd_stat>(section.maps.front().name))
-        if (r.wants(k.tid, s.gen))
-            r.threads[k.tid].sections[section.on.name].push_back(SectionRow{section.row_name(k.id), k.id, to_stat(s)});
+    for (const auto& [k, s] : thread_entries<kd_row_key, kd_stat>(maps, section.maps.front().name, &r, stat_gen))
+        r.threads[k.tid].sections[section.on.name].push_back(SectionRow{section.row_name(k.id), k.id, to_stat(s)});
 }
 
 void add_thread_entry(SampleReading& r, const kd_thread& t)

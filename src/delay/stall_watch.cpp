@@ -75,8 +75,8 @@ void watch_stalls(const DelayConfig& cfg, const std::vector<pid_t>& targets, Del
         writer.warning(with_commas(n) + " stalls were lost: the stalls ring buffer was full.");
     if (const uint64_t n = collector.stalls_unwatched())
         writer.warning(with_commas(n) +
-                       " stalls were not reported: each began within milliseconds of its thread's last one, "
-                       "while kdelay was still reading that one.");
+                       " stalls were not reported: each began while kdelay had yet to read two earlier "
+                       "stalls of its thread.");
 }
 
 }  // namespace kdelay

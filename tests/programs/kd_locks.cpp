@@ -9,8 +9,10 @@
 // HOLD_MS after the fault arrives. Right after the fault arrives, thread
 // kd_waiter write()s to the same memfd, and waits for the inode lock for
 // about HOLD_MS: one rwsem write contention of ~HOLD_MS per round, by
-// kd_waiter only. Prints "ready", then starts the rounds on SIGUSR1 (so
-// they fall inside kdelay's window), and prints "done" after the last.
+// kd_waiter only. kd_waiter frames each of its writes with polls that do
+// not wait, so that --stall sees it as one interval (a poll's return to
+// the next poll call). Prints "ready", then starts the rounds on SIGUSR1
+// (so they fall inside kdelay's window), and prints "done" after the last.
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -75,8 +77,10 @@ void* waiter_thread(void*)
     static char buf[64];
     for (;;) {
         sem_wait(&fault_arrived);
+        poll(nullptr, 0, 0);
         if (pwrite(memfd, buf, sizeof(buf), 0) < 0)
             die("waiter write");
+        poll(nullptr, 0, 0);
         sem_post(&waiter_done);
     }
     return nullptr;

@@ -8,7 +8,8 @@
 // when nothing is). Prints "ready". On SIGUSR1, thread kd_reader reads the
 // file once: every page it brings into the page cache is charged to the
 // cgroup, so past the limit each charge first reclaims the cgroup's clean
-// pages, synchronously, in kd_reader's read(). Then it prints how many
+// pages, synchronously, in kd_reader's read(). The reading is framed by
+// polls that do not wait, one interval for --stall. Then it prints how many
 // times a charge hit the limit (v1 memory.failcnt, v2 memory.events "max"),
 // which the kernel counts once before each such reclaim:
 //   limit_hits kd_reader N
@@ -19,6 +20,7 @@
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sstream>
@@ -139,9 +141,11 @@ void* reader_thread(void*)
     if (fd < 0)
         die("open " + file_path);
     std::vector<char> buf(1 << 20);
+    poll(nullptr, 0, 0);
     for (ssize_t n; (n = read(fd, buf.data(), buf.size())) != 0;)
         if (n < 0)
             die("read");
+    poll(nullptr, 0, 0);
     close(fd);
     printf("limit_hits kd_reader %llu\n", static_cast<unsigned long long>(limit_hits() - before));
     return nullptr;

@@ -2,14 +2,16 @@
 // SIGUSR1, plants COUNT stalls about a second apart, prints "done" and
 // exits.
 //
-//   kd_stall poll COUNT [rival | twice]
+//   kd_stall poll COUNT [rival | twice | thrice | gap]
 //       "kd-staller" (CPU 0) polls with a 1 ms timeout; each stall is, between
 //       two polls, 100 ms of its own CPU time spinning, then a 150 ms
 //       nanosleep. "kd-quiet" (CPU 1) polls with 1 ms timeouts and never
 //       stalls. With rival, "kd-rival" spins on CPU 0 all along, so each
-//       stall also waits for the CPU behind it. With twice, each stall is
-//       followed by a second one after a single poll that does not wait:
-//       the second begins microseconds after the first ends.
+//       stall also waits for the CPU behind it. With twice (thrice), each
+//       stall is followed by one (two) more, each after a single poll that
+//       does not wait: it begins microseconds after the last one ends.
+//       With gap, each stall is followed by a short interval (between two
+//       polls that do not wait) and a second stall.
 //   kd_stall usdt COUNT
 //       "kd-loop-a" and "kd-loop-b" each run loops framed by the USDT probes
 //       kdstall:loop_start and kdstall:loop_end (1 ms asleep each), their
@@ -131,8 +133,10 @@ Stall poll_stall(bool begin_with_poll, int end_poll_ms)
     return s;
 }
 
-// kd_stall poll: the main thread is the staller.
-void plant_poll_stalls(int count, bool twice)
+// kd_stall poll: the main thread is the staller; each of its COUNT trains
+// is of train stalls back to back, or with a short interval between them
+// (gap).
+void plant_poll_stalls(int count, int train, bool gap)
 {
     prctl(PR_SET_NAME, "kd-staller");
     pin_to_cpu(0);
@@ -140,15 +144,18 @@ void plant_poll_stalls(int count, bool twice)
         // About a second of short intervals.
         for (const uint64_t until = now_ns() + 1000000000ull; now_ns() < until;)
             poll_once();
-        // Steal is read, and the stalls printed, outside them (a pair's
-        // steal covers both).
+        // Steal is read, and the stalls printed, outside them (a train's
+        // steal covers all of it).
         const uint64_t steal0 = cpu0_steal_ns();
-        const Stall first = poll_stall(true, twice ? 0 : 1);
-        const Stall second = twice ? poll_stall(false, 1) : Stall{};
+        Stall stalls[3];
+        for (int k = 0; k < train; ++k) {
+            if (gap && k > 0)
+                poll(nullptr, 0, 0);  // the short interval's end
+            stalls[k] = poll_stall(k == 0, k == train - 1 ? 1 : 0);
+        }
         const uint64_t steal = cpu0_steal_ns() - steal0;
-        print_stall(gettid_(), first.start, first.end, first.cpu, steal);
-        if (twice)
-            print_stall(gettid_(), second.start, second.end, second.cpu, steal);
+        for (int k = 0; k < train; ++k)
+            print_stall(gettid_(), stalls[k].start, stalls[k].end, stalls[k].cpu, steal);
     }
     // Short intervals again, so that the last stall ends before the exit.
     for (int i = 0; i < 5; ++i)
@@ -201,7 +208,7 @@ void* loops(void* arg)
 int main(int argc, char** argv)
 {
     if (argc < 3 || (strcmp(argv[1], "poll") != 0 && strcmp(argv[1], "usdt") != 0)) {
-        fprintf(stderr, "usage: kd_stall poll COUNT [rival | twice] | kd_stall usdt COUNT\n");
+        fprintf(stderr, "usage: kd_stall poll COUNT [rival | twice | thrice | gap] | kd_stall usdt COUNT\n");
         return 64;
     }
     const int count = atoi(argv[2]);
@@ -216,7 +223,9 @@ int main(int argc, char** argv)
         fflush(stdout);
         while (!g_go)
             poll_once();
-        plant_poll_stalls(count, argc > 3 && strcmp(argv[3], "twice") == 0);
+        const char* mode = argc > 3 ? argv[3] : "";
+        const bool gap = strcmp(mode, "gap") == 0;
+        plant_poll_stalls(count, strcmp(mode, "thrice") == 0 ? 3 : strcmp(mode, "twice") == 0 || gap ? 2 : 1, gap);
         g_stop = true;
         pthread_join(q, nullptr);
         if (with_rival)

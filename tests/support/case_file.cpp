@@ -93,7 +93,7 @@ Value from_json(const json* j)
 
 // kdelay's JSON Lines, split by type.
 struct Report {
-    std::vector<json> samples, markers;
+    std::vector<json> samples, markers, stalls;
     explicit Report(const std::string& out)
     {
         std::istringstream in(out);
@@ -107,6 +107,8 @@ struct Report {
                 samples.push_back(std::move(j));
             else if (j["type"] == "marker")
                 markers.push_back(std::move(j));
+            else if (j["type"] == "stall")
+                stalls.push_back(std::move(j));
         }
     }
 };
@@ -115,11 +117,12 @@ struct Report {
 //   expect := sum OP sum | sum 'in' sum '..' sum | ('stdout'|'stderr') ('contains'|'lacks') STRING
 //   sum    := term (('+'|'-') term)*
 //   term   := atom (('*'|'/') NUMBER)*
-//   atom   := NUMBER | STRING | 'null' | 'missing' | 'exit' | 'samples' | workload(WORD NAME)
+//   atom   := NUMBER | STRING | 'null' | 'missing' | 'exit' | 'samples' | 'stalls' | workload(WORD NAME)
 //           | syscall_nr(NAME) | path
 // An index written [*] stands for each sample's: the expectation is checked
 // once per sample, with [*] replaced by 0, 1, ...
-//   path   := ('sample' ['[' N ']'] | 'thread(' NAME ')' | 'marker(' KIND ')' ['[' N ']'])
+//   path   := ('sample' ['[' N ']'] | 'thread(' NAME ')' | 'marker(' KIND ')' ['[' N ']']
+//              | 'stall(' NAME ')' ['[' N ']'])
 //             ('.' KEY ['[' SEL ']'])*
 //   SEL    := N | NAME (the element whose "name" is NAME) | FIELD=VALUE
 class Evaluator {
@@ -315,6 +318,8 @@ private:
             return Value{Value::Kind::number, static_cast<double>(run_.status), {}};
         if (w == "samples")
             return Value{Value::Kind::number, static_cast<double>(report_.samples.size()), {}};
+        if (w == "stalls")
+            return Value{Value::Kind::number, static_cast<double>(report_.stalls.size()), {}};
         if (w == "workload") {
             expect_char('(');
             return workload_number(until(')'));
@@ -342,18 +347,20 @@ private:
             const std::string name = until(')');
             if (!report_.samples.empty())
                 at = select(&report_.samples[0]["threads"], "name=" + name);
-        } else if (w == "marker") {
+        } else if (w == "marker" || w == "stall") {
+            // The Nth marker of a kind, or the Nth stall of a thread by name.
             expect_char('(');
-            const std::string kind = until(')');
+            const std::string which = until(')');
             size_t k = 0;
             if (i_ < s_.size() && s_[i_] == '[') {
                 ++i_;
                 k = static_cast<size_t>(number_literal());
                 expect_char(']');
             }
-            for (const json& m : report_.markers)
-                if (!at && m["marker"] == kind && k-- == 0)
-                    at = &m;
+            const bool marker = w == "marker";
+            for (const json& j : marker ? report_.markers : report_.stalls)
+                if (!at && (marker ? j["marker"] == which : j["thread"]["name"] == which) && k-- == 0)
+                    at = &j;
         } else {
             fail("unknown value '" + w + "'");
         }

@@ -62,7 +62,7 @@ RAW_TRACEPOINT_PROBE(contention_end)
     __u32 gen = tid_recording_gen(tid);
     if (!gen)
         return 0;
-    struct kd_row_key key = { .tid = tid, .id = w->flags };
+    struct kd_row_key key = { .tid = interval_tid(tid, gen), .id = w->flags };
     struct kd_stat zero = {};
     stat_into(locks.lookup_or_try_init(&key, &zero), KD_MAP_LOCKS, tid, KD_HIST_LOCK, key.id, delta, gen);
     return 0;

@@ -46,7 +46,7 @@ static __always_inline int reclaim_end(__u32 kind)
     __u32 gen = tid_recording_gen(tid);
     if (!gen)
         return 0;
-    struct kd_row_key key = { .tid = tid, .id = kind };
+    struct kd_row_key key = { .tid = interval_tid(tid, gen), .id = kind };
     struct kd_stat zero = {};
     stat_into(reclaim.lookup_or_try_init(&key, &zero), KD_MAP_RECLAIM, tid, KD_HIST_RECLAIM, kind, delta, gen);
     return 0;

@@ -155,6 +155,25 @@ TEST(CaseFile, EachSampleAndMarkerByIndex)
     EXPECT_EQ(check("sample[*].threads[a].run.count == 3"), "with [*] = [1]: 1 == 3 is false");
 }
 
+// --stall's lines: counted, and each thread's Nth picked by its name.
+TEST(CaseFile, StallsByThreadName)
+{
+    CaseRun r;
+    r.out = R"({"type":"stall","start_ns":1,"thread":{"name":"a","locks":[{"name":"rwsem:W","count":2}]}})"
+            "\n"
+            R"({"type":"stall","start_ns":2,"thread":{"name":"b"}})"
+            "\n"
+            R"({"type":"stall","start_ns":3,"thread":{"name":"a","locks":[]}})"
+            "\n";
+    EXPECT_EQ(check_expectation("stalls == 3", r), "");
+    EXPECT_EQ(check_expectation("samples == 0", r), "");
+    EXPECT_EQ(check_expectation("stall(a).thread.locks[0].count == 2", r), "");
+    EXPECT_EQ(check_expectation("stall(a)[1].start_ns == 3", r), "");
+    EXPECT_EQ(check_expectation("stall(b).start_ns == 2", r), "");
+    EXPECT_EQ(check_expectation("stall(a)[2] == missing", r), "");
+    EXPECT_EQ(check_expectation("stall(c).start_ns == 1", r), "(missing) == 1 is false");
+}
+
 TEST(CaseFile, MissingIsWrittenOut)
 {
     EXPECT_EQ(check("thread(a).syscalls[getpid] == missing"), "");
