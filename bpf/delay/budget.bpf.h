@@ -118,7 +118,11 @@ static __always_inline void holder_leaves(__u64 now)
         return;
     struct kd_holder *e = &h->ring[h->head & (KD_HOLDERS - 1)];
     __u64 id = bpf_get_current_pid_tgid();
-    e->start = h->since;
+    /* A turn that began while no thread of the target was known to wait
+     * (since 0; one waiting since before the window is not counted) began
+     * after the last turn kept, never before its end: turns must not
+     * overlap, or a wait would be blamed twice over. */
+    e->start = h->since ? h->since : h->ring[(h->head - 1) & (KD_HOLDERS - 1)].end;
     e->end = now;
     e->irq_ns = h->irq_ns;
     e->tid = (__u32)id;

@@ -161,11 +161,14 @@ static __always_inline __u64 switch_time(void *prev, __u64 *now)
     return rq_time(rq_of(prev), bpf_get_smp_processor_id(), clock_now(now));
 }
 
-/* Who had this CPU, for the threads of the target waiting for it. */
-static __always_inline void budget_holder_turn(__u64 *now)
+/* Who had this CPU, for the threads of the target waiting for it: the
+ * turn of prev ends when the kernel switches it out, by the clock that
+ * dates the waits (switch_time), so that a thread preempted here is not
+ * its own holder while it waits. */
+static __always_inline void budget_holder_turn(void *prev, __u64 *now)
 {
     if (someone_waits())
-        holder_leaves(clock_now(now));
+        holder_leaves(switch_time(prev, now));
     else
         holder_forget();
 }
@@ -202,7 +205,7 @@ static __always_inline void budget_next_in(struct kd_thread *t, __u32 tid, struc
     budget_switched_in(t, tid, cap, switch_time(prev, now));
 }
 #else
-static __always_inline void budget_holder_turn(__u64 *now) {}
+static __always_inline void budget_holder_turn(void *prev, __u64 *now) {}
 static __always_inline void budget_missed_switch_in(struct kd_thread *t, __u32 tid, struct kd_capture *cap, __u64 in) {}
 static __always_inline void budget_switched_out(struct kd_thread *t, __u32 tid, struct kd_capture *cap, void *prev,
                                                 int preempt, kd_task_state_t state, __u64 *now) {}
@@ -274,7 +277,7 @@ BTF_TRACEPOINT_PROBE(sched_switch)
     void *prev = (void *)ctx->args[1];
     void *next = (void *)ctx->args[2];
     __u64 now = 0;  /* clock_now() */
-    budget_holder_turn(&now);
+    budget_holder_turn(prev, &now);
 
     /* prev is the current task: its ids come without a memory read. */
     __u64 prev_id = bpf_get_current_pid_tgid();

@@ -451,6 +451,7 @@ TEST(BudgetE2E, TwoSpinnersOnOneCpuSplitTheWindowAsTheKernelDoesAndWaitForEachOt
             expect_matches_kernel(u64(b, "ready_ns"), k.wait_ns, std::string(name) + " ready: " + b.dump());
             ASSERT_GT(u64(b, "ready_ns"), 50'000'000u) << b.dump();
             expect_blame_adds_up(b);
+            EXPECT_EQ(blamed_on(b, k.tid), 0u) << name << " never waits for itself: " << b.dump();
             EXPECT_GE(static_cast<double>(blamed_on(b, r.window.threads.at(other).tid)),
                       (under_load() ? 0.01 : 0.9) * ended_waits(b))
                 << name << " waits for " << other << ": " << b.dump();
@@ -492,6 +493,37 @@ TEST(BudgetE2E, ASpinnerOfAnotherProcessIsNamedWithItsPid)
     }
 }
 
+// kd-starved (nice 19) waits from before the window and long into it while
+// kd-peer and kd-hog take turns on its CPU. Until it first runs, no thread
+// of the target is known to wait when kd-peer leaves the CPU, so who held it
+// then is not kept; the holder kept next must not be taken to have held the
+// CPU since the wait began, on top of the holders kept before it (the blame
+// added up to several times READY).
+// TAGS kernel rt logic
+TEST(BudgetE2E, AWaitBegunBeforeTheWindowIsBlamedOnceOverItsHolders)
+{
+    KD_REQUIRE_BPF();
+    for (const Sampled& r : sample_windows("starved")) {
+        SCOPED_TRACE("window at " + std::to_string(r.window.start_ns));
+        // schedstat adds a wait when it ends, and a run at the tick: kd-starved's
+        // waits, hundreds of ms long, straddle the window's edges, and its
+        // runs are a few ms; kd-peer's compare.
+        const KernelView& peer = r.window.threads.at("kd-peer");
+        const json pb = budget_of(r, "kd-peer");
+        expect_matches_kernel(u64(pb, "running_ns"), peer.run_ns, "kd-peer running: " + pb.dump(), r.window.steal_ns);
+        expect_matches_kernel(u64(pb, "ready_ns"), peer.wait_ns, "kd-peer ready: " + pb.dump());
+        for (const char* name : {"kd-starved", "kd-peer"}) {
+            const json b = budget_of(r, name);
+            expect_blame_adds_up(b);
+            ASSERT_GT(u64(b, "ready_ns"), 0u) << name << ": " << b.dump();
+        }
+        const json b = budget_of(r, "kd-starved");
+        EXPECT_GT(u64(b, "ready_ns"), 500'000'000u) << b.dump();
+        const uint64_t on_hog = ns_of_first(b["ready_by"], [&](const json& h) { return h["pid"] == r.window.rival; });
+        EXPECT_GT(on_hog, 0u) << b.dump();
+    }
+}
+
 // TAGS kernel rt logic
 TEST(BudgetE2E, WithThreeOnOneCpuTheWaitSplitsByTheOthersRunShares)
 {
@@ -512,6 +544,7 @@ TEST(BudgetE2E, WithThreeOnOneCpuTheWaitSplitsByTheOthersRunShares)
             ASSERT_GT(blamed, 0) << b.dump();
             ASSERT_GT(ran, 0) << "schedstat is off";
             expect_blame_adds_up(b);
+            EXPECT_EQ(blamed_on(b, r.window.threads.at(name).tid), 0u) << name << " never waits for itself: " << b.dump();
             if (under_load()) {
                 EXPECT_GT(others[0].first, 0u) << name << ": " << b.dump();
                 EXPECT_GT(others[1].first, 0u) << name << ": " << b.dump();

@@ -17,6 +17,11 @@
 //   kd_budget three     "spin-a", "spin-b", "spin-c" busy on CPU 0; 1 s windows
 //   kd_budget rival     "kd-victim" busy on CPU 0, and a child process "kd-rival"
 //                       busy on CPU 0 too; 1 s windows. Prints "rival PID".
+//   kd_budget starved   "kd-peer" and, at nice 19, "kd-starved" busy on CPU 0,
+//                       and a child process "kd-hog" busy on CPU 0 too; 1 s
+//                       windows. kd-starved gets about 1% of the CPU, so it
+//                       waits at the window's start and long into it, while
+//                       kd-peer and kd-hog take turns. Prints "rival PID".
 //   kd_budget flooded   "spin-a", "spin-b" busy on CPU 0, and a child process
 //                       whose "kd-sink" (CPU 0) receives a loopback UDP flood
 //                       from "kd-flood" (CPU 1): thousands of wakeups a second
@@ -40,6 +45,7 @@
 #include <pthread.h>
 #include <string>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/sdt.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -108,6 +114,12 @@ void* spinner(void* arg)
     for (;;) {
     }
     return nullptr;
+}
+
+void* starved_spinner(void* arg)
+{
+    setpriority(PRIO_PROCESS, 0, 19);  // this thread only
+    return spinner(arg);
 }
 
 // The sleeper's rounds: one per window, started by the main thread.
@@ -215,11 +227,11 @@ void wait_named(const Worker& w)
 int main(int argc, char** argv)
 {
     if (argc != 2) {
-        fprintf(stderr, "usage: kd_budget spinners | sleeper | born | asleep | wake | three | rival | flooded\n");
+        fprintf(stderr, "usage: kd_budget spinners | sleeper | born | asleep | wake | three | rival | starved | flooded\n");
         return 64;
     }
     const std::string mode = argv[1];
-    const std::vector<std::string> modes = {"spinners", "sleeper", "born", "asleep", "wake", "three", "rival", "flooded"};
+    const std::vector<std::string> modes = {"spinners", "sleeper", "born", "asleep", "wake", "three", "rival", "starved", "flooded"};
     if (std::find(modes.begin(), modes.end(), mode) == modes.end()) {
         fprintf(stderr, "kd_budget: unknown mode %s\n", mode.c_str());
         return 64;
@@ -252,17 +264,22 @@ int main(int argc, char** argv)
         start_worker("spin-a", spinner);
         start_worker("spin-b", spinner);
         start_worker("spin-c", spinner);
-    } else if (mode == "rival") {
+    } else if (mode == "rival" || mode == "starved") {
         const pid_t child = fork();
         if (child == 0) {
             prctl(PR_SET_PDEATHSIG, SIGKILL);
-            prctl(PR_SET_NAME, "kd-rival");
+            prctl(PR_SET_NAME, mode == "rival" ? "kd-rival" : "kd-hog");
             pin_to_cpu(0);
             for (;;) {
             }
         }
         printf("rival %d\n", child);
-        start_worker("kd-victim", spinner);
+        if (mode == "rival") {
+            start_worker("kd-victim", spinner);
+        } else {
+            start_worker("kd-peer", spinner);
+            start_worker("kd-starved", starved_spinner);
+        }
     }
     printf("ready\n");
     fflush(stdout);
@@ -278,7 +295,7 @@ int main(int argc, char** argv)
         Worker* born = nullptr;
         pthread_t born_thread;
         uint64_t born_at = 0, born_by = 0;
-        if (mode == "spinners" || mode == "three" || mode == "rival" || mode == "flooded") {
+        if (mode == "spinners" || mode == "three" || mode == "rival" || mode == "starved" || mode == "flooded") {
             sleep_ms(1000);
         } else if (mode == "wake") {
             sleep_ms(300);
