@@ -178,6 +178,10 @@ static __always_inline void blame_wait(__u32 tid, __u32 gen, __u64 w0, __u64 lo,
             struct kd_holder *e = &h->ring[(h->head - i) & (KD_HOLDERS - 1)];
             if (e->end <= lo)
                 break;
+            /* Its own turn (a switch-in that was not seen ended its wait
+             * unseen too): who held the CPU then is not known. */
+            if (e->tid == tid)
+                continue;
             __u64 from = e->start > lo ? e->start : lo;
             __u64 to = e->end < now ? e->end : now;
             if (to <= from)
