@@ -235,6 +235,8 @@ void expect_matches_kernel(uint64_t kdelay_ns, uint64_t kernel_ns, const std::st
         << what << " (CPU 0 steal " << steal_ns << " ns)";
 }
 
+void expect_ready_matches_kernel(const json& b, uint64_t kernel_ns, const std::string& what);
+
 // Every worker's RUNNING and READY against the kernel's run and run-queue
 // wait over the same window.
 void expect_agrees_with_schedstat(const Sampled& r)
@@ -245,7 +247,7 @@ void expect_agrees_with_schedstat(const Sampled& r)
         ASSERT_TRUE(r.threads.contains(name)) << name << " is not in the sample";
         const json& b = r.threads.at(name).at("budget");
         expect_matches_kernel(u64(b, "running_ns"), k.run_ns, name + " running: " + b.dump(), r.window.steal_ns);
-        expect_matches_kernel(u64(b, "ready_ns"), k.wait_ns, name + " ready: " + b.dump());
+        expect_ready_matches_kernel(b, k.wait_ns, name);
     }
 }
 
@@ -262,6 +264,19 @@ uint64_t ns_of_first(const json& list, Match&& match)
 uint64_t blocked_in(const json& b, const std::string& syscall)
 {
     return ns_of_first(b["blocked"], [&](const json& part) { return part["syscall"] == syscall; });
+}
+
+// kdelay's READY (in budget b) against the kernel's run-queue wait. The
+// kernel adds a wait to schedstat when it ends: the wait still open at the
+// window's end (READY blame's "open") is in kdelay's READY and not yet in
+// the kernel's, so kdelay may exceed it by that much. Under load such a
+// wait runs to tens of ms.
+void expect_ready_matches_kernel(const json& b, uint64_t kernel_ns, const std::string& what)
+{
+    const uint64_t ready = u64(b, "ready_ns");
+    const uint64_t open = ns_of_first(b["ready_by"], [](const json& h) { return h["kind"] == "open"; });
+    const uint64_t unseen = ready > kernel_ns ? std::min(open, ready - kernel_ns) : 0;
+    expect_matches_kernel(ready, kernel_ns + unseen, (what.empty() ? "" : what + " ") + "ready: " + b.dump());
 }
 
 }  // namespace
@@ -300,7 +315,7 @@ TEST(BudgetE2E, SleeperIsBlockedInClockNanosleepRunsItsSpinsAndIsWokenByItsTimer
         EXPECT_LE(blocked_in(b, "clock_nanosleep"), 575'000'000u) << b.dump();
         const KernelView& k = r.window.threads.at("kd-sleeper");
         expect_matches_kernel(u64(b, "running_ns"), k.run_ns, "running: " + b.dump(), r.window.steal_ns);
-        expect_matches_kernel(u64(b, "ready_ns"), k.wait_ns, "ready: " + b.dump());
+        expect_ready_matches_kernel(b, k.wait_ns, "");
         EXPECT_GE(u64(b, "running_ns"), 95'000'000u) << b.dump();
         // Each sleep is ended by its timer, in interrupt context: no task woke it.
         ASSERT_FALSE(b["wakers"].empty()) << b.dump();
@@ -448,7 +463,7 @@ TEST(BudgetE2E, TwoSpinnersOnOneCpuSplitTheWindowAsTheKernelDoesAndWaitForEachOt
             ASSERT_GT(k.run_ns + k.wait_ns, 0u) << "schedstat is off";
             expect_matches_kernel(u64(b, "running_ns"), k.run_ns, std::string(name) + " running: " + b.dump(),
                                   r.window.steal_ns);
-            expect_matches_kernel(u64(b, "ready_ns"), k.wait_ns, std::string(name) + " ready: " + b.dump());
+            expect_ready_matches_kernel(b, k.wait_ns, name);
             ASSERT_GT(u64(b, "ready_ns"), 50'000'000u) << b.dump();
             expect_blame_adds_up(b);
             EXPECT_EQ(blamed_on(b, k.tid), 0u) << name << " never waits for itself: " << b.dump();
@@ -511,7 +526,7 @@ TEST(BudgetE2E, AWaitBegunBeforeTheWindowIsBlamedOnceOverItsHolders)
         const KernelView& peer = r.window.threads.at("kd-peer");
         const json pb = budget_of(r, "kd-peer");
         expect_matches_kernel(u64(pb, "running_ns"), peer.run_ns, "kd-peer running: " + pb.dump(), r.window.steal_ns);
-        expect_matches_kernel(u64(pb, "ready_ns"), peer.wait_ns, "kd-peer ready: " + pb.dump());
+        expect_ready_matches_kernel(pb, peer.wait_ns, "kd-peer");
         const json b = budget_of(r, "kd-starved");
         // Under the load harness, kd-starved may not run at all in a window
         // (then kdelay has only /proc's "R" for it), and the load's tasks
