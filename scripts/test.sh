@@ -9,10 +9,9 @@
 # 6.12 and 6.12-rt in the full matrix (tests/vm/matrix.sh with no kernel
 # named), for CI's time.
 # KDELAY_SKIP_DISTRO=1 skips trixie, KDELAY_SKIP_VM=1 the guests;
-# KDELAY_VM_KERNELS names other kernels; KDELAY_LOAD=1 adds one round of
-# the run, ready and budget cases beside a busy host's load
-# (tests/load/run.sh --rounds 1 all; not in CI while its 50-round runs
-# still fail a few windows, docs/kernels.md).
+# KDELAY_VM_KERNELS names other kernels; KDELAY_SKIP_LOAD=1 skips the
+# round of the run, ready and budget cases beside a busy host's load (all
+# of tests/load/run.sh's loads at once, after the e2e tests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 vm=1
@@ -25,10 +24,13 @@ ctest --test-dir build -L e2e --output-on-failure | tee "$log"
 total=$(ctest --test-dir build -N -L e2e | sed -n 's/^Total Tests: //p')
 skipped=$(grep -c '(Skipped)' "$log" || true)
 echo "e2e tests: $((total - skipped)) ran (the real binary; on real eBPF where a test loads it), $skipped skipped"
-# The round under load joins CI once kdelay passes it (docs/kernels.md, "Under
-# load": 9 of 3,000 windows of the 50-round runs still fail).
-if [ "${KDELAY_LOAD:-0}" = 1 ]; then
-    bash tests/load/run.sh --rounds 1 all
+# Under load, a rare error shows in a window or two of hundreds (the
+# 50-round runs of docs/kernels.md, "Under load"): a round that fails is run
+# once more, and fails the run only if it fails again. Both logs are kept.
+if [ "${KDELAY_SKIP_LOAD:-0}" != 1 ]; then
+    bash tests/load/run.sh --rounds 1 all ||
+        { echo "test.sh: the round under load failed; running it once more" >&2
+          KDELAY_LOAD_LOGS=build/load-logs-again bash tests/load/run.sh --rounds 1 all; }
 fi
 if [ "${KDELAY_SKIP_DISTRO:-0}" != 1 ]; then
     bash tests/distro/matrix.sh trixie

@@ -6,8 +6,9 @@
 #
 #   tests/distro/chroot.sh SUITE [COMMAND...]
 #       SUITE: bookworm, trixie or sid. COMMAND runs in the copy with bash
-#       -c; default: KDELAY_SKIP_VM=1 scripts/test.sh. A dist/ that the
-#       command leaves (scripts/package.sh) is copied back to dist/SUITE/.
+#       -c; default: KDELAY_SKIP_VM=1 KDELAY_SKIP_LOAD=1 scripts/test.sh
+#       (the host runs the round under load). A dist/ that the command
+#       leaves (scripts/package.sh) is copied back to dist/SUITE/.
 #   tests/distro/chroot.sh --bare SUITE [COMMAND...]
 #       A minimal root filesystem instead: no build or test packages, as a
 #       new user's system. dist/SUITE/kdelay_*.deb and install-check.sh are
@@ -35,7 +36,7 @@ if [ "$fresh" = 1 ]; then
 elif [ "$bare" = 1 ]; then
     command=${*:-bash /kdelay-check/install-check.sh /kdelay-check}
 else
-    command=${*:-KDELAY_SKIP_VM=1 scripts/test.sh}
+    command=${*:-KDELAY_SKIP_VM=1 KDELAY_SKIP_LOAD=1 scripts/test.sh}
 fi
 
 if [ "$(id -u)" -ne 0 ]; then
