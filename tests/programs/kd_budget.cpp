@@ -13,7 +13,8 @@
 //                       on a pipe and is joined after the window (300 ms)
 //   kd_budget asleep    "kd-asleep" blocks in read() all along; 200 ms windows
 //   kd_budget wake      "kd-waiter" waits on a futex that "kd-waker" bumps and
-//                       wakes every 50 ms; 300 ms windows
+//                       wakes every 50 ms; 300 ms windows, each opened while
+//                       both sleep
 //   kd_budget three     "spin-a", "spin-b", "spin-c" busy on CPU 0; 1 s windows
 //   kd_budget rival     "kd-victim" busy on CPU 0, and a child process "kd-rival"
 //                       busy on CPU 0 too; 1 s windows. Prints "rival PID".
@@ -98,6 +99,28 @@ void schedstat(pid_t tid, uint64_t& run, uint64_t& wait)
         if (fscanf(f, "%lu %lu", &run, &wait) != 2)
             run = wait = 0;
         fclose(f);
+    }
+}
+
+// Until each worker's state (/proc/self/task/TID/stat) is S, asleep.
+void wait_until_asleep(const std::vector<Worker*>& workers)
+{
+    for (;;) {
+        bool asleep = true;
+        for (const Worker* w : workers) {
+            const std::string path = "/proc/self/task/" + std::to_string(w->tid.load()) + "/stat";
+            char text[512] = {};
+            if (FILE* f = fopen(path.c_str(), "r")) {
+                (void)!fread(text, 1, sizeof(text) - 1, f);
+                fclose(f);
+            }
+            const char* paren = strrchr(text, ')');  // the name may hold spaces
+            asleep = asleep && paren && paren[1] == ' ' && paren[2] == 'S';
+        }
+        if (asleep)
+            return;
+        const timespec ms = {0, 1000000};
+        nanosleep(&ms, nullptr);
     }
 }
 
@@ -285,10 +308,15 @@ int main(int argc, char** argv)
     fflush(stdout);
 
     for (long k = 0;; ++k) {
+        const uint64_t steal_before = cpu0_steal_ns();
+        // wake: the window opens while both threads sleep. schedstat adds a
+        // wait when it ends; one under way at the start would be the
+        // kernel's in full and kdelay's only from the start.
+        if (mode == "wake")
+            wait_until_asleep(workers);
         std::vector<std::pair<uint64_t, uint64_t>> before(workers.size());
         for (size_t i = 0; i < workers.size(); ++i)
             schedstat(workers[i]->tid, before[i].first, before[i].second);
-        const uint64_t steal_before = cpu0_steal_ns();
         const uint64_t start = now_ns();
         STAP_PROBE1(kdtest, window_start, k);
 
