@@ -118,6 +118,7 @@ struct kd_stat {
  * recorded beside a stall that kdelay has not read yet. Tids stay below
  * 2^22 (PID_MAX_LIMIT); a sample never sets it. */
 #define KD_KEY_INTERVAL_BIT 0x80000000u
+#define KD_KEY_TID(tid, gen) ((gen) & 1 ? (tid) | KD_KEY_INTERVAL_BIT : (tid))
 #define KD_KEY_THREAD(key_tid) ((key_tid) & ~KD_KEY_INTERVAL_BIT)
 
 /* --budget (and JSON): where a thread's time in the window went. The

@@ -286,7 +286,7 @@ static __always_inline __u32 tid_recording_gen(__u32 tid)
 static __always_inline __u32 interval_tid(__u32 tid, __u32 gen)
 {
 #if STALL
-    return gen & 1 ? tid | KD_KEY_INTERVAL_BIT : tid;
+    return KD_KEY_TID(tid, gen);
 #else
     return tid;
 #endif

@@ -155,7 +155,7 @@ std::vector<Stall> DelayCollector::take_stalls(std::chrono::steady_clock::time_p
         r.threads[e.tid];  // shown even when it only ran
         stalls.push_back(Stall{e.start_ns, e.end_ns, read_sample(r)});
         // Its values' keys are free again for the thread's next intervals.
-        maps_.erase("stall_reading", e.gen & 1 ? e.tid | KD_KEY_INTERVAL_BIT : e.tid);
+        maps_.erase("stall_reading", static_cast<uint32_t>(KD_KEY_TID(e.tid, e.gen)));
     }
     ended_.clear();
     return stalls;
