@@ -88,6 +88,16 @@ uint64_t syscall_count(const json& thread, const std::string& name)
     return 0;
 }
 
+// The report r is of the planted stall p's interval, but for the clock
+// reads at each end and its report line.
+void expect_is_planted_interval(const json& r, const Planted& p)
+{
+    EXPECT_LE(u64(r, "start_ns"), p.start_ns) << r.dump();
+    EXPECT_LE(p.start_ns - u64(r, "start_ns"), 5'000'000u) << r.dump();
+    EXPECT_GE(u64(r, "end_ns"), p.end_ns) << r.dump();
+    EXPECT_LE(u64(r, "end_ns") - p.end_ns, 5'000'000u) << r.dump();
+}
+
 // kdelay --stall on a kd_stall run, JSON; each planted stall matched to the
 // one report of its thread that covers it, checked for what every stall
 // report must be, and handed to check.
@@ -125,10 +135,7 @@ void expect_each_planted_stall_reported(const std::vector<std::string>& workload
         });
         ASSERT_NE(covering, reports.end()) << run.out;
         const json& r = *covering;
-        // The interval is the workload's, but for the clock reads at each
-        // end and its report line.
-        EXPECT_LE(p.start_ns - u64(r, "start_ns"), 5'000'000u) << r.dump();
-        EXPECT_LE(u64(r, "end_ns") - p.end_ns, 5'000'000u) << r.dump();
+        expect_is_planted_interval(r, p);
         check(p, r);
     }
 }
@@ -222,12 +229,8 @@ TEST(StallE2E, AStallBegunWhileTwoAreUnreadIsCountedNotLost)
     ASSERT_EQ(reports.size(), 2u) << kdelay.out();
     EXPECT_EQ(not_reported(kdelay.out()), 1u) << kdelay.out();
     for (size_t k = 0; k < reports.size(); ++k) {
-        const json& r = reports[k];
-        EXPECT_LE(u64(r, "start_ns"), plants[k].start_ns) << r.dump();
-        EXPECT_LE(plants[k].start_ns - u64(r, "start_ns"), 5'000'000u) << r.dump();
-        EXPECT_GE(u64(r, "end_ns"), plants[k].end_ns) << r.dump();
-        EXPECT_LE(u64(r, "end_ns") - plants[k].end_ns, 5'000'000u) << r.dump();
-        EXPECT_EQ(syscall_count(r["thread"], "clock_nanosleep"), 1u) << r.dump();
+        expect_is_planted_interval(reports[k], plants[k]);
+        EXPECT_EQ(syscall_count(reports[k]["thread"], "clock_nanosleep"), 1u) << reports[k].dump();
     }
 }
 
