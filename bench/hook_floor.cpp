@@ -49,7 +49,7 @@ int main(int argc, char** argv)
         fputs(src.c_str(), stdout);
         return 0;
     }
-    const kdelay::KernelHeaders headers;  // the tree kdelay itself compiles against
+    const kdelay::KernelHeaders headers(kdelay::embedded_folder("bcc_tree"));  // the tree kdelay itself compiles against
     ebpf::BPF bpf(0, nullptr, false);
     auto st = bpf.init(src);
     if (!st.ok()) {

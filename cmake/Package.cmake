@@ -12,8 +12,11 @@ set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)  # kdelay_VERSION_ARCH.deb
 set(CPACK_DEBIAN_PACKAGE_SECTION admin)
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # Not a library dependency: BCC compiles against some kernel header tree
-# (Debian's meta package of the architecture; Ubuntu's generic one).
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "linux-headers-${KDELAY_DEB_ARCH} | linux-headers-generic")
+# (Debian's meta package of the architecture; Ubuntu's generic one). On
+# x86-64 kdelay brings its own (bpf/bcc_tree/).
+if(NOT KDELAY_DEB_ARCH STREQUAL "amd64")
+  set(CPACK_DEBIAN_PACKAGE_DEPENDS "linux-headers-${KDELAY_DEB_ARCH} | linux-headers-generic")
+endif()
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "per-thread kernel delay reports from eBPF")
 # CPack puts the summary first and indents these lines itself.
 set(CPACK_PACKAGE_DESCRIPTION "kdelay tells, thread by thread, where a process's time went: syscalls,

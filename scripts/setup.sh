@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Prepares a Debian machine (12 bookworm, 13 trixie or unstable) for kdelay:
-# installs the build and test dependencies that are missing. kdelay finds a
-# kernel header tree for BCC itself, so nothing is linked by hand.
+# installs the build and test dependencies that are missing. kdelay needs no
+# kernel headers on x86-64 (it gives BCC a tree of its own).
 #   scripts/setup.sh [--vm]    --vm: also what tests/vm/ needs (qemu, busybox,
 #                              and Open vSwitch for the upcall tests in guests)
 #   scripts/setup.sh --demo    only what kdelay and the demo workload need
@@ -13,7 +13,6 @@ build=(
     libbpfcc-dev libbpf-dev            # BCC's libbcc, libbpf's BTF API
     libcli11-dev libfmt-dev libseccomp-dev nlohmann-json3-dev libkainjow-mustache-dev
     rapidjson-dev                      # streaming (SAX) reader for spdk_trace -j input
-    linux-headers-amd64                # BCC compiles against a header tree
 )
 tests=(
     googletest libgtest-dev            # tests
@@ -22,6 +21,7 @@ tests=(
     util-linux                         # unshare(1), used by an e2e test
     man-db                             # man -l, to check the installed man page
     time bc                            # bench/annotate.sh
+    linux-headers-amd64                # kernel_delay.py in the guests' comparisons (kdelay needs none)
 )
 packages=("${build[@]}" "${tests[@]}")
 if [ "${1:-}" = "--list" ]; then

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "bpf/btf_tracepoint.h"
+#include "bpf/embedded.h"
 #include "bpf/kallsyms_bypass.h"
 #include "core/error.h"
 #include "sys/kernel_env.h"
@@ -64,7 +65,7 @@ BpfSession::BpfSession(const std::string& source, unsigned debug, const std::vec
       usdts_(usdts),
       verbose_(debug != 0)
 {
-    const KernelHeaders headers;  // only BCC's compile needs them
+    const KernelHeaders headers(embedded_folder("bcc_tree"));  // only BCC's compile needs them
     // BCC reads and writes tracefs for uprobes, USDT and kprobes, even when
     // it attaches through perf_event_open, and prints to stderr when it is
     // not mounted. Where it cannot be mounted the attach itself says so.

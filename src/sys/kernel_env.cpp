@@ -1,8 +1,10 @@
 #include "sys/kernel_env.h"
 
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <optional>
 #include <string.h>
 #include <sys/utsname.h>
@@ -87,30 +89,49 @@ void merge_header_tree(const HeaderTree& tree, const std::string& dir)
     merge_into(dir, tree.source, tree.build);
 }
 
-KernelHeaders::KernelHeaders()
+void write_header_tree(const TreeFiles& files, const std::string& dir)
+{
+    for (const auto& [path, bytes] : files) {
+        const fs::path file = fs::path(dir) / path;
+        fs::create_directories(file.parent_path());
+        std::ofstream out(file, std::ios::binary);
+        out << bytes;
+        if (!out.flush())
+            throw fs::filesystem_error("cannot write", file, std::make_error_code(std::errc::io_error));
+    }
+}
+
+KernelHeaders::KernelHeaders(const TreeFiles& own)
 {
     struct utsname u {};
     uname(&u);
     if (std::getenv("BCC_KERNEL_SOURCE"))
         return;  // the user's choice
-    tree_ = find_header_tree("/lib/modules", u.release);
-    if (tree_.release == u.release)
-        return;  // BCC finds it itself
-    std::string source = tree_.build;
-    if (!tree_.source.empty()) {
+    const bool use_own = std::string(u.machine) == "x86_64" && !own.empty();
+    HeaderTree tree;
+    if (!use_own) {
+        tree = find_header_tree("/lib/modules", u.release);
+        if (tree.release == u.release)
+            return;  // BCC finds it itself
+    }
+    std::string source = tree.build;
+    if (use_own || !tree.source.empty()) {
         char tmpl[] = "/tmp/kdelay-headers-XXXXXX";
         if (!mkdtemp(tmpl))
             throw Error(Exit::osfile, std::string("cannot make a directory for the kernel header tree: ") +
                                           std::strerror(errno));
-        merged_dir_ = tmpl;
+        private_dir_ = tmpl;
+        source = private_dir_ + "/tree";
         try {
-            merge_header_tree(tree_, merged_dir_ + "/tree");
+            if (use_own)
+                write_header_tree(own, source);
+            else
+                merge_header_tree(tree, source);
         } catch (const fs::filesystem_error& e) {
             std::error_code ec;
-            fs::remove_all(merged_dir_, ec);
-            throw Error(Exit::osfile, "cannot link the kernel header tree of " + tree_.release + ": " + e.what());
+            fs::remove_all(private_dir_, ec);
+            throw Error(Exit::osfile, std::string("cannot lay out the kernel header tree for BCC: ") + e.what());
         }
-        source = merged_dir_ + "/tree";
     }
     setenv("BCC_KERNEL_SOURCE", source.c_str(), 1);
     set_env_ = true;
@@ -121,8 +142,8 @@ KernelHeaders::~KernelHeaders()
     if (set_env_)
         unsetenv("BCC_KERNEL_SOURCE");
     std::error_code ec;
-    if (!merged_dir_.empty())
-        fs::remove_all(merged_dir_, ec);  // the links only, never what they point at
+    if (!private_dir_.empty())
+        fs::remove_all(private_dir_, ec);  // never what a merged tree's links point at
 }
 
 }  // namespace kdelay

@@ -1,14 +1,18 @@
-// The kernel header tree BCC compiles against, found without a setup step.
+// The kernel header tree BCC compiles against, had without a setup step.
 //
-// BCC looks only at /lib/modules/$(uname -r)/{build,source}. When the running
-// kernel has no headers package of its own (a cloud or custom kernel, a
-// chroot, a container), kdelay takes the newest tree that a headers package
-// installed for another release and points BCC at it through
-// BCC_KERNEL_SOURCE. kdelay's programs include no kernel headers and take
-// every offset from BTF; BCC's helpers only need some tree to parse.
+// kdelay's programs include no kernel headers and take every offset from
+// BTF; BCC's helpers only need some tree to parse. On x86-64 that is kdelay's
+// own, cut to what the helpers use (bpf/bcc_tree/): no headers package is
+// needed, and the compile parses a dozen lines instead of about 130 headers.
+// Elsewhere, BCC looks only at /lib/modules/$(uname -r)/{build,source}; when
+// the running kernel has no headers package of its own (a cloud or custom
+// kernel, a chroot, a container), kdelay takes the newest tree that a headers
+// package installed for another release.
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace kdelay {
 
@@ -31,24 +35,27 @@ HeaderTree find_header_tree(const std::string& modules_dir, const std::string& r
 // same way, level by level; for any other clash, build's entry wins.
 void merge_header_tree(const HeaderTree& tree, const std::string& dir);
 
-// Makes BCC compile against an installed header tree while it lives: none
-// of this when the running kernel has its own tree or the user set
-// BCC_KERNEL_SOURCE; else BCC_KERNEL_SOURCE names another release's tree,
-// merged in a private temporary directory when split. Throws
-// Error(Exit::osfile) when no tree is installed.
+// A header tree's files: each file's path inside the tree and its bytes.
+using TreeFiles = std::vector<std::pair<std::string, std::string>>;
+
+// Writes files under dir, making the folders they need.
+void write_header_tree(const TreeFiles& files, const std::string& dir);
+
+// Makes BCC compile against a header tree while it lives, named by
+// BCC_KERNEL_SOURCE in a private temporary directory: none of this when the
+// user set BCC_KERNEL_SOURCE; on x86-64, kdelay's own tree (own, written
+// out; bpf/bcc_tree/); elsewhere an installed tree: the running release's
+// (found by BCC itself) or another release's, merged when split. Throws
+// Error(Exit::osfile) when no tree can be had.
 class KernelHeaders {
 public:
-    KernelHeaders();
+    explicit KernelHeaders(const TreeFiles& own);
     ~KernelHeaders();
     KernelHeaders(const KernelHeaders&) = delete;
     KernelHeaders& operator=(const KernelHeaders&) = delete;
 
-    // The release whose headers BCC uses.
-    const std::string& release() const { return tree_.release; }
-
 private:
-    HeaderTree tree_;
-    std::string merged_dir_;  // removed on destruction
+    std::string private_dir_;  // removed on destruction
     bool set_env_ = false;
 };
 

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <gtest/gtest.h>
 
+#include "bpf/embedded.h"
 #include "core/error.h"
 
 namespace fs = std::filesystem;
@@ -114,4 +115,20 @@ TEST_F(HeaderTrees, ASplitTreeMergesAsAnInTreeBuildSeesIt)
     // Removing the merge leaves the installed tree whole.
     fs::remove_all(merged);
     EXPECT_TRUE(fs::is_regular_file(modules_ / "6.1.0-9/source/include/linux/kconfig.h"));
+}
+
+// kdelay's own tree (x86-64) holds every header BCC's helpers, its bpf.h and
+// its USDT readers include, and the file BCC checks to accept a tree.
+TEST_F(HeaderTrees, TheOwnTreeHoldsEveryHeaderBccIncludes)
+{
+    const fs::path own = root_ / "own";
+    kdelay::write_header_tree(kdelay::embedded_folder("bcc_tree"), own.string());
+    for (const char* file : {"include/linux/kconfig.h", "include/linux/types.h", "include/linux/bpf_common.h",
+                             "include/linux/version.h", "include/linux/log2.h", "include/uapi/linux/bpf.h",
+                             "include/uapi/linux/if_packet.h", "include/uapi/linux/ptrace.h",
+                             "arch/x86/include/asm/page.h"})
+        EXPECT_TRUE(fs::is_regular_file(own / file)) << file;
+    std::ifstream kconfig(own / "include/linux/kconfig.h");
+    const std::string text((std::istreambuf_iterator<char>(kconfig)), std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find("#define CONFIG_BPF_SYSCALL 1"), std::string::npos) << "BCC's helpers refuse to build without it";
 }

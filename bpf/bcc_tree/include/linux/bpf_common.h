@@ -1,0 +1,1 @@
+/* Included by BCC; nothing in it is used (bpf/bcc_tree/README.md). */
