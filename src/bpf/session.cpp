@@ -79,7 +79,11 @@ BpfSession::BpfSession(const std::string& source, unsigned debug, const std::vec
     ebpf::StatusTuple status = [&] {
         KallsymsBypass bypass;
         g_compiling = &capture;
-        auto st = bpf_->init(source, {}, probes);
+        // No debug info: kdelay's programs need no BTF of their own (plain
+        // maps; tp_btf attaches by the kernel's BTF), and making it was an
+        // eighth of startup. -D keeps it, for the verifier log's source lines.
+        const std::vector<std::string> cflags = verbose_ ? std::vector<std::string>{} : std::vector<std::string>{"-g0"};
+        auto st = bpf_->init(source, cflags, probes);
         g_compiling = nullptr;
         return st;
     }();
