@@ -3,8 +3,10 @@
 # sampling" for kdelay, then for KDELAY_BASELINE (another build, optional),
 # then for KERNEL_DELAY_PY (Open vSwitch's script, run by PYTHON, optional);
 # prints each round and the medians of the times and of each round's ratio
-# to kernel_delay.py. kernel_delay.py compiles against the header tree named
-# by BCC_KERNEL_SOURCE, or the running release's.
+# to kernel_delay.py. kernel_delay.py compiles against the header tree
+# KERNEL_DELAY_PY_TREE (its BCC_KERNEL_SOURCE; a split Debian tree must be
+# merged into one), or the running release's. Leave BCC_KERNEL_SOURCE unset:
+# kdelay would compile against it too.
 #   RUNS=9 KERNEL_DELAY_PY=.../kernel_delay.py bash bench/startup.sh
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -18,7 +20,7 @@ command_of() {  # KIND
     case $1 in
         kdelay) echo "$kdelay" ;;
         baseline) echo "$KDELAY_BASELINE" ;;
-        kernel_delay_py) echo "${PYTHON:-/usr/bin/python3} $KERNEL_DELAY_PY" ;;
+        kernel_delay_py) echo "/usr/bin/env ${KERNEL_DELAY_PY_TREE:+BCC_KERNEL_SOURCE=$KERNEL_DELAY_PY_TREE} ${PYTHON:-/usr/bin/python3} $KERNEL_DELAY_PY" ;;
     esac
 }
 

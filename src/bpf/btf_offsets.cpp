@@ -1,6 +1,7 @@
 #include "bpf/btf_offsets.h"
 
 #include <bpf/btf.h>
+#include <bpf/libbpf.h>
 #include <cerrno>
 #include <cstring>
 
@@ -38,16 +39,30 @@ std::optional<MemberLayout> find_member(const struct btf* btf, int32_t type_id,
 
 }  // namespace
 
-KernelBtf::KernelBtf() : btf_(btf__parse(kVmlinux, nullptr))
+namespace {
+int vmlinux_errno = 0;
+}  // namespace
+
+const struct btf* vmlinux_btf()
+{
+    static const struct btf* const vmlinux = [] {
+        struct btf* parsed = btf__load_vmlinux_btf();
+        vmlinux_errno = errno;
+        return libbpf_get_error(parsed) ? nullptr : parsed;
+    }();
+    return vmlinux;
+}
+
+KernelBtf::KernelBtf() : btf_(vmlinux_btf())
 {
     if (!btf_)
         throw Error(Exit::osfile, std::string("cannot read kernel BTF at ") + kVmlinux + ": " +
-                                      strerror(errno) + " (kdelay needs CONFIG_DEBUG_INFO_BTF)");
+                                      strerror(vmlinux_errno) + " (kdelay needs CONFIG_DEBUG_INFO_BTF)");
 }
 
-KernelBtf::KernelBtf(struct btf* owned) : btf_(owned) {}
+KernelBtf::KernelBtf(struct btf* owned) : btf_(owned), owned_(owned) {}
 
-KernelBtf::~KernelBtf() { btf__free(btf_); }
+KernelBtf::~KernelBtf() { btf__free(owned_); }
 
 std::optional<MemberLayout> KernelBtf::member(const std::string& type_name,
                                               const std::string& member_name) const

@@ -15,9 +15,13 @@ struct MemberLayout {
     uint32_t size;    // bytes
 };
 
+// The running kernel's BTF, parsed once for the process (the offsets and the
+// tp_btf loads share it) and kept; nullptr when the kernel has none.
+const struct btf* vmlinux_btf();
+
 class KernelBtf {
 public:
-    // Loads /sys/kernel/btf/vmlinux. Throws Error(Exit::osfile) if absent.
+    // The running kernel's (vmlinux_btf()). Throws Error(Exit::osfile) if absent.
     KernelBtf();
     // Takes ownership of an already built BTF object (used by tests).
     explicit KernelBtf(struct btf* owned);
@@ -43,7 +47,8 @@ public:
     std::optional<int64_t> enum_value(const std::string& type_name, const std::string& name) const;
 
 private:
-    struct btf* btf_;
+    const struct btf* btf_;
+    struct btf* owned_ = nullptr;
 };
 
 // The kernel fields the delay program reads.

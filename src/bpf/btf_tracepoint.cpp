@@ -12,6 +12,8 @@
 #include <cstring>
 #include <dlfcn.h>
 
+#include "bpf/btf_offsets.h"
+
 namespace kdelay {
 namespace {
 
@@ -25,12 +27,6 @@ Function libbpf(const char* name, const char* version)
         std::abort();
     }
     return reinterpret_cast<Function>(symbol);
-}
-
-const btf* vmlinux_btf()
-{
-    static const btf* const vmlinux = btf__load_vmlinux_btf();
-    return libbpf_get_error(vmlinux) ? nullptr : vmlinux;
 }
 
 // Whether type id of the kernel's BTF is a tracepoint's btf_trace_EVENT.
