@@ -152,7 +152,7 @@ uint64_t duration_ns(const std::string& value)
 CLI::Option* add_debug_option(CLI::App& app, std::vector<unsigned>& flags)
 {
     return add_optional_value(app, "-D,--debug", flags,
-                              "Show BCC's output; FLAGS also sets BCC's debug flags (bare: 63)", "FLAGS");
+                              "Show BCC's output and compile with debug info; FLAGS also sets BCC's debug flags (bare: 63)", "FLAGS");
 }
 
 CLI::Option* add_pid_option(CLI::App& app, std::vector<int64_t>& pids, const std::string& help, bool list)
