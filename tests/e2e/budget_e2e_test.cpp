@@ -18,13 +18,13 @@ namespace {
 const std::string kBudget = KD_BUDGET_BIN;
 
 struct KernelView {
-    uint64_t run_ns = 0, wait_ns = 0;
+    uint64_t run_ns = 0, wait_ns = 0, cpu_ns = 0;
     uint32_t tid = 0;
 };
 
 // One window as kd_budget saw it.
 struct Window {
-    uint64_t start_ns = 0, end_ns = 0, born_at = 0, born_by = 0, rival = 0, steal_ns = 0;
+    uint64_t start_ns = 0, end_ns = 0, born_at = 0, born_by = 0, rival = 0, steal_ns = 0, steal_after_ns = 0;
     std::map<std::string, KernelView> threads;
 };
 
@@ -43,10 +43,12 @@ std::vector<Window> windows(const std::string& out)
         } else if (word == "thread" && !all.empty()) {
             std::string name;
             KernelView v;
-            in >> name >> v.tid >> v.run_ns >> v.wait_ns;
+            in >> name >> v.tid >> v.run_ns >> v.wait_ns >> v.cpu_ns;
             all.back().threads[name] = v;
         } else if (word == "steal" && !all.empty()) {
             in >> all.back().steal_ns;
+        } else if (word == "steal_after" && !all.empty()) {
+            in >> all.back().steal_after_ns;
         } else if (word == "born_at" && !all.empty()) {
             in >> all.back().born_at;
         } else if (word == "born_by" && !all.empty()) {
@@ -237,6 +239,21 @@ void expect_matches_kernel(uint64_t kdelay_ns, uint64_t kernel_ns, const std::st
 
 void expect_ready_matches_kernel(const json& b, uint64_t kernel_ns, const std::string& what);
 
+// The thread's RUNNING (in budget b) against the kernel's run time, with
+// what a failure needs to be told apart: kdelay's own RUN section, the
+// thread's CPU clock (schedstat's run time brought up to date at each
+// edge), and the steal on CPU 0 until 200 ms after the window.
+void expect_running_matches_kernel(const Sampled& r, const std::string& name, const json& b)
+{
+    const KernelView& k = r.window.threads.at(name);
+    const json& thread = r.threads.at(name);
+    std::ostringstream what;
+    what << name << " running: " << b.dump() << " (run section " << thread.value("run", json()).dump()
+         << "; CPU clock " << k.cpu_ns << " ns; CPU 0 steal until 200 ms after " << r.window.steal_after_ns
+         << " ns)";
+    expect_matches_kernel(u64(b, "running_ns"), k.run_ns, what.str(), r.window.steal_ns);
+}
+
 // Every worker's RUNNING and READY against the kernel's run and run-queue
 // wait over the same window.
 void expect_agrees_with_schedstat(const Sampled& r)
@@ -246,7 +263,7 @@ void expect_agrees_with_schedstat(const Sampled& r)
             continue;  // not read (kd-born), or schedstat off
         ASSERT_TRUE(r.threads.contains(name)) << name << " is not in the sample";
         const json& b = r.threads.at(name).at("budget");
-        expect_matches_kernel(u64(b, "running_ns"), k.run_ns, name + " running: " + b.dump(), r.window.steal_ns);
+        expect_running_matches_kernel(r, name, b);
         expect_ready_matches_kernel(b, k.wait_ns, name);
     }
 }
@@ -314,7 +331,7 @@ TEST(BudgetE2E, SleeperIsBlockedInClockNanosleepRunsItsSpinsAndIsWokenByItsTimer
         EXPECT_GE(blocked_in(b, "clock_nanosleep"), 495'000'000u) << b.dump();
         EXPECT_LE(blocked_in(b, "clock_nanosleep"), 575'000'000u) << b.dump();
         const KernelView& k = r.window.threads.at("kd-sleeper");
-        expect_matches_kernel(u64(b, "running_ns"), k.run_ns, "running: " + b.dump(), r.window.steal_ns);
+        expect_running_matches_kernel(r, "kd-sleeper", b);
         expect_ready_matches_kernel(b, k.wait_ns, "");
         EXPECT_GE(u64(b, "running_ns"), 95'000'000u) << b.dump();
         // Each sleep is ended by its timer, in interrupt context: no task woke it.
@@ -461,8 +478,7 @@ TEST(BudgetE2E, TwoSpinnersOnOneCpuSplitTheWindowAsTheKernelDoesAndWaitForEachOt
             EXPECT_EQ(u64(b, "blocked_ns"), 0u) << b.dump();
             const KernelView& k = r.window.threads.at(name);
             ASSERT_GT(k.run_ns + k.wait_ns, 0u) << "schedstat is off";
-            expect_matches_kernel(u64(b, "running_ns"), k.run_ns, std::string(name) + " running: " + b.dump(),
-                                  r.window.steal_ns);
+            expect_running_matches_kernel(r, name, b);
             expect_ready_matches_kernel(b, k.wait_ns, name);
             ASSERT_GT(u64(b, "ready_ns"), 50'000'000u) << b.dump();
             expect_blame_adds_up(b);
@@ -525,7 +541,7 @@ TEST(BudgetE2E, AWaitBegunBeforeTheWindowIsBlamedOnceOverItsHolders)
         // runs are a few ms; kd-peer's compare.
         const KernelView& peer = r.window.threads.at("kd-peer");
         const json pb = budget_of(r, "kd-peer");
-        expect_matches_kernel(u64(pb, "running_ns"), peer.run_ns, "kd-peer running: " + pb.dump(), r.window.steal_ns);
+        expect_running_matches_kernel(r, "kd-peer", pb);
         expect_ready_matches_kernel(pb, peer.wait_ns, "kd-peer");
         const json b = budget_of(r, "kd-starved");
         // Under the load harness, kd-starved may not run at all in a window

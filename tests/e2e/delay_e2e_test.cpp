@@ -3,6 +3,7 @@
 #include <chrono>
 #include <climits>
 #include <fstream>
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <sys/sysmacros.h>
@@ -75,11 +76,34 @@ int loaded_programs(const std::function<bool(const bpf_prog_info&)>& match)
     return count;
 }
 
-// Loaded programs with this name, of any kind (BCC's names: a tp_btf
-// function's name cut to 15 characters).
-int loaded_programs_named(const std::string& name)
+// The eBPF programs with this name (BCC's: a tp_btf function's name cut to
+// 15 characters) that process pid holds, so that another tool's programs,
+// or another kdelay's, do not count.
+int programs_held_by(pid_t pid, const std::string& name)
 {
-    return loaded_programs([&](const bpf_prog_info& info) { return name == info.name; });
+    int count = 0;
+    const std::string proc = "/proc/" + std::to_string(pid);
+    std::error_code ec;
+    for (const auto& fd : std::filesystem::directory_iterator(proc + "/fd", ec)) {
+        if (std::filesystem::read_symlink(fd.path(), ec) != "anon_inode:bpf-prog")
+            continue;
+        std::ifstream info(proc + "/fdinfo/" + fd.path().filename().string());
+        std::string key;
+        uint32_t id = 0;
+        while (info >> key && key != "prog_id:")
+            ;
+        if (!(info >> id))
+            continue;
+        const int prog = bpf_prog_get_fd_by_id(id);
+        if (prog < 0)
+            continue;
+        bpf_prog_info prog_info{};
+        __u32 len = sizeof(prog_info);
+        if (bpf_obj_get_info_by_fd(prog, &prog_info, &len) == 0 && name == prog_info.name)
+            ++count;
+        close(prog);
+    }
+    return count;
 }
 
 // Loaded programs named as BCC names two of kdelay's: its raw tracepoint
@@ -251,11 +275,10 @@ TEST(DelayE2E, StoppedAndReadyTimeComeWithoutAWakeupProgram)
     KD_REQUIRE_BPF();
     Process workload({kWorkload, "spin"});
     ASSERT_TRUE(workload.wait_for_output("ready", 5s));
-    const int wakeup_programs = loaded_programs_named("tp_btf__sched_w");
     Process kdelay({kKdelay, "-p", std::to_string(workload.pid()), "--sample-time", "2"});
     ASSERT_TRUE(kdelay.wait_for_output("# Start sampling", kStartTimeout)) << kdelay.err();
-    EXPECT_EQ(loaded_programs_named("tp_btf__sched_w"), wakeup_programs);
-    EXPECT_GE(loaded_programs_named("tp_btf__sched_s"), 1);
+    EXPECT_EQ(programs_held_by(kdelay.pid(), "tp_btf__sched_w"), 0);
+    EXPECT_EQ(programs_held_by(kdelay.pid(), "tp_btf__sched_s"), 1);
     std::this_thread::sleep_for(200ms);
     workload.signal(SIGSTOP);
     std::this_thread::sleep_for(500ms);

@@ -31,7 +31,11 @@
 // Output, per window:
 //   window K START_NS END_NS           CLOCK_MONOTONIC at the two probes
 //   steal NS                           CPU 0's steal time over the window
-//   thread NAME TID RUN_NS WAIT_NS     schedstat deltas over the window
+//   thread NAME TID RUN_NS WAIT_NS CPU_NS
+//                                      schedstat deltas over the window, and
+//                                      the thread's CPU clock's (up to date)
+//   steal_after NS                     CPU 0's steal from the window's start
+//                                      to 200 ms after its end (printed then)
 //   born_at NS                         (born) just before pthread_create
 //   born_by NS                         (born) just after it returned
 // schedstat is all zeros unless /proc/sys/kernel/sched_schedstats is 1.
@@ -100,6 +104,18 @@ void schedstat(pid_t tid, uint64_t& run, uint64_t& wait)
             run = wait = 0;
         fclose(f);
     }
+}
+
+// The thread's CPU time as the kernel charges it (sum_exec_runtime), brought
+// up to date by the read: schedstat's copy lags by up to a tick while the
+// thread runs, or longer if the host has stopped its vCPU. A thread CPU
+// clock is (~tid << 3) | CPUCLOCK_PERTHREAD | CPUCLOCK_SCHED.
+uint64_t thread_cpu_ns(pid_t tid)
+{
+    timespec ts{};
+    if (clock_gettime(static_cast<clockid_t>((~static_cast<unsigned>(tid) << 3) | 6), &ts) != 0)
+        return 0;
+    return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
 }
 
 // Until each worker's state (/proc/self/task/TID/stat) is S, asleep.
@@ -315,8 +331,11 @@ int main(int argc, char** argv)
         if (mode == "wake")
             wait_until_asleep(workers);
         std::vector<std::pair<uint64_t, uint64_t>> before(workers.size());
-        for (size_t i = 0; i < workers.size(); ++i)
+        std::vector<uint64_t> cpu_before(workers.size());
+        for (size_t i = 0; i < workers.size(); ++i) {
             schedstat(workers[i]->tid, before[i].first, before[i].second);
+            cpu_before[i] = thread_cpu_ns(workers[i]->tid);
+        }
         const uint64_t start = now_ns();
         STAP_PROBE1(kdtest, window_start, k);
 
@@ -348,14 +367,15 @@ int main(int argc, char** argv)
         printf("steal %lu\n", cpu0_steal_ns() - steal_before);
         for (size_t i = 0; i < workers.size(); ++i) {
             uint64_t run, wait;
+            const uint64_t cpu = thread_cpu_ns(workers[i]->tid);
             schedstat(workers[i]->tid, run, wait);
-            printf("thread %s %d %lu %lu\n", workers[i]->name.c_str(), workers[i]->tid.load(),
-                   run - before[i].first, wait - before[i].second);
+            printf("thread %s %d %lu %lu %lu\n", workers[i]->name.c_str(), workers[i]->tid.load(),
+                   run - before[i].first, wait - before[i].second, cpu - cpu_before[i]);
         }
         if (born) {
             printf("born_at %lu\n", born_at);
             printf("born_by %lu\n", born_by);
-            printf("thread kd-born %d 0 0\n", born->tid.load());
+            printf("thread kd-born %d 0 0 0\n", born->tid.load());
             char c = 'x';
             if (write(g_pipe[1], &c, 1) != 1)
                 return 74;
@@ -364,5 +384,6 @@ int main(int argc, char** argv)
         }
         fflush(stdout);
         sleep_ms(200);
+        printf("steal_after %lu\n", cpu0_steal_ns() - steal_before);
     }
 }
