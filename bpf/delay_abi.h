@@ -150,6 +150,9 @@ struct kd_budget {
     __u64 born_ns;      /* 0: alive when the window began */
     __u64 died_ns;      /* 0: alive when it ended */
     __u64 migrated_ns;  /* READY: when it last moved to another CPU's queue */
+    /* READY when the window opened: how long it had waited by then (not
+     * part of ready_ns; the kernel's run_delay counts it when the wait ends) */
+    __u64 ready_before_ns;
     __u64 woken_ns;     /* its last wakeup from BLOCKED, and by whom */
     __u32 waker_kind;
     __u32 waker_tid;

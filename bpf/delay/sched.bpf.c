@@ -91,11 +91,16 @@ RAW_TRACEPOINT_PROBE(sched_process_exit)
     return 0;
 }
 
-/* A thread of the target gets a CPU at `at`: the wait it ends is blamed on
- * who held this CPU meanwhile. */
-static __always_inline void budget_switched_in(struct kd_thread *t, __u32 tid, struct kd_capture *cap, __u64 at)
+/* A thread of the target gets a CPU at `at`, after waiting `waited` by the
+ * kernel's account: the wait it ends is blamed on who held this CPU
+ * meanwhile. First seen now, it has waited since the window opened, and
+ * the part of the wait before is noted. */
+static __always_inline void budget_switched_in(struct kd_thread *t, __u32 tid, struct kd_capture *cap, __u64 at,
+                                               __u64 waited)
 {
     __u32 was = t->budget.state;
+    if (was == KD_B_UNKNOWN && at - window_start(cap) < waited)
+        t->budget.ready_before_ns = waited - (at - window_start(cap));
     if (was == KD_B_READY || was == KD_B_UNKNOWN) {
         __u64 w0 = was == KD_B_READY && t->budget.since ? t->budget.since : window_start(cap);
         __u64 lo = was == KD_B_READY && t->budget.migrated_ns > w0 ? t->budget.migrated_ns : w0;
@@ -177,7 +182,7 @@ static __always_inline void budget_holder_turn(void *prev, __u64 *now)
 static __always_inline void budget_missed_switch_in(struct kd_thread *t, __u32 tid, struct kd_capture *cap, __u64 in)
 {
     if (t->budget.state == KD_B_READY)
-        budget_switched_in(t, tid, cap, in);
+        budget_switched_in(t, tid, cap, in, 0);
 }
 
 /* prev (tid, entry t) leaves its CPU in the scheduler's state `state`. */
@@ -199,17 +204,19 @@ static __always_inline void budget_switched_out(struct kd_thread *t, __u32 tid, 
         budget_enter(t, KD_B_BLOCKED, nr, switched);
 }
 
-/* next (tid, entry t) gets the CPU that prev leaves. */
-static __always_inline void budget_next_in(struct kd_thread *t, __u32 tid, struct kd_capture *cap, void *prev, __u64 *now)
+/* next (tid, entry t) gets the CPU that prev leaves, after waiting `waited`. */
+static __always_inline void budget_next_in(struct kd_thread *t, __u32 tid, struct kd_capture *cap, void *prev,
+                                           __u64 waited, __u64 *now)
 {
-    budget_switched_in(t, tid, cap, switch_time(prev, now));
+    budget_switched_in(t, tid, cap, switch_time(prev, now), waited);
 }
 #else
 static __always_inline void budget_holder_turn(void *prev, __u64 *now) {}
 static __always_inline void budget_missed_switch_in(struct kd_thread *t, __u32 tid, struct kd_capture *cap, __u64 in) {}
 static __always_inline void budget_switched_out(struct kd_thread *t, __u32 tid, struct kd_capture *cap, void *prev,
                                                 int preempt, kd_task_state_t state, __u64 *now) {}
-static __always_inline void budget_next_in(struct kd_thread *t, __u32 tid, struct kd_capture *cap, void *prev, __u64 *now) {}
+static __always_inline void budget_next_in(struct kd_thread *t, __u32 tid, struct kd_capture *cap, void *prev,
+                                           __u64 waited, __u64 *now) {}
 #endif
 
 /* A stop of the thread ended at `at`, where SIGCONT queued it. */
@@ -330,6 +337,6 @@ BTF_TRACEPOINT_PROBE(sched_switch)
         return 0;
     switched_in(t, next_tid, cap, total, waiting_now, &now);
     t->run_clock = clock;
-    budget_next_in(t, next_tid, cap, prev, &now);
+    budget_next_in(t, next_tid, cap, prev, waiting_now, &now);
     return 0;
 }

@@ -55,6 +55,7 @@ TimeBudget make_budget(const kd_budget& b, const BudgetWindow& w, const std::map
     BlockedBy blocked;
     t.running_ns = b.running_ns;
     t.ready_ns = b.ready_ns;
+    t.ready_before_ns = b.ready_before_ns;
     t.stopped_ns = b.stopped_ns;
     t.irq_ns = irq_ns;
     for (const auto& [nr, ns] : blocked_ns)

@@ -67,7 +67,8 @@ json budget(const BudgetSection& section)
     return {{"wakers", wakers},
             {"ready_by", ready_by},
             {"window_ns", b.window_ns},       {"running_ns", b.running_ns}, {"irq_ns", b.irq_ns},
-            {"ready_ns", b.ready_ns},         {"blocked_ns", b.blocked_ns}, {"blocked", blocked},
+            {"ready_ns", b.ready_ns},         {"ready_before_window_ns", b.ready_before_ns},
+            {"blocked_ns", b.blocked_ns},     {"blocked", blocked},
             {"stopped_ns", b.stopped_ns},     {"not_alive_ns", b.not_alive_ns},
             {"remainder_ns", b.remainder_ns}, {"source", b.from_proc ? "proc" : "ebpf"}};
 }

@@ -53,6 +53,9 @@ Table budget_states(const TimeBudget& b)
     row("WINDOW", i64(b.window_ns));
     if (b.from_proc)
         s.text_lines.push_back("(no event in the window: the state /proc shows)");
+    if (b.ready_before_ns)
+        s.text_lines.push_back(fmt::format("(READY when the window opened, after {} ns of waiting before it)",
+                                           with_commas(b.ready_before_ns)));
     return s;
 }
 

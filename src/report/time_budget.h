@@ -22,6 +22,9 @@ struct TimeBudget {
     uint64_t running_ns = 0;
     uint64_t irq_ns = 0;  // of running_ns: in hard and soft IRQ handlers
     uint64_t ready_ns = 0;
+    // Not in the window: how long a wait for a CPU under way when it opened
+    // had lasted by then (the kernel's run_delay counts it when it ends).
+    uint64_t ready_before_ns = 0;
     uint64_t blocked_ns = 0;
     std::vector<Blocked> blocked;  // by time, descending
     uint64_t stopped_ns = 0;

@@ -3,11 +3,16 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
+#include <unistd.h>
 
 #include "core/error.h"
 
@@ -64,7 +69,32 @@ void merge_into(const fs::path& dir, const fs::path& source, const fs::path& bui
     }
 }
 
+const char* const kPrivatePrefix = "kdelay-headers-";
+
+// Whether the private tree dir is abandoned (see sweep_abandoned_header_trees).
+bool abandoned(const fs::path& dir)
+{
+    struct stat st {};
+    if (lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
+        return false;
+    const int fd = open((dir / "lock").c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        return errno == ENOENT && time(nullptr) - st.st_mtime > 60;
+    const bool unlocked = flock(fd, LOCK_EX | LOCK_NB) == 0;
+    close(fd);
+    return unlocked;
+}
+
 }  // namespace
+
+void sweep_abandoned_header_trees(const std::string& parent)
+{
+    std::error_code ec;
+    for (const auto& entry : fs::directory_iterator(parent, ec)) {
+        if (entry.path().filename().string().rfind(kPrivatePrefix, 0) == 0 && abandoned(entry.path()))
+            fs::remove_all(entry.path(), ec);  // best effort: another sweeper may race us
+    }
+}
 
 HeaderTree find_header_tree(const std::string& modules_dir, const std::string& running_release)
 {
@@ -116,11 +146,15 @@ KernelHeaders::KernelHeaders(const TreeFiles& own)
     }
     std::string source = tree.build;
     if (use_own || !tree.source.empty()) {
-        char tmpl[] = "/tmp/kdelay-headers-XXXXXX";
-        if (!mkdtemp(tmpl))
+        sweep_abandoned_header_trees("/tmp");
+        std::string tmpl = std::string("/tmp/") + kPrivatePrefix + "XXXXXX";
+        if (!mkdtemp(tmpl.data()))
             throw Error(Exit::osfile, std::string("cannot make a directory for the kernel header tree: ") +
                                           std::strerror(errno));
         private_dir_ = tmpl;
+        lock_fd_ = open((private_dir_ + "/lock").c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (lock_fd_ >= 0)
+            flock(lock_fd_, LOCK_EX);
         source = private_dir_ + "/tree";
         try {
             if (use_own)
@@ -130,6 +164,8 @@ KernelHeaders::KernelHeaders(const TreeFiles& own)
         } catch (const fs::filesystem_error& e) {
             std::error_code ec;
             fs::remove_all(private_dir_, ec);
+            if (lock_fd_ >= 0)
+                close(lock_fd_);
             throw Error(Exit::osfile, std::string("cannot lay out the kernel header tree for BCC: ") + e.what());
         }
     }
@@ -144,6 +180,8 @@ KernelHeaders::~KernelHeaders()
     std::error_code ec;
     if (!private_dir_.empty())
         fs::remove_all(private_dir_, ec);  // never what a merged tree's links point at
+    if (lock_fd_ >= 0)
+        close(lock_fd_);
 }
 
 }  // namespace kdelay

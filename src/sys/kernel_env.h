@@ -41,6 +41,13 @@ using TreeFiles = std::vector<std::pair<std::string, std::string>>;
 // Writes files under dir, making the folders they need.
 void write_header_tree(const TreeFiles& files, const std::string& dir);
 
+// Removes the private header trees (kdelay-headers-*) under parent that no
+// kdelay compiles against any more: a killed run leaves its tree behind. A
+// tree in use holds an flock on its "lock" file; one without that file is
+// taken as abandoned only after a minute, as its maker may be about to make
+// it. Only directories of this user are touched, never what links point at.
+void sweep_abandoned_header_trees(const std::string& parent);
+
 // Makes BCC compile against a header tree while it lives, named by
 // BCC_KERNEL_SOURCE in a private temporary directory: none of this when the
 // user set BCC_KERNEL_SOURCE; on x86-64, kdelay's own tree (own, written
@@ -56,6 +63,7 @@ public:
 
 private:
     std::string private_dir_;  // removed on destruction
+    int lock_fd_ = -1;         // flock held on private_dir_/lock while it lives
     bool set_env_ = false;
 };
 

@@ -55,7 +55,8 @@ void expect_thread_schema(const json& t)
         EXPECT_TRUE(b["disk"].is_string() && b["op"].is_string() && b["bytes"].is_number_unsigned());
     const json& b = t["budget"];
     ASSERT_TRUE(b.is_object()) << t.dump();
-    for (const char* k : {"window_ns", "running_ns", "irq_ns", "ready_ns", "blocked_ns", "stopped_ns", "not_alive_ns"})
+    for (const char* k : {"window_ns", "running_ns", "irq_ns", "ready_ns", "ready_before_window_ns", "blocked_ns",
+                          "stopped_ns", "not_alive_ns"})
         EXPECT_TRUE(b[k].is_number_unsigned()) << k << " in " << b.dump();
     EXPECT_TRUE(b["remainder_ns"].is_number_integer());
     EXPECT_TRUE(b["source"] == "ebpf" || b["source"] == "proc") << b.dump();

@@ -1,11 +1,10 @@
 // Windows of known thread states, framed by USDT probes, for kdelay's time
 // budget tests. The main thread (on CPU 1) repeats, forever:
-//   read the workers' schedstat, fire kdtest:window_start, run the window,
-//   fire kdtest:window_end, read schedstat again, print what it saw,
+//   read the workers' CPU clocks and schedstat, fire kdtest:window_start,
+//   run the window, fire kdtest:window_end, read them again, print what it saw,
 //   pause 200 ms.
 //
-//   kd_budget spinners  "spin-a", "spin-b" busy on CPU 0; 1 s windows (schedstat
-//                       lags by up to a time slice at each edge)
+//   kd_budget spinners  "spin-a", "spin-b" busy on CPU 0; 1 s windows
 //   kd_budget sleeper   "kd-sleeper" on CPU 0, per window: 5 x (100 ms
 //                       clock_nanosleep, 20 ms of its own CPU time spinning); between windows
 //                       it waits on a futex, so it is asleep at both edges
@@ -31,14 +30,15 @@
 // Output, per window:
 //   window K START_NS END_NS           CLOCK_MONOTONIC at the two probes
 //   steal NS                           CPU 0's steal time over the window
-//   thread NAME TID RUN_NS WAIT_NS CPU_NS
-//                                      schedstat deltas over the window, and
-//                                      the thread's CPU clock's (up to date)
+//   thread NAME TID RUN_NS WAIT_NS     over the window: the thread's CPU
+//                                      clock (its run time, brought up to
+//                                      date at each edge) and schedstat's
+//                                      wait for a CPU
 //   steal_after NS                     CPU 0's steal from the window's start
 //                                      to 200 ms after its end (printed then)
 //   born_at NS                         (born) just before pthread_create
 //   born_by NS                         (born) just after it returned
-// schedstat is all zeros unless /proc/sys/kernel/sched_schedstats is 1.
+// schedstat's wait is 0 unless /proc/sys/kernel/sched_schedstats is 1.
 #include <algorithm>
 #include <atomic>
 #include <csignal>
@@ -95,15 +95,18 @@ struct Worker {
     std::atomic<pid_t> tid{0};
 };
 
-void schedstat(pid_t tid, uint64_t& run, uint64_t& wait)
+// The thread's total wait for a CPU (schedstat's run_delay), which the
+// kernel adds to as each wait ends.
+uint64_t run_delay(pid_t tid)
 {
-    run = wait = 0;
+    uint64_t run = 0, wait = 0;
     const std::string path = "/proc/self/task/" + std::to_string(tid) + "/schedstat";
     if (FILE* f = fopen(path.c_str(), "r")) {
         if (fscanf(f, "%lu %lu", &run, &wait) != 2)
-            run = wait = 0;
+            wait = 0;
         fclose(f);
     }
+    return wait;
 }
 
 // The thread's CPU time as the kernel charges it (sum_exec_runtime), brought
@@ -330,10 +333,9 @@ int main(int argc, char** argv)
         // kernel's in full and kdelay's only from the start.
         if (mode == "wake")
             wait_until_asleep(workers);
-        std::vector<std::pair<uint64_t, uint64_t>> before(workers.size());
-        std::vector<uint64_t> cpu_before(workers.size());
+        std::vector<uint64_t> cpu_before(workers.size()), wait_before(workers.size());
         for (size_t i = 0; i < workers.size(); ++i) {
-            schedstat(workers[i]->tid, before[i].first, before[i].second);
+            wait_before[i] = run_delay(workers[i]->tid);
             cpu_before[i] = thread_cpu_ns(workers[i]->tid);
         }
         const uint64_t start = now_ns();
@@ -366,16 +368,14 @@ int main(int argc, char** argv)
         printf("window %ld %lu %lu\n", k, start, end);
         printf("steal %lu\n", cpu0_steal_ns() - steal_before);
         for (size_t i = 0; i < workers.size(); ++i) {
-            uint64_t run, wait;
             const uint64_t cpu = thread_cpu_ns(workers[i]->tid);
-            schedstat(workers[i]->tid, run, wait);
-            printf("thread %s %d %lu %lu %lu\n", workers[i]->name.c_str(), workers[i]->tid.load(),
-                   run - before[i].first, wait - before[i].second, cpu - cpu_before[i]);
+            printf("thread %s %d %lu %lu\n", workers[i]->name.c_str(), workers[i]->tid.load(), cpu - cpu_before[i],
+                   run_delay(workers[i]->tid) - wait_before[i]);
         }
         if (born) {
             printf("born_at %lu\n", born_at);
             printf("born_by %lu\n", born_by);
-            printf("thread kd-born %d 0 0 0\n", born->tid.load());
+            printf("thread kd-born %d 0 0\n", born->tid.load());
             char c = 'x';
             if (write(g_pipe[1], &c, 1) != 1)
                 return 74;

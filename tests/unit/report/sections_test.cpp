@@ -40,6 +40,7 @@ TimeBudget example_budget()
     b.running_ns = 400'000'000;
     b.irq_ns = 2'000;
     b.ready_ns = 100'000'000;
+    b.ready_before_ns = 7'000'000;
     b.blocked_ns = 450'000'000;
     b.blocked = {{202, "futex", 400'000'000}, {TimeBudget::kOutsideSyscalls, "outside syscalls", 50'000'000}};
     b.remainder_ns = 50'000'000;
@@ -75,6 +76,9 @@ TEST(ReportKinds, BudgetTextAndJsonAgree)
     EXPECT_EQ(state["REMAINDER"], j["remainder_ns"]);
     EXPECT_EQ(state["WINDOW"], j["window_ns"]);
     EXPECT_EQ(state.count("STOPPED"), 0u) << "a zero state other than the core ones is left out of text";
+    EXPECT_EQ(j["ready_before_window_ns"], 7'000'000u);
+    ASSERT_FALSE(tables[0].text_lines.empty());
+    EXPECT_EQ(tables[0].text_lines.back(), "(READY when the window opened, after 7,000,000 ns of waiting before it)");
 
     // Text lists fewer holders and wakers, and sums the rest: the totals agree.
     uint64_t blame_text = 0, blame_json = 0, wakes_text = 0, wakes_json = 0, woken_text = 0, woken_json = 0;

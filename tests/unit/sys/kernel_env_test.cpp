@@ -1,6 +1,10 @@
 #include "sys/kernel_env.h"
 
+#include <chrono>
 #include <cstdlib>
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
@@ -131,4 +135,41 @@ TEST_F(HeaderTrees, TheOwnTreeHoldsEveryHeaderBccIncludes)
     std::ifstream kconfig(own / "include/linux/kconfig.h");
     const std::string text((std::istreambuf_iterator<char>(kconfig)), std::istreambuf_iterator<char>());
     EXPECT_NE(text.find("#define CONFIG_BPF_SYSCALL 1"), std::string::npos) << "BCC's helpers refuse to build without it";
+}
+
+// A killed kdelay leaves its private tree behind; the next one removes it,
+// and leaves alone a tree another kdelay compiles against (it holds the
+// lock), one just made and not yet locked, a link, and anything else.
+TEST_F(HeaderTrees, AbandonedPrivateTreesAreSweptAndTreesInUseAreNot)
+{
+    const auto tree = [&](const std::string& name, bool lock_file) {
+        const fs::path dir = root_ / ("kdelay-headers-" + name);
+        touch(dir / "tree/include/linux/types.h");
+        if (lock_file)
+            touch(dir / "lock");
+        return dir;
+    };
+    const fs::path killed = tree("killed", true);
+    const fs::path in_use = tree("in_use", true);
+    const fs::path just_made = tree("just_made", false);
+    const fs::path old_unlocked = tree("old", false);
+    fs::last_write_time(old_unlocked, fs::file_time_type::clock::now() - std::chrono::hours(1));
+    touch(root_ / "elsewhere/lock");
+    const fs::path link = root_ / "kdelay-headers-link";
+    fs::create_directory_symlink(root_ / "elsewhere", link);
+    touch(root_ / "other/lock");
+
+    const int held = open((in_use / "lock").c_str(), O_RDONLY);
+    ASSERT_GE(held, 0);
+    ASSERT_EQ(flock(held, LOCK_EX), 0);
+    kdelay::sweep_abandoned_header_trees(root_.string());
+    close(held);
+
+    EXPECT_FALSE(fs::exists(killed));
+    EXPECT_FALSE(fs::exists(old_unlocked));
+    EXPECT_TRUE(fs::exists(in_use / "tree/include/linux/types.h"));
+    EXPECT_TRUE(fs::exists(just_made / "tree/include/linux/types.h"));
+    EXPECT_TRUE(fs::is_symlink(link));
+    EXPECT_TRUE(fs::exists(root_ / "elsewhere/lock"));
+    EXPECT_TRUE(fs::exists(root_ / "other/lock"));
 }
