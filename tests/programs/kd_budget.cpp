@@ -34,6 +34,9 @@
 //                                      clock (its run time, brought up to
 //                                      date at each edge) and schedstat's
 //                                      wait for a CPU
+//   reads FROM_NS TO_NS                CLOCK_MONOTONIC before the first read
+//                                      of the threads' figures and after the
+//                                      last: the span they cover
 //   steal_after NS                     CPU 0's steal from the window's start
 //                                      to 200 ms after its end (printed then)
 //   born_at NS                         (born) just before pthread_create
@@ -334,6 +337,7 @@ int main(int argc, char** argv)
         if (mode == "wake")
             wait_until_asleep(workers);
         std::vector<uint64_t> cpu_before(workers.size()), wait_before(workers.size());
+        const uint64_t reads_from = now_ns();
         for (size_t i = 0; i < workers.size(); ++i) {
             wait_before[i] = run_delay(workers[i]->tid);
             cpu_before[i] = thread_cpu_ns(workers[i]->tid);
@@ -372,6 +376,7 @@ int main(int argc, char** argv)
             printf("thread %s %d %lu %lu\n", workers[i]->name.c_str(), workers[i]->tid.load(), cpu - cpu_before[i],
                    run_delay(workers[i]->tid) - wait_before[i]);
         }
+        printf("reads %lu %lu\n", reads_from, now_ns());
         if (born) {
             printf("born_at %lu\n", born_at);
             printf("born_by %lu\n", born_by);
