@@ -1,7 +1,7 @@
 // Windows of known thread states, framed by USDT probes, for kdelay's time
 // budget tests. The main thread (on CPU 1) repeats, forever:
-//   read the workers' CPU clocks and schedstat, fire kdtest:window_start,
-//   run the window, fire kdtest:window_end, read them again, print what it saw,
+//   read the workers' CPU clocks and schedstat around kdtest:window_start,
+//   run the window, read them again around kdtest:window_end, print what it saw,
 //   pause 200 ms.
 //
 //   kd_budget spinners  "spin-a", "spin-b" busy on CPU 0; 1 s windows
@@ -30,13 +30,19 @@
 // Output, per window:
 //   window K START_NS END_NS           CLOCK_MONOTONIC at the two probes
 //   steal NS                           CPU 0's steal time over the window
-//   thread NAME TID RUN_NS WAIT_NS     over the window: the thread's CPU
-//                                      clock (its run time, brought up to
-//                                      date at each edge) and schedstat's
-//                                      wait for a CPU
-//   reads FROM_NS TO_NS                CLOCK_MONOTONIC before the first read
-//                                      of the threads' figures and after the
-//                                      last: the span they cover
+//   thread NAME TID RUN_LO RUN_HI WAIT_LO WAIT_HI
+//                                      over the window, as the kernel counts
+//                                      them: the thread's run time (its CPU
+//                                      clock, brought up to date by the read)
+//                                      and its wait for a CPU (schedstat's
+//                                      run_delay, which grows by a whole wait
+//                                      when it ends). Each is read just before
+//                                      and just after each probe: LO is from
+//                                      after the start probe to before the end
+//                                      probe, HI from before the one to after
+//                                      the other, so that what kdelay saw lies
+//                                      between (a wait ending between a read
+//                                      and its probe is in HI only).
 //   steal_after NS                     CPU 0's steal from the window's start
 //                                      to 200 ms after its end (printed then)
 //   born_at NS                         (born) just before pthread_create
@@ -122,6 +128,20 @@ uint64_t thread_cpu_ns(pid_t tid)
     if (clock_gettime(static_cast<clockid_t>((~static_cast<unsigned>(tid) << 3) | 6), &ts) != 0)
         return 0;
     return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+// What the kernel has counted of a worker so far: its run time and its wait
+// for a CPU.
+struct Figures {
+    uint64_t cpu = 0, wait = 0;
+};
+
+std::vector<Figures> read_figures(const std::vector<Worker*>& workers)
+{
+    std::vector<Figures> all;
+    for (const Worker* w : workers)
+        all.push_back({thread_cpu_ns(w->tid), run_delay(w->tid)});
+    return all;
 }
 
 // Until each worker's state (/proc/self/task/TID/stat) is S, asleep.
@@ -336,14 +356,10 @@ int main(int argc, char** argv)
         // kernel's in full and kdelay's only from the start.
         if (mode == "wake")
             wait_until_asleep(workers);
-        std::vector<uint64_t> cpu_before(workers.size()), wait_before(workers.size());
-        const uint64_t reads_from = now_ns();
-        for (size_t i = 0; i < workers.size(); ++i) {
-            wait_before[i] = run_delay(workers[i]->tid);
-            cpu_before[i] = thread_cpu_ns(workers[i]->tid);
-        }
+        const std::vector<Figures> start_before = read_figures(workers);
         const uint64_t start = now_ns();
         STAP_PROBE1(kdtest, window_start, k);
+        const std::vector<Figures> start_after = read_figures(workers);
 
         Worker* born = nullptr;
         pthread_t born_thread;
@@ -367,20 +383,20 @@ int main(int argc, char** argv)
             sleep_ms(200);
         }
 
+        const std::vector<Figures> end_before = read_figures(workers);
         STAP_PROBE1(kdtest, window_end, k);
         const uint64_t end = now_ns();
+        const std::vector<Figures> end_after = read_figures(workers);
         printf("window %ld %lu %lu\n", k, start, end);
         printf("steal %lu\n", cpu0_steal_ns() - steal_before);
-        for (size_t i = 0; i < workers.size(); ++i) {
-            const uint64_t cpu = thread_cpu_ns(workers[i]->tid);
-            printf("thread %s %d %lu %lu\n", workers[i]->name.c_str(), workers[i]->tid.load(), cpu - cpu_before[i],
-                   run_delay(workers[i]->tid) - wait_before[i]);
-        }
-        printf("reads %lu %lu\n", reads_from, now_ns());
+        for (size_t i = 0; i < workers.size(); ++i)
+            printf("thread %s %d %lu %lu %lu %lu\n", workers[i]->name.c_str(), workers[i]->tid.load(),
+                   end_before[i].cpu - start_after[i].cpu, end_after[i].cpu - start_before[i].cpu,
+                   end_before[i].wait - start_after[i].wait, end_after[i].wait - start_before[i].wait);
         if (born) {
             printf("born_at %lu\n", born_at);
             printf("born_by %lu\n", born_by);
-            printf("thread kd-born %d 0 0\n", born->tid.load());
+            printf("thread kd-born %d 0 0 0 0\n", born->tid.load());
             char c = 'x';
             if (write(g_pipe[1], &c, 1) != 1)
                 return 74;
