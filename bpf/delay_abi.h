@@ -4,6 +4,11 @@
 #define KDELAY_DELAY_ABI_H
 
 #define KD_COMM_LEN 16
+
+/* --stall: the number of a thread's interval (kd_thread.gen). 64 bits, and
+ * a new entry's numbers start at the clock, so that neither a wrap nor a
+ * reused tid can give a value of an older interval the current number. */
+typedef __u64 kd_gen_t;
 #define KD_IRQ_NAME_LEN 32
 
 /* capture[0].state. Time mode: userspace moves IDLE -> CAPTURING ->
@@ -109,8 +114,7 @@ struct kd_stat {
     /* --stall: the interval of its thread (kd_thread.gen) it was written in;
      * an entry of an earlier one is emptied before it is added to. 0 in a
      * sample. */
-    __u32 gen;
-    __u32 pad;
+    kd_gen_t gen;
 };
 
 /* --stall: the tid in the key of a thread's map value carries the parity
@@ -181,8 +185,9 @@ struct kd_waker_key {
 struct kd_waker {
     __u64 count;
     __u64 blocked_ns;  /* the blocked time these wakeups ended */
+    kd_gen_t gen;      /* as kd_stat.gen */
     __u32 tgid;        /* the waker's process */
-    __u32 gen;         /* as kd_stat.gen */
+    __u32 pad;
     char comm[KD_COMM_LEN];
 };
 
@@ -224,8 +229,9 @@ struct kd_blame_key {
 
 struct kd_blame {
     __u64 ns;
+    kd_gen_t gen;  /* as kd_stat.gen */
     __u32 tgid;
-    __u32 gen;  /* as kd_stat.gen */
+    __u32 pad;
     char comm[KD_COMM_LEN];
 };
 
@@ -235,6 +241,33 @@ struct kd_irq_context {
     __u32 soft;
     __u32 timer;
     __u32 pad;
+};
+
+/* --stall: the call site of a poll-family syscall is the return address
+ * of the program's call of poll() (or epoll_wait(), ...): the first word
+ * on the user stack, within KD_SITE_WORDS words of its pointer, that lies
+ * in the program's code and follows a call of a poll-family function
+ * (a direct call into the PLT whose stub jumps through one of the
+ * function's GOT slots, a call through such a slot, or a direct call of a
+ * static program's own copy: the targets). Only a call's return address
+ * passes, and only of that call, so what earlier calls left on the stack
+ * below it does not. A thread's intervals are bounded by calls at the
+ * sites where it blocked, up to KD_LOOP_SITES of them, so that a call that
+ * never blocks (Open vSwitch's latch_is_set(), an epoll_wait(.., 0)
+ * between batches) does not split one. Each process's code ranges and
+ * targets come from its /proc/PID/maps and ELF file, read by kdelay when
+ * the kernel side asks (text_wanted). */
+#define KD_LOOP_SITES 4
+#define KD_SITE_WORDS 32
+#define KD_TEXT_RANGES 4
+#define KD_POLL_TARGETS 8
+#define KD_TEXT_PROCESSES 1024
+struct kd_program_text {
+    __u32 ranges;   /* 0: unknown (every call is a loop's) */
+    __u32 targets;
+    __u64 lo[KD_TEXT_RANGES];
+    __u64 hi[KD_TEXT_RANGES];
+    __u64 target[KD_POLL_TARGETS];
 };
 
 struct kd_thread {
@@ -249,9 +282,8 @@ struct kd_thread {
     /* --stall: the interval it is in (0: none; its time is not recorded),
      * numbered per thread from 1 by gens; interval_start is when it began
      * (0: in none; with gen 0, one only timed). */
-    __u32 gen;
-    __u32 gens;
-    __u32 pad;
+    kd_gen_t gen;
+    kd_gen_t gens;
     __u64 interval_start;
     /* Its run queue's clock at its switch-in, seen in this sample (0: not
      * seen); the run ends at that clock's value at its switch-out. */
@@ -261,6 +293,16 @@ struct kd_thread {
     __u64 wait_seen;
     __u64 stop_start;
     __u64 poll_exit;
+    /* --stall: the call sites of the poll family at which it blocked (its
+     * loop's waits; 0: none yet), when it entered its last call of the
+     * family (0: before it was seen), when it was last woken from a block
+     * (interval or not), and whether that call is being restarted (it
+     * returned -ERESTART_RESTARTBLOCK: a stop or a trace). */
+    __u64 loop_sites[KD_LOOP_SITES];
+    __u64 poll_entered;
+    __u64 woke_ns;
+    __u32 poll_restarting;
+    __u32 pad3;
     struct kd_stat run;
     struct kd_stat ready;
     struct kd_stat stopped;
@@ -279,7 +321,8 @@ struct kd_stall {
     __u64 start_ns;
     __u64 end_ns;
     __u32 tid;
-    __u32 gen;
+    __u32 pad;
+    kd_gen_t gen;
     struct kd_thread thread;
 };
 

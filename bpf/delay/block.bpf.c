@@ -21,7 +21,7 @@ int kd_block_complete(struct bpf_raw_tracepoint_args *ctx)
     bio_start.delete(&key);
     if (!capturing())
         return 0;
-    __u32 gen = tid_recording_gen(bkey.tid);
+    kd_gen_t gen = tid_recording_gen(bkey.tid);
     if (!gen)
         return 0;
     bkey.tid = interval_tid(bkey.tid, gen);

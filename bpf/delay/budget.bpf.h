@@ -54,7 +54,7 @@ BPF_PERCPU_ARRAY(irq_context, struct kd_irq_context, 1);
 /* Who ends blocked time now: the current task, or the interrupt it is in. */
 static __always_inline void note_waker(struct kd_thread *t, __u32 tid, __u64 blocked_ns, __u64 now)
 {
-    __u32 gen = recording_gen(t);
+    kd_gen_t gen = recording_gen(t);
     if (!gen)
         return;
     struct kd_waker_key key = { .tid = interval_tid(tid, gen), .kind = KD_WAKER_TASK };
@@ -144,7 +144,7 @@ static __always_inline void holder_forget(void)
     }
 }
 
-static __always_inline void blame_add(__u32 tid, __u32 gen, __u32 kind, struct kd_holder *e, __u64 ns)
+static __always_inline void blame_add(__u32 tid, kd_gen_t gen, __u32 kind, struct kd_holder *e, __u64 ns)
 {
     if (!ns)
         return;
@@ -166,7 +166,7 @@ static __always_inline void blame_add(__u32 tid, __u32 gen, __u32 kind, struct k
 /* tid gets this CPU at now after waiting since w0 (since lo on this CPU):
  * split the wait over the holders of this CPU it overlaps, in the thread's
  * interval gen (recording_gen; 0: nothing to record). */
-static __always_inline void blame_wait(__u32 tid, __u32 gen, __u64 w0, __u64 lo, __u64 now)
+static __always_inline void blame_wait(__u32 tid, kd_gen_t gen, __u64 w0, __u64 lo, __u64 now)
 {
     if (!gen)
         return;
@@ -275,7 +275,7 @@ static __always_inline __u64 budget_leave(struct kd_thread *t, __u32 tid, struct
         } else if (nr == KD_B_SYSCALL_UNKNOWN) {
             b->pending_ns += d;
         } else {
-            __u32 gen = recording_gen(t);
+            kd_gen_t gen = recording_gen(t);
             struct kd_syscall_key key = { .tid = tid, .nr = nr };
             struct kd_syscall *s = gen ? syscall_entry(&key, gen) : 0;
             if (s)
@@ -329,7 +329,7 @@ static __always_inline void budget_syscall_returned(struct kd_thread *t, __u32 t
     if (entered_in_window) {
         t->budget.blocked_nosys_ns += t->budget.pending_ns;
     } else {
-        __u32 gen = recording_gen(t);
+        kd_gen_t gen = recording_gen(t);
         struct kd_syscall_key key = { .tid = tid, .nr = nr };
         struct kd_syscall *s = gen ? syscall_entry(&key, gen) : 0;
         if (s)

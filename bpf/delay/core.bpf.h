@@ -18,6 +18,7 @@ typedef PT_REGS_NR_TYPE kd_regs_nr_t;
 #define KD_TASK_RUNNING 0x0
 #define KD_TASK_STOPPED 0x4
 #define KD_TASK_TRACED 0x8
+#define KD_TASK_DEAD 0x80
 
 /* A program on a raw tracepoint whose arguments the kernel types from BTF
  * (tp_btf): a task it passes is read with plain loads (task_ids).
@@ -134,7 +135,7 @@ static __always_inline __u64 wait_ends(__u64 *start, struct kd_capture *cap)
  * interval gen, and into its histogram; s is null when that map (full, a
  * KD_MAP_*) is full. */
 static __always_inline void stat_into(struct kd_stat *s, int full, __u32 tid, __u32 hist_kind, __u32 id, __u64 delta,
-                                      __u32 gen)
+                                      kd_gen_t gen)
 {
     if (!s) {
         note_full(full);
@@ -167,20 +168,37 @@ static __always_inline struct kd_thread *thread_slot(__u32 tid)
     return thread_slots.lookup(&slot);
 }
 
-/* The thread's entry, or null when it has none yet. A slot is taken for
- * good until the collector empties all of them, so a tid is in its slot or
- * in the hash, never both; and a free slot means no thread with those low
- * bits has an entry, in the hash either. */
+/* The thread's entry, or null when it has none yet. A tid is in its slot
+ * or in the hash, never both. In a sample a slot is taken for good until
+ * the collector empties all of them, so a free slot means no thread with
+ * those low bits has an entry, in the hash either; with --stall an exited
+ * thread frees its slot (thread_free), and the hash may still hold another. */
 static __always_inline struct kd_thread *thread_find(__u32 tid)
 {
 #if SLOT_CLAIMS
     struct kd_thread *t = thread_slot(tid);
-    if (!t || !t->tid)
+    if (!t)
         return 0;
     if (t->tid == tid)
         return t;
+#if !STALL
+    if (!t->tid)
+        return 0;
+#endif
 #endif
     return threads.lookup(&tid);
+}
+
+/* A new entry t: with --stall, a slot may hold what its last thread left
+ * (thread_free leaves it), and the interval numbers start at the clock, above
+ * any that an earlier thread of the same tid can have reached. */
+static __always_inline void thread_fresh(struct kd_thread *t)
+{
+#if STALL
+    const int after_tid = __builtin_offsetof(struct kd_thread, tid) + sizeof(t->tid);
+    __builtin_memset((char *)t + after_tid, 0, sizeof(*t) - after_tid);
+    t->gens = bpf_ktime_get_ns();
+#endif
 }
 
 /* The thread's name and process, from task, or from the current task
@@ -210,10 +228,18 @@ static __always_inline struct kd_thread *thread_entry(__u32 tid, void *task)
     /* Two CPUs may claim a free slot at once: one wins, the other goes on
      * to the hash, unless the winner claimed it for the same thread (its
      * switch and its wakeup, seen at once), which then has its entry. */
+#if STALL
+    /* A slot freed by an exit: the thread may be in the hash already. */
+    struct kd_thread *hashed = threads.lookup(&tid);
+    if (hashed)
+        return hashed;
+#endif
     if (!t->tid) {
         __u32 held = __sync_val_compare_and_swap(&t->tid, 0, tid);
-        if (held == 0)
+        if (held == 0) {
+            thread_fresh(t);
             take_ids(t, task);
+        }
         if (held == 0 || held == tid)
             return t;
     }
@@ -235,9 +261,23 @@ static __always_inline struct kd_thread *thread_entry(__u32 tid, void *task)
     t = threads.lookup(&tid);
     if (t) {
         t->tid = tid;
+        thread_fresh(t);
         take_ids(t, task);
     }
     return t;
+}
+
+/* --stall: thread tid has exited; its entry goes. */
+static __always_inline void thread_free(__u32 tid)
+{
+#if SLOT_CLAIMS
+    struct kd_thread *t = thread_slot(tid);
+    if (t && t->tid == tid) {
+        t->tid = 0;
+        return;
+    }
+#endif
+    threads.delete(&tid);
 }
 
 /* One more RUN or READY value (kind) of the thread tid. Every context
@@ -262,7 +302,7 @@ static __always_inline void thread_hist_add(__u32 tid, __u32 kind, __u64 delta)
 
 /* Where the thread's values go now: with --stall, its current interval (0:
  * it is in none, and nothing is recorded); in a sample, always 1. */
-static __always_inline __u32 recording_gen(struct kd_thread *t)
+static __always_inline kd_gen_t recording_gen(struct kd_thread *t)
 {
 #if STALL
     return t ? t->gen : 0;
@@ -272,7 +312,7 @@ static __always_inline __u32 recording_gen(struct kd_thread *t)
 }
 
 /* The same for thread tid, whose entry is looked up only with --stall. */
-static __always_inline __u32 tid_recording_gen(__u32 tid)
+static __always_inline kd_gen_t tid_recording_gen(__u32 tid)
 {
 #if STALL
     return recording_gen(thread_find(tid));
@@ -283,7 +323,7 @@ static __always_inline __u32 tid_recording_gen(__u32 tid)
 
 /* The tid to key a value of thread tid with, in its interval gen: the
  * interval's parity in KD_KEY_INTERVAL_BIT with --stall. */
-static __always_inline __u32 interval_tid(__u32 tid, __u32 gen)
+static __always_inline __u32 interval_tid(__u32 tid, kd_gen_t gen)
 {
 #if STALL
     return KD_KEY_TID(tid, gen);

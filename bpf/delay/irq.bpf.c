@@ -63,7 +63,7 @@ RAW_TRACEPOINT_PROBE(irq_handler_exit)
     struct kd_irq_slot *slot;
     __u64 start;
     __u32 tid = handler_exited(1, (int)ctx->args[2] != 0 /* else IRQ_NONE */, &slot, &start);
-    __u32 gen = tid ? tid_recording_gen(tid) : 0;
+    kd_gen_t gen = tid ? tid_recording_gen(tid) : 0;
     if (!gen)
         return 0;
 
@@ -88,7 +88,7 @@ RAW_TRACEPOINT_PROBE(softirq_exit)
     struct kd_irq_slot *slot;
     __u64 start;
     __u32 tid = handler_exited(0, 1, &slot, &start);
-    __u32 gen = tid ? tid_recording_gen(tid) : 0;
+    kd_gen_t gen = tid ? tid_recording_gen(tid) : 0;
     if (!gen)
         return 0;
 

@@ -2,6 +2,7 @@
 #include "delay/core.bpf.h"
 #include "delay/syscall_state.bpf.h"
 #include "delay/budget.bpf.h"
+#include "delay/stall.bpf.h"
 
 /* The run queue of a task: se.cfs_rq, then its rq. */
 static __always_inline void *rq_of(void *task)
@@ -38,8 +39,10 @@ static __always_inline void woken(void *task, struct kd_capture *cap, int is_new
     __u32 was = state;
     __u64 blocked = budget_leave(t, tid, cap, now, KD_B_BLOCKED);
     budget_enter(t, KD_B_READY, 0, now);
-    if (was != KD_B_STOPPED)
+    if (was != KD_B_STOPPED) {
+        t->woke_ns = now;
         note_waker(t, tid, blocked, now);
+    }
 }
 
 BTF_TRACEPOINT_PROBE(sched_wakeup)
@@ -88,6 +91,7 @@ RAW_TRACEPOINT_PROBE(sched_process_exit)
     budget_leave(t, tid, cap, now, KD_B_RUNNING);
     budget_enter(t, KD_B_DEAD, 0, now);
     t->budget.died_ns = now;
+    stall_thread_exits(t, tid);
     return 0;
 }
 
@@ -290,7 +294,6 @@ BTF_TRACEPOINT_PROBE(sched_switch)
     __u64 prev_id = bpf_get_current_pid_tgid();
     if (is_target_current(prev_id >> 32)) {
         __u32 prev_tid = (__u32)prev_id;
-        struct kd_thread *t = thread_entry(prev_tid, 0);
         /* The state the scheduler switched prev out in. */
 #if SWITCH_PASSES_PREV_STATE
         kd_task_state_t state = (kd_task_state_t)ctx->args[3];
@@ -298,6 +301,9 @@ BTF_TRACEPOINT_PROBE(sched_switch)
         kd_task_state_t state = 0;
         bpf_probe_read_kernel(&state, sizeof(state), (char *)prev + TASK_STATE_OFF);
 #endif
+        /* With --stall an exited thread's entry is gone (stall_thread_exits),
+         * and its last switch must not make it again. */
+        struct kd_thread *t = STALL && (state & KD_TASK_DEAD) ? 0 : thread_entry(prev_tid, 0);
         /* A run is the run queue's clock at the switch-out less at the
          * switch-in, as the kernel measures it, so a switch reads no clock
          * of its own. */

@@ -1,9 +1,12 @@
 /* ---- --stall: each thread's intervals, decided here; only the long ones
  * reach kdelay ----
  *
- * An interval runs from a thread's return from the poll family (or its
- * start trigger) to its next call of one (or its stop trigger), both in the
- * thread's own context, where it is running. At its start the thread's
+ * An interval runs from a thread's return from its loop's wait (or its
+ * start trigger) to its next call of it (or its stop trigger), both in the
+ * thread's own context, where it is running. The loop's wait is a call of
+ * the poll family at a call site where the thread has blocked (see
+ * KD_LOOP_SITES); a call restarted after a stop (-ERESTART*, then
+ * restart_syscall) is the same wait going on. At its start the thread's
  * RUN, READY, STOPPED and budget start again from zero, and its map values
  * are recorded under a new gen (recording_gen; each value is emptied when
  * first written in it, KD_FRESH). At its end, an interval of STALL_MIN_NS
@@ -25,7 +28,7 @@
 #endif
 
 BPF_RINGBUF_OUTPUT(stalls, STALL_RINGBUF_PAGES);
-BPF_HASH(stall_reading, __u32, __u32, MAX_THREADS);
+BPF_HASH(stall_reading, __u32, kd_gen_t, MAX_THREADS);
 
 /* Whether syscall nr is one of the poll family (poll, ppoll, select, ...),
  * whose calls end an interval and whose returns begin one. */
@@ -60,10 +63,146 @@ static __always_inline int is_poll_family(__u32 nr)
 #endif
 }
 
-/* The interval after interval g (0 is none). */
-static __always_inline __u32 next_gen(__u32 g)
+/* The interval after interval g. A new entry's gens starts at the clock
+ * (thread_fresh), and 64 bits do not wrap. */
+static __always_inline kd_gen_t next_gen(kd_gen_t g)
 {
-    return g + 1 ? g + 1 : 2;  /* parity alternates across the wrap too */
+    return g + 1;
+}
+
+#if STALL_SITES
+BPF_HASH(program_text, __u32, struct kd_program_text, KD_TEXT_PROCESSES);
+/* Processes whose program_text kdelay is to read (the value is unused). */
+BPF_HASH(text_wanted, __u32, __u32, KD_TEXT_PROCESSES);
+
+/* Whether address a is in the program's code. */
+static __always_inline int in_text(struct kd_program_text *p, __u64 a)
+{
+    __u32 n = p->ranges;
+#pragma unroll
+    for (int i = 0; i < KD_TEXT_RANGES; i++)
+        if (i < n && a - p->lo[i] < p->hi[i] - p->lo[i])
+            return 1;
+    return 0;
+}
+
+/* Whether a call or jump through a leads to a poll-family function. */
+static __always_inline int is_poll_target(struct kd_program_text *p, __u64 a)
+{
+    __u32 n = p->targets;
+#pragma unroll
+    for (int i = 0; i < KD_POLL_TARGETS; i++)
+        if (i < n && p->target[i] == a)
+            return 1;
+    return 0;
+}
+
+/* The signed 32-bit displacement of an x86 instruction at b. */
+static __always_inline __s64 rel32(const __u8 *b)
+{
+    return (__s32)((__u32)b[0] | (__u32)b[1] << 8 | (__u32)b[2] << 16 | (__u32)b[3] << 24);
+}
+
+/* Whether ret follows a call of a poll-family function: `call
+ * *slot(%rip)`, or `call stub` whose stub is the PLT's `[endbr64] [bnd]
+ * jmp *slot(%rip)` (slot: a target), or `call function` (a target). */
+static __always_inline int returns_from_poll_call(struct kd_program_text *p, __u64 ret)
+{
+    __u8 c[6] = {};
+    if (bpf_probe_read_user(c, sizeof(c), (void *)(ret - sizeof(c))))
+        return 0;
+    if (c[0] == 0xff && c[1] == 0x15)
+        return is_poll_target(p, ret + rel32(c + 2));
+    if (c[1] != 0xe8)
+        return 0;
+    __u64 callee = ret + rel32(c + 2);
+    if (is_poll_target(p, callee))
+        return 1;
+    __u8 s[11] = {};
+    if (bpf_probe_read_user(s, sizeof(s), (void *)callee))
+        return 0;
+    int endbr = s[0] == 0xf3 && s[1] == 0x0f && s[2] == 0x1e && s[3] == 0xfa;
+    __u64 slot;
+    if (s[0] == 0xff && s[1] == 0x25)
+        slot = callee + 6 + rel32(s + 2);
+    else if (s[0] == 0xf2 && s[1] == 0xff && s[2] == 0x25)
+        slot = callee + 7 + rel32(s + 3);
+    else if (endbr && s[4] == 0xff && s[5] == 0x25)
+        slot = callee + 10 + rel32(s + 6);
+    else if (endbr && s[4] == 0xf2 && s[5] == 0xff && s[6] == 0x25)
+        slot = callee + 11 + rel32(s + 7);
+    else
+        return 0;
+    return is_poll_target(p, slot);
+}
+
+/* The call site of the current task's syscall (regs: its pt_regs), in
+ * process tgid; 0 when it cannot be told. */
+static __always_inline __u64 call_site(void *regs, __u32 tgid)
+{
+    struct kd_program_text *p = program_text.lookup(&tgid);
+    if (!p) {
+        __u32 one = 1;
+        text_wanted.update(&tgid, &one);
+        return 0;
+    }
+    if (!p->ranges)
+        return 0;
+    __u64 sp = 0;
+    bpf_probe_read_kernel(&sp, sizeof(sp), (char *)regs + PT_REGS_SP_OFF);
+    for (int i = 0; i < KD_SITE_WORDS; i++) {
+        __u64 word = 0;
+        if (bpf_probe_read_user(&word, sizeof(word), (void *)(sp + 8 * i)))
+            return 0;
+        if (in_text(p, word) && returns_from_poll_call(p, word))
+            return word;
+    }
+    return 0;
+}
+#else
+static __always_inline __u64 call_site(void *regs, __u32 tgid)
+{
+    return 0;
+}
+#endif
+
+/* Whether a call of the poll family at site is the thread's loop's wait:
+ * at a site where it blocked; any call while none is known yet, or when
+ * the site cannot be told. */
+static __always_inline int is_loop_wait(struct kd_thread *t, __u64 site)
+{
+    if (!site || !t->loop_sites[0])
+        return 1;
+#pragma unroll
+    for (int i = 0; i < KD_LOOP_SITES; i++)
+        if (t->loop_sites[i] == site)
+            return 1;
+    return 0;
+}
+
+/* The thread blocked in a call at site: it is a loop's wait from now on
+ * (a fifth site takes the last one's place). */
+static __always_inline void learn_loop_site(struct kd_thread *t, __u64 site)
+{
+    if (!site)
+        return;
+#pragma unroll
+    for (int i = 0; i < KD_LOOP_SITES; i++) {
+        if (t->loop_sites[i] == site)
+            return;
+        if (!t->loop_sites[i]) {
+            t->loop_sites[i] = site;
+            return;
+        }
+    }
+    t->loop_sites[KD_LOOP_SITES - 1] = site;
+}
+
+/* A syscall's return value: one of -ERESTARTSYS .. -ERESTART_RESTARTBLOCK
+ * (512 to 516) means it is interrupted, to be restarted, not returned. */
+static __always_inline int is_restart(__s64 ret)
+{
+    return ret <= -512 && ret >= -516;
 }
 
 /* The current thread (tid, entry t) begins an interval at now. Its values
@@ -76,7 +215,7 @@ static __always_inline void stall_begins(struct kd_thread *t, __u32 tid, __u64 n
     if (t->interval_start)
         return;  /* in one already: a start trigger hit twice */
     t->interval_start = now;
-    __u32 gen = next_gen(t->gens);
+    kd_gen_t gen = next_gen(t->gens);
     __u32 held = interval_tid(tid, gen);
     if (stall_reading.lookup(&held)) {
         gen = next_gen(gen);
@@ -108,7 +247,7 @@ static __always_inline void stall_ends(struct kd_thread *t, __u32 tid, struct kd
     if (!start)
         return;
     t->interval_start = 0;
-    __u32 gen = t->gen;
+    kd_gen_t gen = t->gen;
     int long_one = now - start >= STALL_MIN_NS;
     if (!gen) {
         if (long_one)
@@ -139,6 +278,56 @@ static __always_inline void stall_ends(struct kd_thread *t, __u32 tid, struct kd
     stall_reading.update(&held, &gen);
     stalls.ringbuf_submit(e, 0);
 }
+
+/* The current thread (tid, entry t, pt_regs regs) calls the poll family:
+ * at its loop's wait, its interval ends. */
+static __always_inline void stall_poll_called(struct kd_thread *t, __u32 tid, struct kd_capture *cap, void *regs,
+                                              __u64 now)
+{
+    t->poll_entered = now;
+    t->poll_restarting = 0;
+    if (t->interval_start && is_loop_wait(t, call_site(regs, t->tgid)))
+        stall_ends(t, tid, cap, now);
+}
+
+/* The current thread (tid, entry t) returns from syscall nr with ret: a
+ * return from its loop's wait, or from the restart of one, begins an
+ * interval; a call it blocked in teaches it a loop's site. */
+static __always_inline void stall_syscall_returned(struct kd_thread *t, __u32 tid, __u32 nr, __s64 ret, void *regs)
+{
+    if (nr == STALL_RESTART_NR && nr) {
+        if (!t->poll_restarting || is_restart(ret))
+            return;
+        t->poll_restarting = 0;
+        stall_begins(t, tid, bpf_ktime_get_ns());
+        return;
+    }
+    if (!is_poll_family(nr))
+        return;
+    if (is_restart(ret)) {
+        t->poll_restarting = 1;
+        return;
+    }
+    __u64 site = call_site(regs, t->tgid);
+    /* Woken inside the call (or in a call entered before kdelay saw it). */
+    if (t->woke_ns && t->woke_ns >= t->poll_entered)
+        learn_loop_site(t, site);
+    t->poll_entered = 0;
+    if (is_loop_wait(t, site))
+        stall_begins(t, tid, bpf_ktime_get_ns());
+}
+
+/* The current thread (tid, entry t) exits: an interval it was in is no
+ * loop's stall, and its entry goes (thread_free), so that a watch holds
+ * only live threads and a tid used again starts clean. */
+static __always_inline void stall_thread_exits(struct kd_thread *t, __u32 tid)
+{
+    t->interval_start = 0;
+    t->gen = 0;
+    thread_free(tid);
+}
+#else
+static __always_inline void stall_thread_exits(struct kd_thread *t, __u32 tid) {}
 #endif
 
 #endif

@@ -7,7 +7,7 @@
 #include "delay/core.bpf.h"
 
 /* The syscall's values in the thread's interval gen (recording_gen). */
-static __always_inline struct kd_syscall *syscall_entry(struct kd_syscall_key *key, __u32 gen)
+static __always_inline struct kd_syscall *syscall_entry(struct kd_syscall_key *key, kd_gen_t gen)
 {
     struct kd_syscall_key in_interval = { .tid = interval_tid(key->tid, gen), .nr = key->nr };
     struct kd_syscall zero = {};
@@ -129,7 +129,7 @@ static __always_inline void recent_add(struct kd_syscall_key *key, __u64 delta)
 /* One syscall of key, straight into the hashes, in the thread's interval
  * gen: for a hook that may not touch the CPU's runs (slots_claim), and for
  * --stall, whose values are per interval. */
-static __always_inline void syscall_add(struct kd_syscall_key *key, __u64 delta, __u32 gen)
+static __always_inline void syscall_add(struct kd_syscall_key *key, __u64 delta, kd_gen_t gen)
 {
     thread_entry(key->tid, 0);
     struct kd_syscall *s = syscall_entry(key, gen);

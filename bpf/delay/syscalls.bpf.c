@@ -15,9 +15,9 @@ RAW_TRACEPOINT_PROBE(sys_enter)
     struct kd_syscall_key key = { .tid = (__u32)id, .nr = (__u32)ctx->args[1] };
 #if STALL
     if (is_poll_family(key.nr)) {
-        struct kd_thread *t = thread_find(key.tid);
+        struct kd_thread *t = thread_entry(key.tid, 0);
         if (t)
-            stall_ends(t, key.tid, cap, now);
+            stall_poll_called(t, key.tid, cap, (void *)ctx->args[0], now);
     }
 #endif
     int zero = 0;
@@ -89,7 +89,7 @@ static __always_inline void syscall_returned(struct bpf_raw_tracepoint_args *ctx
 #if STALL
     if (!t)
         t = thread_find(key.tid);
-    __u32 gen = recording_gen(t);
+    kd_gen_t gen = recording_gen(t);
     if (gen)
         syscall_add(&key, now - entry, gen);
 #else
@@ -158,10 +158,10 @@ RAW_TRACEPOINT_PROBE(sys_exit)
     /* After the syscall is counted: a poll's return is outside any interval. */
     kd_regs_nr_t nr = 0;
     bpf_probe_read_kernel(&nr, sizeof(nr), (char *)ctx->args[0] + PT_REGS_NR_OFF);
-    if (is_poll_family((__u32)nr)) {
+    if (is_poll_family((__u32)nr) || ((__u32)nr == STALL_RESTART_NR && STALL_RESTART_NR)) {
         struct kd_thread *t = thread_entry((__u32)id, 0);
         if (t)
-            stall_begins(t, (__u32)id, bpf_ktime_get_ns());
+            stall_syscall_returned(t, (__u32)id, (__u32)nr, (__s64)ctx->args[1], (void *)ctx->args[0]);
     }
 #endif
     return 0;

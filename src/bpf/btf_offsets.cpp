@@ -152,6 +152,7 @@ KernelLayout read_kernel_layout(const KernelBtf& btf)
     layout.regs_syscall_nr = nr ? *nr : btf.require("pt_regs", "syscallno");
     auto ret = btf.member("pt_regs", "ax");
     layout.regs_return = ret ? *ret : btf.require("pt_regs", "regs");
+    layout.regs_sp = btf.member("pt_regs", "sp");
     layout.switch_passes_prev_state = btf.raw_tracepoint_args("sched_switch") >= 4;
     return layout;
 }

@@ -73,6 +73,9 @@ struct KernelLayout {
     MemberLayout irqaction_name;
     MemberLayout regs_syscall_nr;  // pt_regs.orig_ax (x86), .syscallno (arm64)
     MemberLayout regs_return;      // pt_regs.ax (x86), .regs (arm64: x0 first)
+    // The user stack pointer at a syscall (x86: pt_regs.sp); absent where
+    // pt_regs names it otherwise, and --stall then tells no call sites apart.
+    std::optional<MemberLayout> regs_sp;
     // sched_switch passes prev's state as its fourth argument (5.18+), so
     // it needs no read of the task.
     bool switch_passes_prev_state;

@@ -9,6 +9,8 @@
 #include "delay/maps.h"
 #include "delay/section.h"
 #include "delay/syscall_events.h"
+#include "sys/process.h"
+#include "sys/program_text.h"
 
 namespace kdelay {
 namespace {
@@ -80,7 +82,41 @@ void DelayCollector::set_capture(uint32_t state)
     maps_.set_element("capture", 0, cap);
 }
 
-void DelayCollector::start_capture() { set_capture(KD_CAPTURING); }
+void DelayCollector::start_capture()
+{
+    if (params_.stall_sites())
+        serve_text_ranges(target_processes(params_));
+    set_capture(KD_CAPTURING);
+}
+
+void DelayCollector::serve_text_ranges(std::vector<pid_t> pids)
+{
+    const size_t asked = pids.size();
+    for (const auto& [tgid, unused] : maps_.entries<uint32_t, uint32_t>("text_wanted"))
+        pids.push_back(static_cast<pid_t>(tgid));
+    if (pids.size() > asked)  // new processes: the gone ones' ranges go, so the map never fills
+        for (const auto& [tgid, unused] : maps_.entries<uint32_t, kd_program_text>("program_text"))
+            if (!process_exists(static_cast<pid_t>(tgid)))
+                maps_.erase("program_text", tgid);
+    for (const pid_t pid : pids) {
+        // kdelay reads /proc by the kernel's ids only in the kernel's PID
+        // namespace; elsewhere ranges stays 0: every call is a loop's.
+        kd_program_text p{};
+        const ProgramText text = in_kernels_pid_namespace() ? program_text(pid) : ProgramText{};
+        if (!text.poll_targets.empty())
+            for (const CodeMapping& m : text.code)
+                if (p.ranges < KD_TEXT_RANGES) {
+                    p.lo[p.ranges] = m.lo;
+                    p.hi[p.ranges] = m.hi;
+                    ++p.ranges;
+                }
+        for (const uint64_t t : text.poll_targets)
+            if (p.targets < KD_POLL_TARGETS)
+                p.target[p.targets++] = t;
+        maps_.set_element("program_text", static_cast<uint32_t>(pid), p);
+        maps_.erase("text_wanted", static_cast<uint32_t>(pid));
+    }
+}
 
 void DelayCollector::stop_capture()
 {
@@ -142,6 +178,8 @@ std::vector<Stall> DelayCollector::take_stalls(std::chrono::steady_clock::time_p
     std::vector<Stall> stalls;
     if (!stalls_)
         return stalls;
+    if (params_.stall_sites())
+        serve_text_ranges();
     stalls_->poll_until(deadline);
     if (ended_.empty())
         return stalls;

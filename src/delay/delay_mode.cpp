@@ -206,6 +206,8 @@ int run_delay(const DelayConfig& cfg, ReportWriter& writer)
     params.stall_min_ns = cfg.stall_ns;
     if (cfg.stall_ns && !cfg.start_trigger)
         params.stall_poll_nrs = poll_family_numbers();
+    if (cfg.stall_ns)
+        params.stall_restart_nr = syscall_number("restart_syscall").value_or(0);
     const std::string source = render_delay_program(params);
     if (cfg.bpf.print_ebpf) {
         std::cout << source;

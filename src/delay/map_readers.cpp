@@ -64,8 +64,8 @@ std::vector<std::pair<K, V>> thread_entries(MapIo& maps, const std::string& map,
     return wanted;
 }
 
-uint32_t stat_gen(const kd_stat& s) { return s.gen; }
-uint32_t syscall_gen(const kd_syscall& s) { return s.stat.gen; }
+kd_gen_t stat_gen(const kd_stat& s) { return s.gen; }
+kd_gen_t syscall_gen(const kd_syscall& s) { return s.stat.gen; }
 
 // As stat_merge() in the delay program.
 void merge(kd_stat& to, const kd_stat& from)

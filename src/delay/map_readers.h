@@ -29,7 +29,7 @@ struct ThreadSection;
 // --stall: one interval of one thread, whose map values carry its gen.
 struct ThreadInterval {
     uint32_t tid;
-    uint32_t gen;
+    kd_gen_t gen;
 };
 
 // One sample being read: each reader adds its part.
@@ -49,7 +49,7 @@ struct SampleReading {
     std::optional<ThreadInterval> interval;
 
     // Whether a value of thread tid written in interval gen is this reading's.
-    bool wants(uint32_t tid, uint32_t gen) const
+    bool wants(uint32_t tid, kd_gen_t gen) const
     {
         return !interval || (tid == interval->tid && gen == interval->gen);
     }

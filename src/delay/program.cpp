@@ -113,6 +113,10 @@ std::string render_delay_program(const DelayProgramParams& p)
     c.flag("STALL", p.stall_min_ns.has_value());
     c.number("STALL_MIN_NS", p.stall_min_ns.value_or(0));
     c.number("STALL_RINGBUF_PAGES", 64);
+    const bool sites = p.stall_sites();
+    c.flag("STALL_SITES", sites);
+    c.number("PT_REGS_SP_OFF", sites ? p.layout.regs_sp->offset : 0);
+    c.number("STALL_RESTART_NR", p.stall_restart_nr);
     if (p.stall_poll_nrs.size() > kMaxStallPollNrs)
         throw Error(Exit::software, "more poll-family syscalls than the program compares");
     c.number("STALL_POLL_NRS", p.stall_poll_nrs.size());

@@ -52,6 +52,12 @@ struct DelayProgramParams {
     // triggers frame them).
     std::optional<uint64_t> stall_min_ns;
     std::vector<uint32_t> stall_poll_nrs;
+    // restart_syscall, which continues a poll-family call that a stop or a
+    // trace interrupted (0: none on this architecture).
+    uint32_t stall_restart_nr = 0;
+
+    // --stall tells the call sites of the poll family apart (text_ranges).
+    bool stall_sites() const { return layout.regs_sp && !stall_poll_nrs.empty(); }
 };
 
 // How many poll-family syscalls the program compares (bpf/delay/stall.bpf.h).

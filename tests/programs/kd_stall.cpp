@@ -85,7 +85,11 @@ void print_stall(pid_t tid, uint64_t start, uint64_t end, uint64_t cpu, uint64_t
     pthread_mutex_unlock(&g_print);
 }
 
-void poll_once() { poll(nullptr, 0, 1); }
+// The loop's wait, as Open vSwitch's time_poll(): every wait of a loop
+// calls poll() from this one place, which --stall's intervals are bounded by.
+__attribute__((noinline)) void loop_poll(int timeout_ms) { poll(nullptr, 0, timeout_ms); }
+
+void poll_once() { loop_poll(1); }
 
 void* quiet(void*)
 {
@@ -129,7 +133,7 @@ Stall poll_stall(bool begin_with_poll, int end_poll_ms)
     sleep_ms(150);
     s.cpu = cpu_ns() - cpu0;
     s.end = now_ns();
-    poll(nullptr, 0, end_poll_ms);
+    loop_poll(end_poll_ms);
     return s;
 }
 
@@ -150,7 +154,7 @@ void plant_poll_stalls(int count, int train, bool gap)
         Stall stalls[3];
         for (int k = 0; k < train; ++k) {
             if (gap && k > 0)
-                poll(nullptr, 0, 0);  // the short interval's end
+                loop_poll(0);  // the short interval's end
             stalls[k] = poll_stall(k == 0, k == train - 1 ? 1 : 0);
         }
         const uint64_t steal = cpu0_steal_ns() - steal0;

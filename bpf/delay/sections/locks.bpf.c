@@ -59,7 +59,7 @@ RAW_TRACEPOINT_PROBE(contention_end)
     __u64 delta = wait_ends(&w->start, cap);
     if (!delta)
         return 0;
-    __u32 gen = tid_recording_gen(tid);
+    kd_gen_t gen = tid_recording_gen(tid);
     if (!gen)
         return 0;
     struct kd_row_key key = { .tid = interval_tid(tid, gen), .id = w->flags };

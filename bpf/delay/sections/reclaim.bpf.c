@@ -43,7 +43,7 @@ static __always_inline int reclaim_end(__u32 kind)
     __u64 delta = wait_ends(&r->start, cap);
     if (!delta)
         return 0;
-    __u32 gen = tid_recording_gen(tid);
+    kd_gen_t gen = tid_recording_gen(tid);
     if (!gen)
         return 0;
     struct kd_row_key key = { .tid = interval_tid(tid, gen), .id = kind };
