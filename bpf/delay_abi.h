@@ -37,7 +37,10 @@ struct kd_capture {
  * unread: timed, but their values not kept (both sets of keys were held),
  * so not reported. */
 #define KD_STAT_STALLS_UNWATCHED 3
-#define KD_STAT_COUNT 4
+/* --stall: exits of threads whose values kdelay could not be told of (the
+ * exits ring buffer was full): their values stay in the maps. */
+#define KD_STAT_EXITS_DROPPED 4
+#define KD_STAT_COUNT 5
 
 /* A syscall event on the ring buffer (--syscall-events). */
 struct kd_event {
@@ -153,6 +156,9 @@ struct kd_budget {
     __u64 pending_ns;
     __u64 born_ns;      /* 0: alive when the window began */
     __u64 died_ns;      /* 0: alive when it ended */
+    /* A thread that exited and a new one with its tid, in one window: the
+     * time between them (the tid's budget is of both). */
+    __u64 between_lives_ns;
     __u64 migrated_ns;  /* READY: when it last moved to another CPU's queue */
     /* READY when the window opened: how long it had waited by then (not
      * part of ready_ns; the kernel's run_delay counts it when the wait ends) */
@@ -302,7 +308,7 @@ struct kd_thread {
     __u64 poll_entered;
     __u64 woke_ns;
     __u32 poll_restarting;
-    __u32 pad3;
+    __u32 had_interval;  /* --stall: it has values in the maps (kd_exit) */
     struct kd_stat run;
     struct kd_stat ready;
     struct kd_stat stopped;
@@ -324,6 +330,15 @@ struct kd_stall {
     __u32 pad;
     kd_gen_t gen;
     struct kd_thread thread;
+};
+
+/* --stall: a thread that had intervals exited, on the exits ring buffer:
+ * kdelay deletes its values, those of every interval up to last_gen, so
+ * that a watch holds only live threads'. */
+struct kd_exit {
+    __u32 tid;
+    __u32 pad;
+    kd_gen_t last_gen;
 };
 
 struct kd_syscall_key {

@@ -28,7 +28,13 @@ static __always_inline void woken(void *task, struct kd_capture *cap, int is_new
         return;
 
     if (is_new) {
-        t->budget.born_ns = now;
+        if (t->budget.state == KD_B_DEAD && t->budget.died_ns) {
+            /* The tid of a thread that exited in this window, used again. */
+            t->budget.between_lives_ns += now > t->budget.died_ns ? now - t->budget.died_ns : 0;
+            t->budget.died_ns = 0;
+        } else {
+            t->budget.born_ns = now;
+        }
         budget_enter(t, KD_B_READY, 0, now);
         return;
     }

@@ -28,6 +28,7 @@
 #endif
 
 BPF_RINGBUF_OUTPUT(stalls, STALL_RINGBUF_PAGES);
+BPF_RINGBUF_OUTPUT(exits, STALL_RINGBUF_PAGES);
 BPF_HASH(stall_reading, __u32, kd_gen_t, MAX_THREADS);
 
 /* Whether syscall nr is one of the poll family (poll, ppoll, select, ...),
@@ -205,6 +206,11 @@ static __always_inline int is_restart(__s64 ret)
     return ret <= -512 && ret >= -516;
 }
 
+/* -EINTR: a signal, or a stop that epoll_wait() does not restart after
+ * (signal(7)); the loop calls its wait again, as Open vSwitch's
+ * time_poll() does, so the wait goes on. */
+#define KD_EINTR 4
+
 /* The current thread (tid, entry t) begins an interval at now. Its values
  * are keyed by its number's parity (interval_tid): the next number's,
  * unless kdelay has not yet read a stall keyed so, then the one after.
@@ -225,6 +231,7 @@ static __always_inline void stall_begins(struct kd_thread *t, __u32 tid, __u64 n
     }
     t->gens = gen;
     t->gen = gen;
+    t->had_interval = 1;
     __builtin_memset(&t->run, 0, sizeof(t->run));
     __builtin_memset(&t->ready, 0, sizeof(t->ready));
     __builtin_memset(&t->stopped, 0, sizeof(t->stopped));
@@ -308,6 +315,8 @@ static __always_inline void stall_syscall_returned(struct kd_thread *t, __u32 ti
         t->poll_restarting = 1;
         return;
     }
+    if (ret == -KD_EINTR)
+        return;
     __u64 site = call_site(regs, t->tgid);
     /* Woken inside the call (or in a call entered before kdelay saw it). */
     if (t->woke_ns && t->woke_ns >= t->poll_entered)
@@ -324,6 +333,16 @@ static __always_inline void stall_thread_exits(struct kd_thread *t, __u32 tid)
 {
     t->interval_start = 0;
     t->gen = 0;
+    if (t->had_interval) {
+        struct kd_exit *e = exits.ringbuf_reserve(sizeof(struct kd_exit));
+        if (e) {
+            e->tid = tid;
+            e->last_gen = t->gens;
+            exits.ringbuf_submit(e, 0);
+        } else {
+            count(KD_STAT_EXITS_DROPPED);
+        }
+    }
     thread_free(tid);
 }
 #else

@@ -106,6 +106,7 @@ TimeBudget make_budget(const kd_budget& b, const BudgetWindow& w, const std::map
         t.not_alive_ns += clipped(w.start_ns, b.born_ns);
     if (b.died_ns)
         t.not_alive_ns += clipped(b.died_ns, w.end_ns);
+    t.not_alive_ns += b.between_lives_ns;
     finish(t, blocked, w);
     return t;
 }

@@ -40,11 +40,18 @@ DelayCollector::DelayCollector(BpfSession& session, const DelayProgramParams& pa
             if (size >= sizeof(kd_event))
                 pending_.push_back(*static_cast<const kd_event*>(data));
         });
-    if (params_.stall_min_ns)
+    if (params_.stall_min_ns) {
         stalls_ = std::make_unique<RingBufferReader>(maps_.fd("stalls"), [this](const void* data, size_t size) {
             if (size >= sizeof(kd_stall))
                 ended_.push_back(*static_cast<const kd_stall*>(data));
         });
+        exits_ = std::make_unique<RingBufferReader>(maps_.fd("exits"), [this](const void* data, size_t size) {
+            if (size >= sizeof(kd_exit)) {
+                const auto* e = static_cast<const kd_exit*>(data);
+                exited_[e->tid] = e->last_gen;
+            }
+        });
+    }
 }
 
 DelayCollector::~DelayCollector() = default;
@@ -180,9 +187,27 @@ std::vector<Stall> DelayCollector::take_stalls(std::chrono::steady_clock::time_p
         return stalls;
     if (params_.stall_sites())
         serve_text_ranges();
-    stalls_->poll_until(deadline);
+    // While threads exit, their values go every few ms, so that a churn of
+    // thousands of threads a second never fills the maps.
+    constexpr auto kForgetEvery = std::chrono::milliseconds(5);
+    for (;;) {
+        // Exits first: a stall of an exited thread came before its exit, so
+        // it is read below, before the thread's values go.
+        exits_->drain();
+        const bool exiting = !exited_.empty();
+        stalls_->poll_until(exiting ? std::min(deadline, std::chrono::steady_clock::now() + kForgetEvery) : deadline);
+        read_stalls(stalls);
+        forget_exited(maps_, params_, exited_);
+        exited_.clear();
+        if (!exiting || !stalls.empty() || std::chrono::steady_clock::now() >= deadline)
+            return stalls;
+    }
+}
+
+void DelayCollector::read_stalls(std::vector<Stall>& stalls)
+{
     if (ended_.empty())
-        return stalls;
+        return;
     const PidMap ids = ids_ ? ids_() : PidMap{};
     for (const kd_stall& e : ended_) {
         SampleReading r{params_, ids, BudgetWindow{e.start_ns, e.end_ns}, {}, {}, {}, {}, {}, {}, {}, {}};
@@ -196,7 +221,6 @@ std::vector<Stall> DelayCollector::take_stalls(std::chrono::steady_clock::time_p
         maps_.erase("stall_reading", static_cast<uint32_t>(KD_KEY_TID(e.tid, e.gen)));
     }
     ended_.clear();
-    return stalls;
 }
 
 Sample DelayCollector::read_sample(SampleReading& r)

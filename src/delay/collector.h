@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <map>
 #include <memory>
 #include <sys/types.h>
 #include <vector>
@@ -57,6 +58,8 @@ public:
     uint64_t stalls_unwatched();
 
 private:
+    // --stall: reads the stalls on hand into stalls.
+    void read_stalls(std::vector<Stall>& stalls);
     // The reading's maps, then the sample it makes.
     Sample read_sample(SampleReading& r);
     void set_capture(uint32_t state);
@@ -76,6 +79,8 @@ private:
     std::deque<kd_event> pending_;
     std::unique_ptr<RingBufferReader> stalls_;
     std::vector<kd_stall> ended_;  // stalls not yet read
+    std::unique_ptr<RingBufferReader> exits_;
+    std::map<uint32_t, kd_gen_t> exited_;  // threads whose values are to go
 };
 
 }  // namespace kdelay

@@ -296,6 +296,39 @@ void read_section(MapIo& maps, SampleReading& r, const ThreadSection& section)
         r.threads[k.tid].sections[section.on.name].push_back(SectionRow{section.row_name(k.id), k.id, to_stat(s)});
 }
 
+namespace {
+
+template <class K, class V, class GenOf>
+void forget_exited_in(MapIo& maps, const std::string& map, const std::map<uint32_t, kd_gen_t>& exited, GenOf gen_of)
+{
+    for (const auto& [k, v] : maps.entries<K, V>(map)) {
+        const auto e = exited.find(KD_KEY_THREAD(k.tid));
+        if (e != exited.end() && gen_of(v) <= e->second)
+            maps.erase(map, k);
+    }
+}
+
+}  // namespace
+
+void forget_exited(MapIo& maps, const DelayProgramParams& params, const std::map<uint32_t, kd_gen_t>& exited)
+{
+    if (exited.empty())
+        return;
+    forget_exited_in<kd_syscall_key, kd_syscall>(maps, "syscalls", exited, syscall_gen);
+    forget_exited_in<kd_hardirq_key, kd_stat>(maps, "hardirqs", exited, stat_gen);
+    forget_exited_in<kd_softirq_key, kd_stat>(maps, "softirqs", exited, stat_gen);
+    if (delay_maps::block_io(params))
+        forget_exited_in<kd_blockio_key, kd_blockio>(maps, "blockio", exited,
+                                                     [](const kd_blockio& b) { return b.stat.gen; });
+    if (delay_maps::budget(params)) {
+        forget_exited_in<kd_waker_key, kd_waker>(maps, "wakers", exited, [](const kd_waker& w) { return w.gen; });
+        forget_exited_in<kd_blame_key, kd_blame>(maps, "blame", exited, [](const kd_blame& b) { return b.gen; });
+    }
+    for (const RegisteredSection& s : registered_sections())
+        if (s.def->on.is_on(params.features))
+            forget_exited_in<kd_row_key, kd_stat>(maps, s.def->maps.front().name, exited, stat_gen);
+}
+
 void add_thread_entry(SampleReading& r, const kd_thread& t)
 {
     const uint32_t tid = static_cast<uint32_t>(t.tid);

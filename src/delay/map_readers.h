@@ -69,6 +69,11 @@ const std::vector<SampleReader>& core_readers();
 // A plug-in section's rows, from its first map.
 void read_section(MapIo& maps, SampleReading& r, const ThreadSection& section);
 
+// --stall: deletes the values of exited threads (tid -> the last interval
+// they had) from every map keyed by thread, so that a watch of days holds
+// only live threads'. A stall of theirs must have been read before.
+void forget_exited(MapIo& maps, const DelayProgramParams& params, const std::map<uint32_t, kd_gen_t>& exited);
+
 // A thread's entry (thread_slots, threads, or a stall's copy): its name,
 // process, budget state, RUN, READY and STOPPED.
 void add_thread_entry(SampleReading& r, const kd_thread& t);

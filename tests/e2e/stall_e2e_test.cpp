@@ -263,5 +263,131 @@ TEST(StallE2E, TextNamesTheThreadAndTheIntervalAndShowsItsSections)
     EXPECT_EQ(run.out.find("kd-quiet"), std::string::npos) << run.out;
 }
 
+// ---- the loop's wait (bpf/delay_abi.h, KD_LOOP_SITES) ----
+
+// Polls that never wait, at call sites of their own inside the stall (Open
+// vSwitch's latch_is_set() and an epoll_wait between upcall batches), do
+// not split it: each stall is one interval from the loop's wait to the
+// next, with those calls among its syscalls.
+// TAGS kernel
+TEST(StallE2E, CallsThatNeverBlockDoNotSplitTheLoopsInterval)
+{
+    KD_REQUIRE_BPF();
+    expect_each_planted_stall_reported({kStall, "inner", "2"}, {}, [](const Planted& p, const json& r) {
+        const json& t = r["thread"];
+        EXPECT_EQ(syscall_count(t, "poll"), 4u) << r.dump();
+        EXPECT_EQ(syscall_count(t, "epoll_wait"), 4u) << r.dump();
+        EXPECT_GE(u64(t["budget"], "running_ns") + kClockSlack, p.cpu_ns) << r.dump();
+    });
+}
+
+// The loop's own wait with timeout 0 (poll_block() after an immediate
+// wake) never blocks, and still ends an interval, as Open vSwitch counts:
+// two stalls of 250 ms, never one of 500.
+// TAGS logic
+TEST(StallE2E, AnImmediateWakeOfTheLoopsWaitEndsTheInterval)
+{
+    KD_REQUIRE_BPF();
+    expect_each_planted_stall_reported({kStall, "immediate", "2"}, {}, [](const Planted& p, const json& r) {
+        EXPECT_LE(u64(r, "end_ns") - u64(r, "start_ns"), p.end_ns - p.start_ns + 5'000'000) << r.dump();
+    });
+}
+
+// SIGSTOP and SIGCONT while the thread blocks in its loop's wait (poll,
+// then restart_syscall; ppoll and select, restarted; epoll_wait, EINTR):
+// the wait goes on, and no stall. A stop inside an interval is its
+// STOPPED.
+// TAGS kernel
+TEST(StallE2E, AStopInsideTheLoopsWaitIsNoStall)
+{
+    KD_REQUIRE_BPF();
+    expect_each_planted_stall_reported({kStall, "stopped", "1"}, {}, [](const Planted&, const json& r) {
+        const json& b = r["thread"]["budget"];
+        EXPECT_GE(u64(b, "stopped_ns"), 600'000'000u) << r.dump();
+        EXPECT_LE(u64(b, "stopped_ns"), 1'000'000'000u) << r.dump();
+    });
+}
+
+// Warnings in a JSON run's output whose text holds what.
+size_t warnings_with(const std::string& out, const std::string& what)
+{
+    size_t n = 0;
+    std::istringstream in(out);
+    for (std::string line; std::getline(in, line);)
+        if (line.rfind("{", 0) == 0) {
+            const json j = json::parse(line);
+            if (j["type"] == "warning" && j.value("text", "").find(what) != std::string::npos)
+                ++n;
+        }
+    return n;
+}
+
+// 100,000 threads made and gone, each inside an interval when it exits
+// (tids come round again many times at the default pid_max): entries and
+// values of exited threads go, no map fills, and a stall of a thread made
+// after them is reported once, with its syscalls.
+// TAGS logic
+TEST(StallE2E, AWatchOutlivesAHundredThousandThreads)
+{
+    KD_REQUIRE_BPF();
+    expect_each_planted_stall_reported({kStall, "churn", "100000"}, {}, [](const Planted&, const json& r) {
+        EXPECT_EQ(r["thread"]["name"], "kd-late") << r.dump();
+        EXPECT_EQ(syscall_count(r["thread"], "clock_nanosleep"), 1u) << r.dump();
+    });
+}
+
+// A thread exits 50 ms into an interval; 300 ms later another takes its
+// tid (clone3's set_tid) and polls. Its entry is new: no stall of the
+// dead thread's interval ending at the new one's poll.
+// TAGS kernel
+TEST(StallE2E, ANewThreadWithTheTidOfOneThatDiedMidIntervalStartsClean)
+{
+    KD_REQUIRE_BPF();
+    ReleasedRun run;
+    ASSERT_NO_FATAL_FAILURE(
+        run_released(run, {kStall, "reuse"}, {"--stall", "200ms", "--format", "json"}, 30s, 20s, kJsonStart));
+    ASSERT_EQ(run.status, 0) << run.err;
+    ASSERT_NE(run.workload_out.find("reused "), std::string::npos) << run.workload_out;
+    EXPECT_TRUE(stalls(run.out).empty()) << run.out;
+    EXPECT_EQ(warnings_with(run.out, "full"), 0u) << run.out;
+}
+
+// The same in a sample with --budget: the tid's budget is of both threads,
+// with the time between them not alive, and its parts add up to the window.
+// TAGS kernel
+TEST(StallE2E, InASampleAUsedAgainTidsBudgetAddsUpToTheWindow)
+{
+    KD_REQUIRE_BPF();
+    ReleasedRun run;
+    ASSERT_NO_FATAL_FAILURE(run_released(run, {kStall, "reuse"},
+                                         {"--budget", "--sample-time", "5", "--format", "json"}, 30s, 20s, kJsonStart));
+    ASSERT_EQ(run.status, 0) << run.err;
+    std::istringstream words(run.workload_out.substr(run.workload_out.find("reused ")));
+    std::string word;
+    uint32_t tid = 0;
+    ASSERT_TRUE(words >> word >> tid) << run.workload_out;
+    bool seen = false;
+    std::istringstream in(run.out);
+    for (std::string line; std::getline(in, line);) {
+        if (line.rfind("{", 0) != 0)
+            continue;
+        const json j = json::parse(line);
+        if (j.value("type", "") != "sample")
+            continue;
+        for (const json& t : j["threads"]) {
+            if (t["tid"] != tid)
+                continue;
+            seen = true;
+            const json& b = t["budget"];
+            const uint64_t parts = u64(b, "running_ns") + u64(b, "ready_ns") + u64(b, "blocked_ns") +
+                                   u64(b, "stopped_ns") + u64(b, "not_alive_ns");
+            EXPECT_LE(parts, u64(b, "window_ns") + u64(b, "window_ns") / 100) << t.dump();
+            EXPECT_GE(parts + u64(b, "window_ns") / 100, u64(b, "window_ns")) << t.dump();
+            EXPECT_GE(u64(b, "not_alive_ns"), 300'000'000u) << t.dump();  // the 300 ms between the two
+        }
+    }
+    EXPECT_TRUE(seen) << run.out;
+}
+
 }  // namespace
 }  // namespace kdtest

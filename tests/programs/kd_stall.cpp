@@ -12,6 +12,30 @@
 //       does not wait: it begins microseconds after the last one ends.
 //       With gap, each stall is followed by a short interval (between two
 //       polls that do not wait) and a second stall.
+//   kd_stall inner COUNT
+//       "kd-staller" waits in a poll of two pipes (1 ms timeout) between
+//       short intervals; each stall is four chunks of 60 ms of CPU time,
+//       each after a poll(&latch, 1, 0) and an epoll_wait(.., 0) that never
+//       block, from call sites of their own (as Open vSwitch's
+//       latch_is_set() and dpif_netlink_recv()): one interval of 240 ms.
+//   kd_stall immediate COUNT
+//       Each stall is two of 250 ms of CPU time between the loop's polls,
+//       the one between them with timeout 0 (as Open vSwitch's poll_block()
+//       after poll_immediate_wake()): two stalls, not one of 500 ms.
+//   kd_stall stopped COUNT
+//       A child stops the process (SIGSTOP, then SIGCONT 1.2 s later) while
+//       "kd-staller" blocks in its loop's wait of 2.5 s: in poll(), ppoll(),
+//       epoll_wait() and select() in turn. None of those is a stall. Then
+//       COUNT stalls: 100 ms of CPU time with a 700 ms stop inside, and a
+//       300 ms sleep.
+//   kd_stall churn THREADS
+//       THREADS threads are made and joined one after another, each exiting
+//       inside an interval (after a loop's poll that does not wait); then a
+//       new thread "kd-late" plants one stall of 100 ms CPU and 200 ms sleep.
+//   kd_stall reuse
+//       "kd-dying" exits 50 ms into an interval; 300 ms later a thread made
+//       with clone3's set_tid takes its tid and polls: no stall. Prints
+//       "reused TID" (or "reuse failed").
 //   kd_stall usdt COUNT
 //       "kd-loop-a" and "kd-loop-b" each run loops framed by the USDT probes
 //       kdstall:loop_start and kdstall:loop_end (1 ms asleep each), their
@@ -34,8 +58,12 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <linux/sched.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sys/epoll.h>
+#include <sys/select.h>
+#include <sys/wait.h>
 #include <string>
 #include <sys/prctl.h>
 #include <sys/sdt.h>
@@ -85,9 +113,20 @@ void print_stall(pid_t tid, uint64_t start, uint64_t end, uint64_t cpu, uint64_t
     pthread_mutex_unlock(&g_print);
 }
 
+// The fds the loop's wait polls (inner: two pipes that stay empty).
+pollfd g_wait_fds[2];
+nfds_t g_wait_nfds = 0;
+
+// What the loop's waits returned: a use of their results, so that none is
+// a tail call (which leaves no return address of its own on the stack).
+volatile long g_waits_returned = 0;
+
 // The loop's wait, as Open vSwitch's time_poll(): every wait of a loop
 // calls poll() from this one place, which --stall's intervals are bounded by.
-__attribute__((noinline)) void loop_poll(int timeout_ms) { poll(nullptr, 0, timeout_ms); }
+__attribute__((noinline)) void loop_poll(int timeout_ms)
+{
+    g_waits_returned = g_waits_returned + poll(g_wait_nfds ? g_wait_fds : nullptr, g_wait_nfds, timeout_ms);
+}
 
 void poll_once() { loop_poll(1); }
 
@@ -207,17 +246,314 @@ void* loops(void* arg)
     return nullptr;
 }
 
+// ---- inner, immediate: loops shaped like Open vSwitch's ----
+
+// A second of short intervals of the loop.
+void short_intervals()
+{
+    for (const uint64_t until = now_ns() + 1000000000ull; now_ns() < until;)
+        poll_once();
+}
+
+int g_latch[2];
+
+// As Open vSwitch's latch_is_set(): a poll that never waits.
+__attribute__((noinline)) bool latch_is_set()
+{
+    pollfd p{g_latch[0], POLLIN, 0};
+    return poll(&p, 1, 0) > 0;
+}
+
+// As dpif_netlink_recv() between upcall batches: an epoll_wait that never waits.
+__attribute__((noinline)) int recv_batch(int ep)
+{
+    epoll_event ev{};
+    return epoll_wait(ep, &ev, 1, 0);
+}
+
+void plant_inner(int count)
+{
+    prctl(PR_SET_NAME, "kd-staller");
+    int a[2], b[2];
+    if (pipe(g_latch) != 0 || pipe(a) != 0 || pipe(b) != 0)
+        exit(71);
+    g_wait_fds[0] = {a[0], POLLIN, 0};
+    g_wait_fds[1] = {b[0], POLLIN, 0};
+    g_wait_nfds = 2;
+    const int ep = epoll_create1(0);
+    for (int i = 0; i < count; ++i) {
+        short_intervals();
+        Stall s{};
+        s.start = now_ns();
+        const uint64_t cpu0 = cpu_ns();
+        for (int chunk = 0; chunk < 4; ++chunk) {
+            latch_is_set();
+            recv_batch(ep);
+            spin_cpu_ms(60);
+        }
+        s.cpu = cpu_ns() - cpu0;
+        s.end = now_ns();
+        poll_once();
+        print_stall(gettid_(), s.start, s.end, s.cpu, 0);
+    }
+    for (int i = 0; i < 5; ++i)
+        poll_once();
+}
+
+void plant_immediate(int count)
+{
+    prctl(PR_SET_NAME, "kd-staller");
+    for (int i = 0; i < count; ++i) {
+        short_intervals();
+        Stall s[2]{};
+        for (int k = 0; k < 2; ++k) {
+            s[k].start = now_ns();
+            const uint64_t cpu0 = cpu_ns();
+            spin_cpu_ms(250);
+            s[k].cpu = cpu_ns() - cpu0;
+            s[k].end = now_ns();
+            loop_poll(k == 0 ? 0 : 1);  // the first: an immediate wake, no wait
+        }
+        for (const Stall& x : s)
+            print_stall(gettid_(), x.start, x.end, x.cpu, 0);
+    }
+    for (int i = 0; i < 5; ++i)
+        poll_once();
+}
+
+// ---- stopped: a stop inside the loop's wait is no stall ----
+
+enum class Wait { poll, ppoll, epoll, select };
+
+// The loop's wait of each kind, each from its own call site.
+__attribute__((noinline)) void loop_wait(Wait kind, int ep, int timeout_ms)
+{
+    timespec ts = {timeout_ms / 1000, (timeout_ms % 1000) * 1000000L};
+    timeval tv = {timeout_ms / 1000, (timeout_ms % 1000) * 1000L};
+    epoll_event ev{};
+    long r = 0;
+    switch (kind) {
+    case Wait::poll: r = poll(nullptr, 0, timeout_ms); break;
+    case Wait::ppoll: r = ppoll(nullptr, 0, &ts, nullptr); break;
+    case Wait::epoll: r = epoll_wait(ep, &ev, 1, timeout_ms); break;
+    case Wait::select: r = select(0, nullptr, nullptr, nullptr, &tv); break;
+    }
+    g_waits_returned = g_waits_returned + r;
+}
+
+// A child that stops this process when asked: each request is a delay and
+// a length, in ms.
+struct StopRequest {
+    uint32_t delay_ms, length_ms;
+};
+
+int start_stopper()
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+        exit(71);
+    const pid_t parent = getpid();
+    if (fork() == 0) {
+        close(fds[1]);
+        StopRequest r{};
+        while (read(fds[0], &r, sizeof(r)) == static_cast<ssize_t>(sizeof(r))) {
+            sleep_ms(r.delay_ms);
+            kill(parent, SIGSTOP);
+            sleep_ms(r.length_ms);
+            kill(parent, SIGCONT);
+        }
+        _exit(0);
+    }
+    close(fds[0]);
+    return fds[1];
+}
+
+void request_stop(int stopper, uint32_t delay_ms, uint32_t length_ms)
+{
+    const StopRequest r{delay_ms, length_ms};
+    if (write(stopper, &r, sizeof(r)) != static_cast<ssize_t>(sizeof(r)))
+        exit(71);
+}
+
+void plant_stopped(int count, int stopper)
+{
+    prctl(PR_SET_NAME, "kd-staller");
+    const int ep = epoll_create1(0);
+    for (Wait kind : {Wait::poll, Wait::ppoll, Wait::epoll, Wait::select}) {
+        for (int i = 0; i < 20; ++i)
+            loop_wait(kind, ep, 1);  // it blocks here: the loop's wait
+        request_stop(stopper, 300, 1200);
+        loop_wait(kind, ep, 2500);
+    }
+    for (int i = 0; i < count; ++i) {
+        for (int k = 0; k < 200; ++k)
+            loop_wait(Wait::poll, ep, 1);
+        Stall s{};
+        s.start = now_ns();
+        const uint64_t cpu0 = cpu_ns();
+        request_stop(stopper, 30, 700);
+        spin_cpu_ms(100);
+        sleep_ms(300);
+        s.cpu = cpu_ns() - cpu0;
+        s.end = now_ns();
+        loop_wait(Wait::poll, ep, 1);
+        print_stall(gettid_(), s.start, s.end, s.cpu, 0);
+    }
+    for (int i = 0; i < 5; ++i)
+        loop_wait(Wait::poll, ep, 1);
+    close(stopper);
+    wait(nullptr);
+}
+
+// ---- churn and reuse: thread lifetimes ----
+
+void* churner(void*)
+{
+    loop_poll(0);  // never waits: its return begins an interval, which the exit cuts
+    return nullptr;
+}
+
+void* late(void*)
+{
+    prctl(PR_SET_NAME, "kd-late");
+    for (int i = 0; i < 50; ++i)
+        poll_once();
+    const Stall s = poll_stall(false, 1);
+    print_stall(gettid_(), s.start, s.end, s.cpu, 0);
+    for (int i = 0; i < 5; ++i)
+        poll_once();
+    return nullptr;
+}
+
+void plant_churn(long threads)
+{
+    for (long i = 0; i < threads; ++i) {
+        pthread_t t;
+        if (pthread_create(&t, nullptr, churner, nullptr) != 0)
+            exit(71);
+        pthread_join(t, nullptr);
+    }
+    pthread_t t;
+    pthread_create(&t, nullptr, late, nullptr);
+    pthread_join(t, nullptr);
+}
+
+std::atomic<pid_t> g_dying{0};
+
+void* dying(void*)
+{
+    prctl(PR_SET_NAME, "kd-dying");
+    g_dying = gettid_();
+    for (int i = 0; i < 20; ++i)
+        poll_once();
+    spin_cpu_ms(50);  // inside the interval the last poll began
+    return nullptr;
+}
+
+std::atomic<bool> g_reused_done{false};
+
+// The thread made with the dead thread's tid: it polls, and exits. It runs
+// outside pthreads, on a stack of its own, with this process's TLS.
+[[noreturn]] void reused_thread()
+{
+    prctl(PR_SET_NAME, "kd-reused");
+    for (int i = 0; i < 20; ++i)
+        poll_once();
+    g_reused_done = true;
+    for (;;)
+        syscall(SYS_exit, 0);
+}
+
+alignas(16) char g_reused_stack[256 * 1024];
+
+// A thread of this process with tid `tid` (clone3's set_tid) running
+// reused_thread(); false, with errno, when clone3 fails.
+bool run_thread_with_tid(pid_t tid)
+{
+    clone_args args{};
+    args.flags = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM;
+    pid_t want = tid;
+    args.set_tid = reinterpret_cast<uint64_t>(&want);
+    args.set_tid_size = 1;
+    args.stack = reinterpret_cast<uint64_t>(g_reused_stack);
+    args.stack_size = sizeof(g_reused_stack);
+    // The child starts on its own stack right after the syscall: it must
+    // call into C++ before touching anything of this frame.
+    long r;
+    asm volatile("syscall\n\t"
+                 "test %%rax, %%rax\n\t"
+                 "jnz 1f\n\t"
+                 "call *%[fn]\n\t"
+                 "1:\n\t"
+                 : "=a"(r)
+                 : "a"(static_cast<long>(SYS_clone3)), "D"(&args), "S"(sizeof(args)),
+                   [fn] "r"(reused_thread)
+                 : "rcx", "r11", "memory");
+    if (r < 0) {
+        errno = static_cast<int>(-r);
+        return false;
+    }
+    while (!g_reused_done)
+        sleep_ms(1);
+    return r == tid;
+}
+
+void plant_reuse()
+{
+    pthread_t t;
+    pthread_create(&t, nullptr, dying, nullptr);
+    pthread_join(t, nullptr);
+    sleep_ms(300);
+    bool reused = false;
+    for (int i = 0; i < 2000 && !reused; ++i) {
+        reused = run_thread_with_tid(g_dying);
+        if (!reused && errno != EEXIST)
+            break;
+        if (!reused)
+            sleep_ms(1);
+    }
+    if (reused)
+        printf("reused %d\n", g_dying.load());
+    else
+        printf("reuse failed: %s\n", strerror(errno));
+    fflush(stdout);
+    for (int i = 0; i < 5; ++i)
+        poll_once();
+}
+
 }  // namespace
 
 int main(int argc, char** argv)
 {
-    if (argc < 3 || (strcmp(argv[1], "poll") != 0 && strcmp(argv[1], "usdt") != 0)) {
-        fprintf(stderr, "usage: kd_stall poll COUNT [rival | twice | thrice | gap] | kd_stall usdt COUNT\n");
+    const std::string mode = argc > 1 ? argv[1] : "";
+    const bool known = mode == "poll" || mode == "usdt" || mode == "inner" || mode == "immediate" ||
+                       mode == "stopped" || mode == "churn" || mode == "reuse";
+    if (!known || (argc < 3 && mode != "reuse")) {
+        fprintf(stderr, "usage: kd_stall poll COUNT [rival | twice | thrice | gap] | kd_stall "
+                        "inner|immediate|stopped|usdt COUNT | kd_stall churn THREADS | kd_stall reuse\n");
         return 64;
     }
-    const int count = atoi(argv[2]);
+    const int count = argc > 2 ? atoi(argv[2]) : 0;
     signal(SIGUSR1, [](int) { g_go = 1; });
-    if (strcmp(argv[1], "poll") == 0) {
+    if (mode != "poll" && mode != "usdt") {
+        // Forked before any thread and before "ready", so kdelay's -p
+        // never sees it.
+        const int stopper = mode == "stopped" ? start_stopper() : -1;
+        printf("ready\n");
+        fflush(stdout);
+        while (!g_go)
+            poll_once();
+        if (mode == "inner")
+            plant_inner(count);
+        else if (mode == "immediate")
+            plant_immediate(count);
+        else if (mode == "stopped")
+            plant_stopped(count, stopper);
+        else if (mode == "churn")
+            plant_churn(atol(argv[2]));
+        else
+            plant_reuse();
+    } else if (mode == "poll") {
         pthread_t q, r;
         pthread_create(&q, nullptr, quiet, nullptr);
         const bool with_rival = argc > 3 && strcmp(argv[3], "rival") == 0;
