@@ -218,9 +218,12 @@ static __always_inline int is_restart(__s64 ret)
  * timed (gen 0). */
 static __always_inline void stall_begins(struct kd_thread *t, __u32 tid, __u64 now)
 {
-    if (t->interval_start)
-        return;  /* in one already: a start trigger hit twice */
+    /* In one already: its end was not seen (a stop trigger that an
+     * exception or a longjmp skipped), or the loop's wait it was called at
+     * was learnt only as it returned. It is not one interval of the loop:
+     * it goes unreported, and this one begins. */
     t->interval_start = now;
+    t->gen = 0;  /* until it has keys of its own */
     kd_gen_t gen = next_gen(t->gens);
     __u32 held = interval_tid(tid, gen);
     if (stall_reading.lookup(&held)) {

@@ -121,7 +121,9 @@ std::optional<std::pair<double, double>> split_duration(const std::string& value
 
 std::string duration_text(uint64_t ns)
 {
-    return ns % 1000000000 == 0 ? fmt::format("{}s", ns / 1000000000) : fmt::format("{}ms", number_text(ns / 1e6));
+    if (ns % 1000000000 == 0)
+        return fmt::format("{}s", ns / 1000000000);
+    return ns < 1000000 ? fmt::format("{}us", number_text(ns / 1e3)) : fmt::format("{}ms", number_text(ns / 1e6));
 }
 
 }  // namespace

@@ -23,9 +23,10 @@ void add_delay_options(CLI::App& app, CommonOptions& common, DelayOptions& delay
     };
     d.stall_opt = app.add_option("--stall", d.stall,
                                  "Instead of samples, watch each thread and report every interval of THRESHOLD\n"
-                                 "or longer as it ends: from a return from poll() (or its family) to the next\n"
-                                 "call, or per thread from --start-trigger to --stop-trigger (see STALLS below)")
-                      ->check(duration(1000000, 3600000000000))
+                                 "or longer as it ends: from a return from the thread's loop's wait (a poll()\n"
+                                 "of its family, at a call site where it blocks) to its next call, or per\n"
+                                 "thread from --start-trigger to --stop-trigger (see STALLS below)")
+                      ->check(duration(100000, 3600000000000))
                       ->type_name("THRESHOLD");
     d.duration_opt = app.add_option("--duration", delay.duration, "With --stall: stop after this long (default: Ctrl-C)")
                          ->check(seconds(0.001, 31536000))
@@ -72,7 +73,12 @@ void add_delay_options(CLI::App& app, CommonOptions& common, DelayOptions& delay
                "  --stall 1s reports each interval of a thread lasting 1 s or more, as Open vSwitch's\n"
                "  'Unreasonably long poll interval' counts it, with where its time went: syscalls,\n"
                "  RUN, READY, STOPPED, IRQs and the time budget with READY blame and wakers.\n"
-               "  Shorter intervals cost no work in kdelay. THRESHOLD: 200ms, 1s, 500us (bare: ms).\n\n"
+               "  An interval runs from the thread's loop's wait to the next: a call of the poll\n"
+               "  family at a call site where the thread has blocked. Calls elsewhere that never\n"
+               "  block (a latch check, epoll_wait(.., 0) between batches) do not end one; a call\n"
+               "  at that site with timeout 0 does. A wait interrupted by a stop or a signal\n"
+               "  (restarted, or EINTR) goes on. Shorter intervals cost no work in kdelay.\n"
+               "  THRESHOLD: 200ms, 1s, 500us (bare: ms), from 100us.\n\n"
                "SECONDS are digits with an optional decimal point (0.5); other numbers are whole\n"
                "digits. NaN, infinities, signs, hex and exponents are refused.\n\n"
                "Exit status: 0 ok, 64 bad option, 65 malformed input file, 66 unreadable input\n"

@@ -250,6 +250,19 @@ TEST(StallE2E, TriggersFrameEachThreadsOwnIntervals)
         });
 }
 
+// A start trigger whose stop was never hit (an exception past the
+// uretprobe, a longjmp) begins the next interval afresh: no stall joins
+// the two loops.
+// TAGS logic
+TEST(StallE2E, AStartTriggerWithoutItsStopBeginsANewInterval)
+{
+    KD_REQUIRE_BPF();
+    expect_each_planted_stall_reported(
+        {kStall, "usdt", "1", "lost"},
+        {"--start-trigger", "u:kdstall:loop_start", "--stop-trigger", "u:kdstall:loop_end"},
+        [](const Planted&, const json& r) { EXPECT_LE(u64(r, "end_ns") - u64(r, "start_ns"), 400'000'000u) << r.dump(); });
+}
+
 // TAGS logic
 TEST(StallE2E, TextNamesTheThreadAndTheIntervalAndShowsItsSections)
 {

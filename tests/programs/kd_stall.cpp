@@ -41,7 +41,8 @@
 //       kdstall:loop_start and kdstall:loop_end (1 ms asleep each), their
 //       loops interleaving. a plants the stalls (spin 50 ms, sleep 250 ms),
 //       b plants one 220 ms loop that begins 100 ms into a's first: two
-//       threads stalling at once.
+//       threads stalling at once. With lost, a's first loop after SIGUSR1
+//       leaves without loop_end (as an exception would) after 250 ms.
 //
 // Output: "ready" (usdt: then "loops TID_A TID_B"), a line per stall
 // as it ends:
@@ -210,6 +211,7 @@ struct Loops {
     int count;
     long planted_ms_cpu, planted_ms_sleep;
     long offset_ms;  // the first planted loop, after SIGUSR1
+    bool lost_stop = false;  // a first loop without its loop_end
     std::atomic<pid_t> tid{0};
 };
 
@@ -234,6 +236,10 @@ void* loops(void* arg)
     l->tid = gettid_();
     while (!g_go)
         sleep_ms(1);
+    if (l->lost_stop) {
+        STAP_PROBE(kdstall, loop_start);
+        sleep_ms(250);
+    }
     uint64_t next = now_ns() + static_cast<uint64_t>(l->offset_ms) * 1000000ull;
     for (int i = 0; i < l->count; ++i) {
         while (now_ns() < next)
@@ -572,6 +578,7 @@ int main(int argc, char** argv)
             pthread_join(r, nullptr);
     } else {
         Loops a{"kd-loop-a", count, 50, 250, 500};
+        a.lost_stop = argc > 3 && strcmp(argv[3], "lost") == 0;
         Loops b{"kd-loop-b", 1, 0, 220, 600};
         pthread_t ta, tb;
         pthread_create(&ta, nullptr, loops, &a);
