@@ -78,6 +78,7 @@ CaptureState DelayCollector::capture_state()
 uint64_t DelayCollector::trigger_misses() { return maps_.per_cpu_sum("counters", KD_STAT_TRIGGER_MISS); }
 uint64_t DelayCollector::stalls_dropped() { return maps_.per_cpu_sum("counters", KD_STAT_STALLS_DROPPED); }
 uint64_t DelayCollector::stalls_unwatched() { return maps_.per_cpu_sum("counters", KD_STAT_STALLS_UNWATCHED); }
+uint64_t DelayCollector::exits_dropped() { return maps_.per_cpu_sum("counters", KD_STAT_EXITS_DROPPED); }
 uint64_t DelayCollector::events_dropped() { return maps_.per_cpu_sum("counters", KD_STAT_EVENTS_DROPPED); }
 uint64_t DelayCollector::bios_lost() { return delay_maps::block_io(params_) ? maps_.per_cpu_sum("bio_lost", 0) : 0; }
 

@@ -56,6 +56,7 @@ public:
     std::vector<Stall> take_stalls(std::chrono::steady_clock::time_point deadline);
     uint64_t stalls_dropped();
     uint64_t stalls_unwatched();
+    uint64_t exits_dropped();
 
 private:
     // --stall: reads the stalls on hand into stalls.

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <iostream>
+#include <map>
 
 #include "delay/collector.h"
 #include "delay/report_sections.h"
@@ -40,6 +42,49 @@ StallReport stall_report(Stall stall)
     return s;
 }
 
+// What a watch has lost so far, told as it grows: on stderr, and to the
+// writer (JSON: a "lost" line), not only in the closing warnings.
+class LossWatch {
+public:
+    LossWatch(DelayCollector& collector, ReportWriter& writer) : collector_(collector), writer_(writer) {}
+
+    void check()
+    {
+        tell("stalls", collector_.stalls_dropped(), [](uint64_t n) {
+            return with_commas(n) + " stalls lost: the stalls ring buffer was full";
+        });
+        tell("unread stalls", collector_.stalls_unwatched(), [](uint64_t n) {
+            return with_commas(n) + " stalls not reported: each began while kdelay had yet to read two earlier "
+                                    "stalls of its thread";
+        });
+        tell("exits", collector_.exits_dropped(), [](uint64_t n) {
+            return with_commas(n) + " thread exits not seen by kdelay (the exits ring buffer was full): those "
+                                    "threads' values stay in the maps";
+        });
+        for (const MapOverflow& m : collector_.map_full()) {
+            const std::string what = std::string(m.what) + " map";
+            tell(what, m.lost, [&](uint64_t n) { return "the " + what + " was full: " + with_commas(n) + " updates lost"; });
+        }
+    }
+
+private:
+    template <class Text>
+    void tell(const std::string& what, uint64_t total, Text text)
+    {
+        uint64_t& told = told_[what];
+        if (total <= told)
+            return;
+        const Loss loss{what, total - told, total, text(total - told)};
+        told = total;
+        std::cerr << "kdelay: lost: " << loss.text << std::endl;
+        writer_.lost(loss);
+    }
+
+    DelayCollector& collector_;
+    ReportWriter& writer_;
+    std::map<std::string, uint64_t> told_;
+};
+
 }  // namespace
 
 void watch_stalls(const DelayConfig& cfg, const std::vector<pid_t>& targets, DelayCollector& collector,
@@ -51,9 +96,11 @@ void watch_stalls(const DelayConfig& cfg, const std::vector<pid_t>& targets, Del
     const auto end = cfg.duration > 0 ? Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                                            std::chrono::duration<double>(cfg.duration))
                                       : Clock::time_point::max();
+    LossWatch losses(collector, writer);
     const auto report = [&](Clock::time_point deadline) {
         for (Stall& s : collector.take_stalls(deadline))
             writer.stall(stall_report(std::move(s)));
+        losses.check();
     };
     for (;;) {
         report(std::min(end, Clock::now() + kWakeEvery));

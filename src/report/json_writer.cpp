@@ -87,6 +87,10 @@ public:
     void table(const Table& t) override { line(json{{"type", t.key}, {"rows", json_table(t)}}); }
     void note(const std::string& text) override { line(json{{"type", "note"}, {"text", text}}); }
     void warning(const std::string& text) override { line(json{{"type", "warning"}, {"text", text}}); }
+    void lost(const Loss& l) override
+    {
+        line(json{{"type", "lost"}, {"what", l.what}, {"count", l.count}, {"total", l.total}, {"text", l.text}});
+    }
 
 private:
     static json thread_json(const ThreadSections& t)

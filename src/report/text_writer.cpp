@@ -52,6 +52,11 @@ public:
         out_ << (diagnostics_ ? "kdelay: warning: " : "\n# WARNING: ") << text << "\n" << std::flush;
     }
 
+    void lost(const Loss& loss) override
+    {
+        out_ << (diagnostics_ ? "kdelay: lost: " : "# LOST: ") << loss.text << "\n" << std::flush;
+    }
+
 private:
     // The header, the rule, the rows and the free lines, each after indent.
     void body(const Table& table, const std::string& indent);

@@ -21,6 +21,15 @@ struct Marker {
     std::optional<uint64_t> delta_ns;    // dump/dump_skipped: stop-start of a triggered sample
 };
 
+// Something lost while a watch goes on, told as it happens: count more of
+// what (since the last such, total in all), and a sentence that says so.
+struct Loss {
+    std::string what;  // "stalls", "exits", "syscall map", ...
+    uint64_t count = 0;
+    uint64_t total = 0;
+    std::string text;
+};
+
 class ReportWriter {
 public:
     virtual ~ReportWriter() = default;
@@ -40,6 +49,8 @@ public:
     virtual void note(const std::string& text) = 0;
     // Data was lost or is incomplete.
     virtual void warning(const std::string& text) = 0;
+    // Data lost while a watch goes on, as it happens.
+    virtual void lost(const Loss& loss) = 0;
 };
 
 }  // namespace kdelay

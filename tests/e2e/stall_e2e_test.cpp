@@ -228,6 +228,16 @@ TEST(StallE2E, AStallBegunWhileTwoAreUnreadIsCountedNotLost)
     const std::vector<json> reports = stalls(kdelay.out());
     ASSERT_EQ(reports.size(), 2u) << kdelay.out();
     EXPECT_EQ(not_reported(kdelay.out()), 1u) << kdelay.out();
+    // Told as it happened too, before the closing warning, and on stderr.
+    const std::string out = kdelay.out();
+    const size_t lost = out.find("\"type\":\"lost\"");
+    ASSERT_NE(lost, std::string::npos) << out;
+    EXPECT_LT(lost, out.find("\"marker\":\"stop\"")) << out;
+    const json loss = json::parse(out.substr(out.rfind('\n', lost) + 1, out.find('\n', lost) - out.rfind('\n', lost) - 1));
+    EXPECT_EQ(loss["what"], "unread stalls") << loss.dump();
+    EXPECT_EQ(u64(loss, "count"), 1u) << loss.dump();
+    EXPECT_EQ(u64(loss, "total"), 1u) << loss.dump();
+    EXPECT_NE(kdelay.err().find("kdelay: lost: 1 stalls not reported"), std::string::npos) << kdelay.err();
     for (size_t k = 0; k < reports.size(); ++k) {
         expect_is_planted_interval(reports[k], plants[k]);
         EXPECT_EQ(syscall_count(reports[k]["thread"], "clock_nanosleep"), 1u) << reports[k].dump();

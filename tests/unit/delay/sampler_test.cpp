@@ -87,6 +87,7 @@ public:
     void table(const Table&) override {}
     void note(const std::string& text) override { notes.push_back(text); }
     void warning(const std::string& text) override { warnings.push_back(text); }
+    void lost(const Loss& l) override { warnings.push_back(l.text); }
     size_t count(Marker::Kind k) const { return std::count(markers.begin(), markers.end(), k); }
 };
 
