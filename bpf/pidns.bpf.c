@@ -3,13 +3,16 @@
  * sees the kernel's. Each time a thread of kdelay's namespace is switched
  * out, its ids there are compared with the target's (targets.bpf.h, as
  * kdelay sees them), or its cgroup with the target's, and a target
- * thread's kernel ids are kept.
+ * thread's kernel ids are kept. The map is an LRU: a thread that exited is
+ * never looked up again and its entry goes first, so a watch of days with
+ * threads coming and going never fills it; the ids of a kernel tid that
+ * a new thread uses again are learnt again.
  * kd_config.h gives the namespace (NS_DEV, NS_INO). */
 #include "kd_config.h"
 #include "pidns_abi.h"
 #include "targets.bpf.h"
 
-BPF_HASH(ns_threads, __u32, struct kd_ns_thread, KD_NS_THREADS);
+BPF_TABLE("lru_hash", __u32, struct kd_ns_thread, ns_threads, KD_NS_THREADS);
 
 RAW_TRACEPOINT_PROBE(sched_switch)
 {
@@ -19,7 +22,8 @@ RAW_TRACEPOINT_PROBE(sched_switch)
         return 0;
     __u64 id = bpf_get_current_pid_tgid();
     __u32 tid = (__u32)id;
-    if (ns_threads.lookup(&tid))
+    struct kd_ns_thread *known = ns_threads.lookup(&tid);
+    if (known && known->tid == seen.pid && known->tgid == seen.tgid && known->kernel_tgid == id >> 32)
         return 0;
     struct kd_ns_thread t = { .tid = seen.pid, .tgid = seen.tgid, .kernel_tgid = id >> 32 };
     ns_threads.update(&tid, &t);
