@@ -249,31 +249,32 @@ struct kd_irq_context {
     __u32 pad;
 };
 
-/* --stall: the call site of a poll-family syscall is the return address
- * of the program's call of poll() (or epoll_wait(), ...): the first word
- * on the user stack, within KD_SITE_WORDS words of its pointer, that lies
- * in the program's code and follows a call of a poll-family function
- * (a direct call into the PLT whose stub jumps through one of the
- * function's GOT slots, a call through such a slot, or a direct call of a
- * static program's own copy: the targets). Only a call's return address
- * passes, and only of that call, so what earlier calls left on the stack
- * below it does not. A thread's intervals are bounded by calls at the
- * sites where it blocked, up to KD_LOOP_SITES of them, so that a call that
- * never blocks (Open vSwitch's latch_is_set(), an epoll_wait(.., 0)
- * between batches) does not split one. Each process's code ranges and
- * targets come from its /proc/PID/maps and ELF file, read by kdelay when
- * the kernel side asks (text_wanted). */
+/* --stall: the call site of a poll-family syscall is the function of the
+ * program that called poll() (or epoll_wait(), ...): the first word on the
+ * user stack, within KD_SITE_WORDS words of its pointer, that is the
+ * return address of one of the program's calls of a poll-family function
+ * (poll_sites, which kdelay finds in the program's code and gives the
+ * function of, from its call frame information), as that function's
+ * start. Only such a return address passes, so what earlier calls left on
+ * the stack below it does not; and two calls in one function (a compiler's
+ * copies of a call with timeout 0 and with a timeout) are one site. A
+ * thread's intervals are bounded by calls at the sites where it blocked,
+ * up to KD_LOOP_SITES of them, so that a call that never blocks (Open
+ * vSwitch's latch_is_set(), an epoll_wait(.., 0) between batches) does not
+ * split one. kdelay reads a process's sites from its ELF file when the
+ * kernel side first asks (text_wanted), into poll_programs and poll_sites. */
 #define KD_LOOP_SITES 4
 #define KD_SITE_WORDS 32
-#define KD_TEXT_RANGES 4
-#define KD_POLL_TARGETS 8
+#define KD_POLL_SITES 64  /* per program, at the most */
 #define KD_TEXT_PROCESSES 1024
-struct kd_program_text {
-    __u32 ranges;   /* 0: unknown (every call is a loop's) */
-    __u32 targets;
-    __u64 lo[KD_TEXT_RANGES];
-    __u64 hi[KD_TEXT_RANGES];
-    __u64 target[KD_POLL_TARGETS];
+struct kd_poll_program {
+    __u32 sites;  /* 0: none known (every call is a loop's) */
+    __u32 pad;
+};
+struct kd_site_key {
+    __u32 tgid;
+    __u32 pad;
+    __u64 ret;  /* the return address */
 };
 
 struct kd_thread {

@@ -11,7 +11,7 @@ set -euo pipefail
 build=(
     build-essential cmake pkg-config
     libbpfcc-dev libbpf-dev            # BCC's libbcc, libbpf's BTF API
-    libelf-dev                         # --stall reads where a program calls poll() from its ELF file
+    libelf-dev                         # --stall: where a program calls poll(), from its ELF file
     libcli11-dev libfmt-dev libseccomp-dev nlohmann-json3-dev libkainjow-mustache-dev
     rapidjson-dev                      # streaming (SAX) reader for spdk_trace -j input
 )

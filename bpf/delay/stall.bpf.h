@@ -72,91 +72,32 @@ static __always_inline kd_gen_t next_gen(kd_gen_t g)
 }
 
 #if STALL_SITES
-BPF_HASH(program_text, __u32, struct kd_program_text, KD_TEXT_PROCESSES);
-/* Processes whose program_text kdelay is to read (the value is unused). */
+BPF_HASH(poll_programs, __u32, struct kd_poll_program, KD_TEXT_PROCESSES);
+BPF_HASH(poll_sites, struct kd_site_key, __u64, KD_TEXT_PROCESSES * 16);
+/* Processes whose poll sites kdelay is to read (the value is unused). */
 BPF_HASH(text_wanted, __u32, __u32, KD_TEXT_PROCESSES);
-
-/* Whether address a is in the program's code. */
-static __always_inline int in_text(struct kd_program_text *p, __u64 a)
-{
-    __u32 n = p->ranges;
-#pragma unroll
-    for (int i = 0; i < KD_TEXT_RANGES; i++)
-        if (i < n && a - p->lo[i] < p->hi[i] - p->lo[i])
-            return 1;
-    return 0;
-}
-
-/* Whether a call or jump through a leads to a poll-family function. */
-static __always_inline int is_poll_target(struct kd_program_text *p, __u64 a)
-{
-    __u32 n = p->targets;
-#pragma unroll
-    for (int i = 0; i < KD_POLL_TARGETS; i++)
-        if (i < n && p->target[i] == a)
-            return 1;
-    return 0;
-}
-
-/* The signed 32-bit displacement of an x86 instruction at b. */
-static __always_inline __s64 rel32(const __u8 *b)
-{
-    return (__s32)((__u32)b[0] | (__u32)b[1] << 8 | (__u32)b[2] << 16 | (__u32)b[3] << 24);
-}
-
-/* Whether ret follows a call of a poll-family function: `call
- * *slot(%rip)`, or `call stub` whose stub is the PLT's `[endbr64] [bnd]
- * jmp *slot(%rip)` (slot: a target), or `call function` (a target). */
-static __always_inline int returns_from_poll_call(struct kd_program_text *p, __u64 ret)
-{
-    __u8 c[6] = {};
-    if (bpf_probe_read_user(c, sizeof(c), (void *)(ret - sizeof(c))))
-        return 0;
-    if (c[0] == 0xff && c[1] == 0x15)
-        return is_poll_target(p, ret + rel32(c + 2));
-    if (c[1] != 0xe8)
-        return 0;
-    __u64 callee = ret + rel32(c + 2);
-    if (is_poll_target(p, callee))
-        return 1;
-    __u8 s[11] = {};
-    if (bpf_probe_read_user(s, sizeof(s), (void *)callee))
-        return 0;
-    int endbr = s[0] == 0xf3 && s[1] == 0x0f && s[2] == 0x1e && s[3] == 0xfa;
-    __u64 slot;
-    if (s[0] == 0xff && s[1] == 0x25)
-        slot = callee + 6 + rel32(s + 2);
-    else if (s[0] == 0xf2 && s[1] == 0xff && s[2] == 0x25)
-        slot = callee + 7 + rel32(s + 3);
-    else if (endbr && s[4] == 0xff && s[5] == 0x25)
-        slot = callee + 10 + rel32(s + 6);
-    else if (endbr && s[4] == 0xf2 && s[5] == 0xff && s[6] == 0x25)
-        slot = callee + 11 + rel32(s + 7);
-    else
-        return 0;
-    return is_poll_target(p, slot);
-}
 
 /* The call site of the current task's syscall (regs: its pt_regs), in
  * process tgid; 0 when it cannot be told. */
 static __always_inline __u64 call_site(void *regs, __u32 tgid)
 {
-    struct kd_program_text *p = program_text.lookup(&tgid);
+    struct kd_poll_program *p = poll_programs.lookup(&tgid);
     if (!p) {
         __u32 one = 1;
         text_wanted.update(&tgid, &one);
         return 0;
     }
-    if (!p->ranges)
+    if (!p->sites)
         return 0;
     __u64 sp = 0;
     bpf_probe_read_kernel(&sp, sizeof(sp), (char *)regs + PT_REGS_SP_OFF);
+    struct kd_site_key key = { .tgid = tgid };
     for (int i = 0; i < KD_SITE_WORDS; i++) {
-        __u64 word = 0;
-        if (bpf_probe_read_user(&word, sizeof(word), (void *)(sp + 8 * i)))
+        if (bpf_probe_read_user(&key.ret, sizeof(key.ret), (void *)(sp + 8 * i)))
             return 0;
-        if (in_text(p, word) && returns_from_poll_call(p, word))
-            return word;
+        __u64 *function = poll_sites.lookup(&key);
+        if (function)
+            return *function;
     }
     return 0;
 }

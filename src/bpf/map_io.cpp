@@ -54,6 +54,14 @@ void MapIo::update(const std::string& map, uint32_t index, const void* value, si
         fail("write", map);
 }
 
+void MapIo::update_key(const std::string& map, const void* key, const void* value, size_t size)
+{
+    if (value_size(map) != static_cast<int64_t>(size))
+        fail("write (value size) of", map);
+    if (bpf_map_update_elem(fd(map), key, value, BPF_ANY) != 0)
+        fail("write", map);
+}
+
 void MapIo::erase_key(const std::string& map, const void* key)
 {
     if (bpf_map_delete_elem(fd(map), key) != 0 && errno != ENOENT)

@@ -71,12 +71,19 @@ public:
     {
         erase_key(map, &key);
     }
+    // Writes key's entry of a hash. Throws Error(Exit::software) on failure.
+    template <class K, class V>
+    void set(const std::string& map, const K& key, const V& value)
+    {
+        update_key(map, &key, &value, sizeof(V));
+    }
     void zero(const std::string& map) { zero_array(fd(map)); }
 
 private:
     void lookup(const std::string& map, uint32_t index, void* value, size_t size);
     void update(const std::string& map, uint32_t index, const void* value, size_t size);
     void erase_key(const std::string& map, const void* key);
+    void update_key(const std::string& map, const void* key, const void* value, size_t size);
     void per_cpu_lookup(const std::string& map, uint32_t index, size_t size,
                         const std::function<void(const void*)>& each);
     // The map's value size, asked of the kernel once (-1: unknown).

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <ctime>
+#include <set>
 
 #include "bpf/map_io.h"
 #include "bpf/session.h"
@@ -102,26 +103,27 @@ void DelayCollector::serve_text_ranges(std::vector<pid_t> pids)
     const size_t asked = pids.size();
     for (const auto& [tgid, unused] : maps_.entries<uint32_t, uint32_t>("text_wanted"))
         pids.push_back(static_cast<pid_t>(tgid));
-    if (pids.size() > asked)  // new processes: the gone ones' ranges go, so the map never fills
-        for (const auto& [tgid, unused] : maps_.entries<uint32_t, kd_program_text>("program_text"))
+    if (pids.size() > asked) {  // new processes: the gone ones' sites go, so the maps never fill
+        std::set<uint32_t> gone;
+        for (const auto& [tgid, unused] : maps_.entries<uint32_t, kd_poll_program>("poll_programs"))
             if (!process_exists(static_cast<pid_t>(tgid)))
-                maps_.erase("program_text", tgid);
+                gone.insert(tgid);
+        for (const uint32_t tgid : gone)
+            maps_.erase("poll_programs", tgid);
+        for (const auto& [key, unused] : maps_.entries<kd_site_key, uint64_t>("poll_sites"))
+            if (gone.count(key.tgid))
+                maps_.erase("poll_sites", key);
+    }
     for (const pid_t pid : pids) {
         // kdelay reads /proc by the kernel's ids only in the kernel's PID
-        // namespace; elsewhere ranges stays 0: every call is a loop's.
-        kd_program_text p{};
-        const ProgramText text = in_kernels_pid_namespace() ? program_text(pid) : ProgramText{};
-        if (!text.poll_targets.empty())
-            for (const CodeMapping& m : text.code)
-                if (p.ranges < KD_TEXT_RANGES) {
-                    p.lo[p.ranges] = m.lo;
-                    p.hi[p.ranges] = m.hi;
-                    ++p.ranges;
-                }
-        for (const uint64_t t : text.poll_targets)
-            if (p.targets < KD_POLL_TARGETS)
-                p.target[p.targets++] = t;
-        maps_.set_element("program_text", static_cast<uint32_t>(pid), p);
+        // namespace; elsewhere no site is known: every call is a loop's.
+        std::vector<PollSite> sites = in_kernels_pid_namespace() ? program_poll_sites(pid) : std::vector<PollSite>{};
+        if (sites.size() > KD_POLL_SITES)
+            sites.resize(KD_POLL_SITES);
+        for (const PollSite& s : sites)
+            maps_.set("poll_sites", kd_site_key{static_cast<uint32_t>(pid), 0, s.ret}, uint64_t{s.function});
+        maps_.set_element("poll_programs", static_cast<uint32_t>(pid),
+                          kd_poll_program{static_cast<uint32_t>(sites.size()), 0});
         maps_.erase("text_wanted", static_cast<uint32_t>(pid));
     }
 }

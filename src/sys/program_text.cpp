@@ -115,11 +115,27 @@ std::vector<CodeMapping> code_mappings(std::istream& maps, const std::string& pr
 
 namespace {
 
-std::vector<uint64_t> poll_call_targets(::Elf* elf)
+// The poll-family functions' GOT slots (a relocation's place) and, in a
+// static program, the functions themselves.
+struct PollTargets {
+    std::vector<uint64_t> slots;
+    std::vector<uint64_t> functions;
+};
+
+bool contains(const std::vector<uint64_t>& sorted, uint64_t v)
 {
-    std::vector<uint64_t> targets;
-    if (elf_kind(elf) != ELF_K_ELF)
-        return targets;
+    return std::binary_search(sorted.begin(), sorted.end(), v);
+}
+
+void sort_unique(std::vector<uint64_t>& v)
+{
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+}
+
+PollTargets poll_targets(::Elf* elf)
+{
+    PollTargets t;
     Elf_Scn* scn = nullptr;
     while ((scn = elf_nextscn(elf, scn)) != nullptr) {
         GElf_Shdr sh;
@@ -130,61 +146,170 @@ std::vector<uint64_t> poll_call_targets(::Elf* elf)
             continue;
         const size_t count = sh.sh_size / sh.sh_entsize;
         if (sh.sh_type == SHT_RELA) {
-            // A GOT slot that the dynamic linker fills with a poll-family
-            // function: the PLT's and -fno-plt's calls go through it.
             for (size_t i = 0; i < count; ++i) {
                 GElf_Rela r;
                 if (gelf_getrela(data, static_cast<int>(i), &r) &&
                     in_poll_family(symbol_name(elf, sh.sh_link, GELF_R_SYM(r.r_info))))
-                    targets.push_back(r.r_offset);
+                    t.slots.push_back(r.r_offset);
             }
         } else if (sh.sh_type == SHT_SYMTAB || sh.sh_type == SHT_DYNSYM) {
-            // A static program's own copy of the function.
             for (size_t i = 0; i < count; ++i) {
                 GElf_Sym s;
                 if (gelf_getsym(data, static_cast<int>(i), &s) && s.st_shndx != SHN_UNDEF &&
                     GELF_ST_TYPE(s.st_info) == STT_FUNC && s.st_value &&
                     in_poll_family(elf_strptr(elf, sh.sh_link, s.st_name)))
-                    targets.push_back(s.st_value);
+                    t.functions.push_back(s.st_value);
             }
         }
     }
-    std::sort(targets.begin(), targets.end());
-    targets.erase(std::unique(targets.begin(), targets.end()), targets.end());
-    return targets;
+    sort_unique(t.slots);
+    sort_unique(t.functions);
+    return t;
+}
+
+int64_t rel32(const unsigned char* b)
+{
+    int32_t v;
+    std::memcpy(&v, b, sizeof(v));
+    return v;
+}
+
+// An executable section's bytes and address.
+struct Code {
+    std::string name;
+    uint64_t addr = 0;
+    uint64_t entsize = 0;
+    const unsigned char* bytes = nullptr;
+    size_t size = 0;
+};
+
+std::vector<Code> code_sections(::Elf* elf)
+{
+    std::vector<Code> code;
+    size_t shstrndx = 0;
+    if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+        return code;
+    Elf_Scn* scn = nullptr;
+    while ((scn = elf_nextscn(elf, scn)) != nullptr) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || !(sh.sh_flags & SHF_EXECINSTR))
+            continue;
+        Elf_Data* data = elf_getdata(scn, nullptr);
+        const char* name = elf_strptr(elf, shstrndx, sh.sh_name);
+        if (data && data->d_buf && name)
+            code.push_back(Code{name, sh.sh_addr, sh.sh_entsize, static_cast<const unsigned char*>(data->d_buf),
+                                data->d_size});
+    }
+    return code;
+}
+
+// The start of each function with call frame information, sorted: the
+// binary search table of .eh_frame_hdr, as GNU ld and lld write it (each
+// start a 4-byte signed offset from the section).
+std::vector<uint64_t> function_starts(::Elf* elf)
+{
+    std::vector<uint64_t> starts;
+    size_t shstrndx = 0;
+    if (elf_getshdrstrndx(elf, &shstrndx) != 0)
+        return starts;
+    Elf_Scn* scn = nullptr;
+    while ((scn = elf_nextscn(elf, scn)) != nullptr) {
+        GElf_Shdr sh;
+        const char* name = gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) : nullptr;
+        if (!name || std::strcmp(name, ".eh_frame_hdr") != 0)
+            continue;
+        Elf_Data* data = elf_getdata(scn, nullptr);
+        if (!data || !data->d_buf || data->d_size < 12)
+            return starts;
+        const auto* b = static_cast<const unsigned char*>(data->d_buf);
+        // version 1; eh_frame_ptr: sdata4 pc-relative; fde_count: udata4;
+        // table: sdata4 relative to the section.
+        if (b[0] != 1 || b[1] != 0x1b || b[2] != 0x03 || b[3] != 0x3b)
+            return starts;
+        uint32_t count;
+        std::memcpy(&count, b + 8, sizeof(count));
+        for (uint64_t i = 0; i < count && 12 + i * 8 + 4 <= data->d_size; ++i)
+            starts.push_back(sh.sh_addr + static_cast<uint64_t>(rel32(b + 12 + i * 8)));
+        sort_unique(starts);
+        return starts;
+    }
+    return starts;
+}
+
+// The start of the function holding address a; a itself without one.
+uint64_t function_of(const std::vector<uint64_t>& starts, uint64_t a)
+{
+    const auto after = std::upper_bound(starts.begin(), starts.end(), a);
+    return after == starts.begin() ? a : *(after - 1);
+}
+
+std::vector<PollSite> poll_call_sites(::Elf* elf)
+{
+    std::vector<PollSite> sites;
+    if (elf_kind(elf) != ELF_K_ELF)
+        return sites;
+    const PollTargets targets = poll_targets(elf);
+    const std::vector<Code> code = code_sections(elf);
+    // What a direct call of a poll-family function calls: a PLT stub whose
+    // `jmp *slot(%rip)` (after an endbr64 or a bnd prefix) reads one of the
+    // slots, or the function itself.
+    std::vector<uint64_t> callees = targets.functions;
+    for (const Code& c : code) {
+        if (c.name.rfind(".plt", 0) != 0 || c.size < 6)
+            continue;
+        const uint64_t entry = c.entsize ? c.entsize : 16;
+        for (size_t k = 0; k + 6 <= c.size; ++k)
+            if (c.bytes[k] == 0xff && c.bytes[k + 1] == 0x25 &&
+                contains(targets.slots, c.addr + k + 6 + rel32(c.bytes + k + 2)))
+                callees.push_back(c.addr + k / entry * entry);
+    }
+    sort_unique(callees);
+    const std::vector<uint64_t> starts = function_starts(elf);
+    for (const Code& c : code) {
+        if (c.name.rfind(".plt", 0) == 0)
+            continue;
+        for (size_t i = 0; i + 6 <= c.size; ++i) {
+            uint64_t ret = 0;
+            if (c.bytes[i] == 0xe8 && contains(callees, c.addr + i + 5 + rel32(c.bytes + i + 1)))
+                ret = c.addr + i + 5;
+            else if (c.bytes[i] == 0xff && c.bytes[i + 1] == 0x15 &&
+                     contains(targets.slots, c.addr + i + 6 + rel32(c.bytes + i + 2)))
+                ret = c.addr + i + 6;
+            if (ret)
+                sites.push_back(PollSite{ret, function_of(starts, ret - 1)});
+        }
+    }
+    return sites;
 }
 
 }  // namespace
 
-std::vector<uint64_t> poll_call_targets(const std::string& path)
+std::vector<PollSite> poll_call_sites(const std::string& path)
 {
     Elf f(path);
-    return f.elf ? poll_call_targets(f.elf) : std::vector<uint64_t>{};
+    return f.elf ? poll_call_sites(f.elf) : std::vector<PollSite>{};
 }
 
-ProgramText program_text(pid_t pid)
+std::vector<PollSite> program_poll_sites(pid_t pid)
 {
-    ProgramText text;
     const std::string dir = "/proc/" + std::to_string(pid);
     std::error_code ec;
     const std::string program = std::filesystem::read_symlink(dir + "/exe", ec).string();
     std::ifstream maps(dir + "/maps");
     if (ec || !maps)
-        return text;
-    text.code = code_mappings(maps, program);
-    if (text.code.empty())
-        return text;
-    // Through the process's own link: its mount namespace, or a program
-    // replaced on disk since it started.
+        return {};
+    const std::vector<CodeMapping> code = code_mappings(maps, program);
     Elf f(dir + "/exe");
     int64_t delta = 0;
-    if (!f.elf || !code_segment_delta(f.elf, delta))
-        return text;
-    const CodeMapping& first = text.code.front();
-    const uint64_t bias = first.lo - first.offset - static_cast<uint64_t>(delta);
-    for (const uint64_t t : poll_call_targets(f.elf))
-        text.poll_targets.push_back(bias + t);
-    return text;
+    if (code.empty() || !f.elf || !code_segment_delta(f.elf, delta))
+        return {};
+    const uint64_t bias = code.front().lo - code.front().offset - static_cast<uint64_t>(delta);
+    std::vector<PollSite> sites = poll_call_sites(f.elf);
+    for (PollSite& s : sites) {
+        s.ret += bias;
+        s.function += bias;
+    }
+    return sites;
 }
 
 }  // namespace kdelay

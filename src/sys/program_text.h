@@ -1,8 +1,8 @@
 // Where a process's program calls the poll family, for --stall's call
-// sites (bpf/delay_abi.h, KD_LOOP_SITES): the address ranges of the
-// program's code, and the addresses its calls of poll(), epoll_wait(), ...
-// go through: their GOT slots (a call through the PLT or with -fno-plt) or,
-// in a static program, the functions themselves.
+// sites (bpf/delay_abi.h, KD_LOOP_SITES): the return address of each call
+// of poll(), epoll_wait(), ... in the program's code, and the function it
+// is in, so that two calls of one function (a compiler's copies of a call
+// with timeout 0 and with a timeout) are one site.
 #pragma once
 
 #include <cstdint>
@@ -24,18 +24,24 @@ struct CodeMapping {
 // in its order; lines it cannot read are passed over.
 std::vector<CodeMapping> code_mappings(std::istream& maps, const std::string& program);
 
-struct ProgramText {
-    std::vector<CodeMapping> code;
-    std::vector<uint64_t> poll_targets;  // run-time addresses
+// A call of a poll-family function: the address after it (what the call
+// leaves on the stack) and the start of the function that makes it (from
+// .eh_frame_hdr; the return address itself where it has none).
+struct PollSite {
+    uint64_t ret = 0;
+    uint64_t function = 0;
 };
 
-// The program's poll-family call targets in the ELF file at path, as
-// addresses of the file (add the load bias); empty when it is no ELF.
-std::vector<uint64_t> poll_call_targets(const std::string& path);
+// The poll-family calls in the code of the ELF file at path, at the
+// file's addresses: direct calls of a PLT stub that jumps through one of
+// those functions' GOT slots, calls through such a slot (-fno-plt), and
+// calls of a static program's own copy. Tail calls leave no address of
+// their own and are not found. Empty when path is no ELF file.
+std::vector<PollSite> poll_call_sites(const std::string& path);
 
-// Both of process pid, read through /proc/PID/exe and /proc/PID/maps (the
-// process's own view, in a container too); empty when it is gone or
-// cannot be read.
-ProgramText program_text(pid_t pid);
+// The same for process pid's program (/proc/PID/exe, read through the
+// process's own view, in a container too), at its run-time addresses;
+// empty when it is gone or cannot be read.
+std::vector<PollSite> program_poll_sites(pid_t pid);
 
 }  // namespace kdelay
