@@ -310,6 +310,10 @@ struct kd_thread {
     __u64 woke_ns;
     __u32 poll_restarting;
     __u32 had_interval;  /* --stall: it has values in the maps (kd_exit) */
+    /* --stall: the task's voluntary and involuntary context switches when
+     * its interval began (task_struct.nvcsw, .nivcsw). */
+    __u64 nvcsw_at_start;
+    __u64 nivcsw_at_start;
     struct kd_stat run;
     struct kd_stat ready;
     struct kd_stat stopped;
@@ -330,6 +334,10 @@ struct kd_stall {
     __u32 tid;
     __u32 pad;
     kd_gen_t gen;
+    /* The thread's context switches in the interval, by the kernel's own
+     * counts (getrusage()'s ru_nvcsw and ru_nivcsw). */
+    __u64 nvcsw;
+    __u64 nivcsw;
     struct kd_thread thread;
 };
 

@@ -64,6 +64,14 @@ static __always_inline int is_poll_family(__u32 nr)
 #endif
 }
 
+/* The current task's context switches so far, voluntary and involuntary. */
+static __always_inline void context_switches(__u64 *voluntary, __u64 *involuntary)
+{
+    char *task = (char *)bpf_get_current_task();
+    bpf_probe_read_kernel(voluntary, sizeof(*voluntary), task + TASK_NVCSW_OFF);
+    bpf_probe_read_kernel(involuntary, sizeof(*involuntary), task + TASK_NIVCSW_OFF);
+}
+
 /* The interval after interval g. A new entry's gens starts at the clock
  * (thread_fresh), and 64 bits do not wrap. */
 static __always_inline kd_gen_t next_gen(kd_gen_t g)
@@ -176,6 +184,7 @@ static __always_inline void stall_begins(struct kd_thread *t, __u32 tid, __u64 n
     t->gens = gen;
     t->gen = gen;
     t->had_interval = 1;
+    context_switches(&t->nvcsw_at_start, &t->nivcsw_at_start);
     __builtin_memset(&t->run, 0, sizeof(t->run));
     __builtin_memset(&t->ready, 0, sizeof(t->ready));
     __builtin_memset(&t->stopped, 0, sizeof(t->stopped));
@@ -221,6 +230,9 @@ static __always_inline void stall_ends(struct kd_thread *t, __u32 tid, struct kd
     e->end_ns = now;
     e->tid = tid;
     e->gen = gen;
+    context_switches(&e->nvcsw, &e->nivcsw);
+    e->nvcsw -= t->nvcsw_at_start;
+    e->nivcsw -= t->nivcsw_at_start;
     __builtin_memcpy(&e->thread, t, sizeof(e->thread));
     /* The run going on now, to its end. */
     stat_add(&e->thread.run, now > run_began ? now - run_began : 0);

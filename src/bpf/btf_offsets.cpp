@@ -153,6 +153,8 @@ KernelLayout read_kernel_layout(const KernelBtf& btf)
     auto ret = btf.member("pt_regs", "ax");
     layout.regs_return = ret ? *ret : btf.require("pt_regs", "regs");
     layout.regs_sp = btf.member("pt_regs", "sp");
+    layout.task_nvcsw = btf.require("task_struct", "nvcsw");
+    layout.task_nivcsw = btf.require("task_struct", "nivcsw");
     layout.switch_passes_prev_state = btf.raw_tracepoint_args("sched_switch") >= 4;
     return layout;
 }

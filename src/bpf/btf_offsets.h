@@ -76,6 +76,10 @@ struct KernelLayout {
     // The user stack pointer at a syscall (x86: pt_regs.sp); absent where
     // pt_regs names it otherwise, and --stall then tells no call sites apart.
     std::optional<MemberLayout> regs_sp;
+    // The task's own count of voluntary and involuntary context switches,
+    // as getrusage() gives them (--stall reports them per interval).
+    MemberLayout task_nvcsw;
+    MemberLayout task_nivcsw;
     // sched_switch passes prev's state as its fourth argument (5.18+), so
     // it needs no read of the task.
     bool switch_passes_prev_state;

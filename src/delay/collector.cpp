@@ -219,7 +219,7 @@ void DelayCollector::read_stalls(std::vector<Stall>& stalls)
         t.long_poll = {};  // the interval is the long poll
         add_thread_entry(r, t);
         r.threads[e.tid];  // shown even when it only ran
-        stalls.push_back(Stall{e.start_ns, e.end_ns, read_sample(r)});
+        stalls.push_back(Stall{e.start_ns, e.end_ns, e.nvcsw, e.nivcsw, read_sample(r)});
         // Its values' keys are free again for the thread's next intervals.
         maps_.erase("stall_reading", static_cast<uint32_t>(KD_KEY_TID(e.tid, e.gen)));
     }

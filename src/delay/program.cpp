@@ -117,6 +117,8 @@ std::string render_delay_program(const DelayProgramParams& p)
     c.flag("STALL_SITES", sites);
     c.number("PT_REGS_SP_OFF", sites ? p.layout.regs_sp->offset : 0);
     c.number("STALL_RESTART_NR", p.stall_restart_nr);
+    c.number("TASK_NVCSW_OFF", p.layout.task_nvcsw.offset);
+    c.number("TASK_NIVCSW_OFF", p.layout.task_nivcsw.offset);
     if (p.stall_poll_nrs.size() > kMaxStallPollNrs)
         throw Error(Exit::software, "more poll-family syscalls than the program compares");
     c.number("STALL_POLL_NRS", p.stall_poll_nrs.size());

@@ -93,6 +93,8 @@ struct Sample {
 struct Stall {
     uint64_t start_ns = 0;  // CLOCK_MONOTONIC
     uint64_t end_ns = 0;
+    uint64_t voluntary_switches = 0;  // the kernel's counts over the interval
+    uint64_t involuntary_switches = 0;
     Sample sample;  // that thread alone, over the interval
 };
 

@@ -34,6 +34,8 @@ StallReport stall_report(Stall stall)
     StallReport s;
     s.start_ns = stall.start_ns;
     s.end_ns = stall.end_ns;
+    s.voluntary_switches = stall.voluntary_switches;
+    s.involuntary_switches = stall.involuntary_switches;
     const int64_t ago = clock_ns(CLOCK_MONOTONIC) - static_cast<int64_t>(stall.start_ns);
     s.start_wall = std::chrono::system_clock::now() - std::chrono::nanoseconds(ago);
     Report report = delay_report(std::move(stall.sample));

@@ -68,6 +68,8 @@ public:
                   {"start_ns", s.start_ns},
                   {"end_ns", s.end_ns},
                   {"start_unix_ns", unix_ns(s.start_wall)},
+                  {"voluntary_switches", s.voluntary_switches},
+                  {"involuntary_switches", s.involuntary_switches},
                   {"thread", thread_json(s.thread)}});
     }
 

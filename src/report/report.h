@@ -56,6 +56,8 @@ struct Report {
 struct StallReport {
     uint64_t start_ns = 0;  // CLOCK_MONOTONIC
     uint64_t end_ns = 0;
+    uint64_t voluntary_switches = 0;  // as getrusage() counts them, over the interval
+    uint64_t involuntary_switches = 0;
     std::chrono::system_clock::time_point start_wall;
     ThreadSections thread;
 };

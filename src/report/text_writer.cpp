@@ -131,6 +131,8 @@ void TextWriter::stall(const StallReport& s)
                         static_cast<double>(ns) / 1e6, with_commas(ns), s.thread.tid, s.thread.name, s.thread.pid,
                         timestamp_suffix(s.start_wall));
     out_ << fmt::format("# monotonic {} to {}\n", with_commas(s.start_ns), with_commas(s.end_ns));
+    out_ << fmt::format("# context switches: {} voluntary, {} involuntary\n", with_commas(s.voluntary_switches),
+                        with_commas(s.involuntary_switches));
     column_header();
     thread(s.thread);
     out_ << std::flush;

@@ -169,6 +169,37 @@ TEST(StallE2E, EachPlantedStallIsReportedOnceWithItsCpuTimeAndItsSleep)
     });
 }
 
+// A stall's context switches are the kernel's own counts, as getrusage()
+// gives them to the workload (and to Open vSwitch's warning): the one
+// sleep, and whatever preempted it, between the workload's reads.
+// TAGS kernel
+TEST(StallE2E, AStallsContextSwitchesAreTheKernelsCounts)
+{
+    KD_REQUIRE_BPF();
+    ReleasedRun run;
+    ASSERT_NO_FATAL_FAILURE(run_released(run, {kStall, "poll", "2"}, {"--stall", "200ms", "--format", "json"}, 60s,
+                                         20s, kJsonStart));
+    ASSERT_EQ(run.status, 0) << run.err;
+    std::vector<std::pair<long, long>> switches;
+    std::istringstream in(run.workload_out);
+    for (std::string word; in >> word;)
+        if (word == "switches") {
+            long v = 0, i = 0;
+            in >> v >> i;
+            switches.emplace_back(v, i);
+        }
+    const std::vector<json> reports = stalls(run.out);
+    ASSERT_EQ(reports.size(), 2u) << run.out;
+    ASSERT_EQ(switches.size(), 2u) << run.workload_out;
+    for (size_t k = 0; k < reports.size(); ++k) {
+        const json& r = reports[k];
+        EXPECT_EQ(u64(r, "voluntary_switches"), static_cast<uint64_t>(switches[k].first)) << r.dump();
+        // Outside the workload's reads, at each end: at most a preemption.
+        EXPECT_GE(u64(r, "involuntary_switches"), static_cast<uint64_t>(switches[k].second)) << r.dump();
+        EXPECT_LE(u64(r, "involuntary_switches"), static_cast<uint64_t>(switches[k].second) + 2) << r.dump();
+    }
+}
+
 // READY blame is the sample's code over the same kernel paths.
 // TAGS logic
 TEST(StallE2E, AStallThatWaitsBehindASpinnerNamesItInReadyBlame)

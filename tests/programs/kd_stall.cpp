@@ -45,7 +45,8 @@
 //       leaves without loop_end (as an exception would) after 250 ms.
 //
 // Output: "ready" (usdt: then "loops TID_A TID_B"), a line per stall
-// as it ends:
+// as it ends (poll: each followed by "switches VOLUNTARY INVOLUNTARY", its
+// context switches between its clock reads, by getrusage()):
 //   stall TID START_NS END_NS CPU_NS STEAL_NS
 //       CLOCK_MONOTONIC after the poll (or loop_start) that began it and
 //       before the one that ended it; the thread's CPU time in between; and
@@ -67,6 +68,7 @@
 #include <sys/wait.h>
 #include <string>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/sdt.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -155,7 +157,17 @@ void* rival(void*)
 
 struct Stall {
     uint64_t start, end, cpu;
+    long voluntary, involuntary;  // the thread's context switches, as getrusage() counts them
 };
+
+// The thread's context switches so far (RUSAGE_THREAD, as Open vSwitch reads them).
+void context_switches(long& voluntary, long& involuntary)
+{
+    rusage u{};
+    getrusage(RUSAGE_THREAD, &u);
+    voluntary = u.ru_nvcsw;
+    involuntary = u.ru_nivcsw;
+}
 
 // One stall between two polls: the first returns before it begins (with
 // begin_with_poll; else the last poll made), the second, with a timeout of
@@ -167,12 +179,17 @@ Stall poll_stall(bool begin_with_poll, int end_poll_ms)
     Stall s{};
     if (begin_with_poll)
         poll_once();
+    long voluntary0, involuntary0;
+    context_switches(voluntary0, involuntary0);
     s.start = now_ns();
     const uint64_t cpu0 = cpu_ns();
     spin_cpu_ms(100);
     sleep_ms(150);
     s.cpu = cpu_ns() - cpu0;
     s.end = now_ns();
+    context_switches(s.voluntary, s.involuntary);
+    s.voluntary -= voluntary0;
+    s.involuntary -= involuntary0;
     loop_poll(end_poll_ms);
     return s;
 }
@@ -199,7 +216,10 @@ void plant_poll_stalls(int count, int train, bool gap)
         }
         const uint64_t steal = cpu0_steal_ns() - steal0;
         for (int k = 0; k < train; ++k)
+        {
             print_stall(gettid_(), stalls[k].start, stalls[k].end, stalls[k].cpu, steal);
+            printf("switches %ld %ld\n", stalls[k].voluntary, stalls[k].involuntary);
+        }
     }
     // Short intervals again, so that the last stall ends before the exit.
     for (int i = 0; i < 5; ++i)
