@@ -9,6 +9,14 @@
 #   ovs-sandbox.sh down      stop it and remove the bridge and namespaces
 #   ovs-sandbox.sh counters  the datapath's "missed lost" counters
 #   ovs-sandbox.sh pid       ovs-vswitchd's pid
+#   ovs-sandbox.sh log       ovs-vswitchd's log file
+#   ovs-sandbox.sh slow-flows TABLES   each UDP packet resubmitted through
+#                            2^TABLES table lookups: a slow translation,
+#                            so that a handler's batch of upcalls takes long
+#   ovs-sandbox.sh normal-flows        back to the one NORMAL flow
+#   ovs-sandbox.sh add-ports N | del-ports N   N internal ports kdi1..kdiN
+#                            in one transaction: a long reconfiguration
+#                            of the main thread
 #
 # Exit 77 when this kernel or machine cannot run it (no module, no OVS).
 set -euo pipefail
@@ -105,10 +113,41 @@ up() {
     exit 1
 }
 
+slow_flows() {
+    local tables=$1 t flows=""
+    for t in $(seq 0 $((tables - 1))); do
+        flows+="table=$t,priority=10,udp actions=resubmit(,$((t + 1))),resubmit(,$((t + 1)))"$'\n'
+    done
+    flows+="table=$tables,priority=10,udp actions=NORMAL"$'\n'
+    ovs-ofctl add-flows br0 - <<<"$flows"
+}
+
+normal_flows() {
+    ovs-ofctl del-flows br0
+    ovs-ofctl add-flow br0 "priority=0 actions=NORMAL"
+}
+
+ports() {  # add|del N
+    local args=() i
+    for i in $(seq 1 "$2"); do
+        if [ "$1" = add ]; then
+            args+=(-- add-port br0 "kdi$i" -- set interface "kdi$i" type=internal)
+        else
+            args+=(-- --if-exists del-port br0 "kdi$i")
+        fi
+    done
+    ovs-vsctl --db="$sock" --timeout=600 "${args[@]}"
+}
+
 case "${1:-}" in
     up) up ;;
     down) down ;;
     counters) counters ;;
     pid) vswitchd_pid ;;
-    *) echo "usage: ovs-sandbox.sh up|down|counters|pid" >&2; exit 64 ;;
+    log) echo "$OVS_LOGDIR/ovs-vswitchd.log" ;;
+    slow-flows) slow_flows "$2" ;;
+    normal-flows) normal_flows ;;
+    add-ports) ports add "$2" ;;
+    del-ports) ports del "$2" ;;
+    *) echo "usage: ovs-sandbox.sh up|down|counters|pid|log|slow-flows TABLES|normal-flows|add-ports N|del-ports N" >&2; exit 64 ;;
 esac
