@@ -314,6 +314,16 @@ struct kd_thread {
      * its interval began (task_struct.nvcsw, .nivcsw). */
     __u64 nvcsw_at_start;
     __u64 nivcsw_at_start;
+    /* --stall: its last call site found (site_fn; 0: none), at stack
+     * pointer site_sp, where the return address site_ret was word
+     * site_word: a loop calls from the same place, and one read of that
+     * word tells it again. */
+    __u64 site_sp;
+    __u64 site_ret;
+    __u64 site_fn;
+    __u32 site_word;
+    __u32 pad4;
+    __u64 poll_site;  /* the site of its call in flight, found at its entry */
     struct kd_stat run;
     struct kd_stat ready;
     struct kd_stat stopped;

@@ -85,32 +85,42 @@ BPF_HASH(poll_sites, struct kd_site_key, __u64, KD_TEXT_PROCESSES * 16);
 /* Processes whose poll sites kdelay is to read (the value is unused). */
 BPF_HASH(text_wanted, __u32, __u32, KD_TEXT_PROCESSES);
 
-/* The call site of the current task's syscall (regs: its pt_regs), in
- * process tgid; 0 when it cannot be told. */
-static __always_inline __u64 call_site(void *regs, __u32 tgid)
+/* The call site of the current thread's syscall (entry t, regs: its
+ * pt_regs); 0 when it cannot be told. */
+static __always_inline __u64 call_site(struct kd_thread *t, void *regs)
 {
-    struct kd_poll_program *p = poll_programs.lookup(&tgid);
+    __u64 sp = 0;
+    bpf_probe_read_kernel(&sp, sizeof(sp), (char *)regs + PT_REGS_SP_OFF);
+    struct kd_site_key key = { .tgid = t->tgid };
+    /* The last site again: no look-up at all (a site is kept only while
+     * its process's are). */
+    if (t->site_fn && t->site_sp == sp && t->site_word < KD_SITE_WORDS &&
+        !bpf_probe_read_user(&key.ret, sizeof(key.ret), (void *)(sp + 8 * t->site_word)) && key.ret == t->site_ret)
+        return t->site_fn;
+    struct kd_poll_program *p = poll_programs.lookup(&key.tgid);
     if (!p) {
         __u32 one = 1;
-        text_wanted.update(&tgid, &one);
+        text_wanted.update(&key.tgid, &one);
         return 0;
     }
     if (!p->sites)
         return 0;
-    __u64 sp = 0;
-    bpf_probe_read_kernel(&sp, sizeof(sp), (char *)regs + PT_REGS_SP_OFF);
-    struct kd_site_key key = { .tgid = tgid };
     for (int i = 0; i < KD_SITE_WORDS; i++) {
         if (bpf_probe_read_user(&key.ret, sizeof(key.ret), (void *)(sp + 8 * i)))
             return 0;
         __u64 *function = poll_sites.lookup(&key);
-        if (function)
+        if (function) {
+            t->site_sp = sp;
+            t->site_ret = key.ret;
+            t->site_fn = *function;
+            t->site_word = i;
             return *function;
+        }
     }
     return 0;
 }
 #else
-static __always_inline __u64 call_site(void *regs, __u32 tgid)
+static __always_inline __u64 call_site(struct kd_thread *t, void *regs)
 {
     return 0;
 }
@@ -249,7 +259,10 @@ static __always_inline void stall_poll_called(struct kd_thread *t, __u32 tid, st
 {
     t->poll_entered = now;
     t->poll_restarting = 0;
-    if (t->interval_start && is_loop_wait(t, call_site(regs, t->tgid)))
+    /* With no loop's site known yet, every call is a loop's: no need to
+     * find this one's (its return finds it if it blocks). */
+    t->poll_site = t->loop_sites[0] ? call_site(t, regs) : 0;
+    if (t->interval_start && is_loop_wait(t, t->poll_site))
         stall_ends(t, tid, cap, now);
 }
 
@@ -273,9 +286,14 @@ static __always_inline void stall_syscall_returned(struct kd_thread *t, __u32 ti
     }
     if (ret == -KD_EINTR)
         return;
-    __u64 site = call_site(regs, t->tgid);
     /* Woken inside the call (or in a call entered before kdelay saw it). */
-    if (t->woke_ns && t->woke_ns >= t->poll_entered)
+    int blocked = t->woke_ns && t->woke_ns >= t->poll_entered;
+    /* Needed to learn it, or to tell it from the known ones; the stack is
+     * the entry's, where it was found if sites were known then. */
+    __u64 site = t->poll_entered && t->poll_site ? t->poll_site
+                 : blocked || t->loop_sites[0]  ? call_site(t, regs)
+                                                : 0;
+    if (blocked)
         learn_loop_site(t, site);
     t->poll_entered = 0;
     if (is_loop_wait(t, site))
