@@ -52,6 +52,23 @@ struct Elf {
     Elf& operator=(const Elf&) = delete;
 };
 
+// Calls each(header, name, data) for each section of elf ("" without a
+// name, null data without any).
+template <class Each>
+void for_each_section(::Elf* elf, Each each)
+{
+    size_t shstrndx = 0;
+    const bool named = elf_getshdrstrndx(elf, &shstrndx) == 0;
+    Elf_Scn* scn = nullptr;
+    while ((scn = elf_nextscn(elf, scn)) != nullptr) {
+        GElf_Shdr sh;
+        if (!gelf_getshdr(scn, &sh))
+            continue;
+        const char* name = named ? elf_strptr(elf, shstrndx, sh.sh_name) : nullptr;
+        each(sh, std::string_view(name ? name : ""), elf_getdata(scn, nullptr));
+    }
+}
+
 // A symbol's name, from the symbol table at section index symtab.
 const char* symbol_name(::Elf* elf, size_t symtab, size_t index)
 {
@@ -136,14 +153,9 @@ void sort_unique(std::vector<uint64_t>& v)
 PollTargets poll_targets(::Elf* elf)
 {
     PollTargets t;
-    Elf_Scn* scn = nullptr;
-    while ((scn = elf_nextscn(elf, scn)) != nullptr) {
-        GElf_Shdr sh;
-        if (!gelf_getshdr(scn, &sh))
-            continue;
-        Elf_Data* data = elf_getdata(scn, nullptr);
+    for_each_section(elf, [&](const GElf_Shdr& sh, std::string_view, Elf_Data* data) {
         if (!data || sh.sh_entsize == 0)
-            continue;
+            return;
         const size_t count = sh.sh_size / sh.sh_entsize;
         if (sh.sh_type == SHT_RELA) {
             for (size_t i = 0; i < count; ++i) {
@@ -161,7 +173,7 @@ PollTargets poll_targets(::Elf* elf)
                     t.functions.push_back(s.st_value);
             }
         }
-    }
+    });
     sort_unique(t.slots);
     sort_unique(t.functions);
     return t;
@@ -186,20 +198,11 @@ struct Code {
 std::vector<Code> code_sections(::Elf* elf)
 {
     std::vector<Code> code;
-    size_t shstrndx = 0;
-    if (elf_getshdrstrndx(elf, &shstrndx) != 0)
-        return code;
-    Elf_Scn* scn = nullptr;
-    while ((scn = elf_nextscn(elf, scn)) != nullptr) {
-        GElf_Shdr sh;
-        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || !(sh.sh_flags & SHF_EXECINSTR))
-            continue;
-        Elf_Data* data = elf_getdata(scn, nullptr);
-        const char* name = elf_strptr(elf, shstrndx, sh.sh_name);
-        if (data && data->d_buf && name)
-            code.push_back(Code{name, sh.sh_addr, sh.sh_entsize, static_cast<const unsigned char*>(data->d_buf),
-                                data->d_size});
-    }
+    for_each_section(elf, [&](const GElf_Shdr& sh, std::string_view name, Elf_Data* data) {
+        if (sh.sh_type == SHT_PROGBITS && (sh.sh_flags & SHF_EXECINSTR) && data && data->d_buf)
+            code.push_back(Code{std::string(name), sh.sh_addr, sh.sh_entsize,
+                                static_cast<const unsigned char*>(data->d_buf), data->d_size});
+    });
     return code;
 }
 
@@ -209,30 +212,20 @@ std::vector<Code> code_sections(::Elf* elf)
 std::vector<uint64_t> function_starts(::Elf* elf)
 {
     std::vector<uint64_t> starts;
-    size_t shstrndx = 0;
-    if (elf_getshdrstrndx(elf, &shstrndx) != 0)
-        return starts;
-    Elf_Scn* scn = nullptr;
-    while ((scn = elf_nextscn(elf, scn)) != nullptr) {
-        GElf_Shdr sh;
-        const char* name = gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) : nullptr;
-        if (!name || std::strcmp(name, ".eh_frame_hdr") != 0)
-            continue;
-        Elf_Data* data = elf_getdata(scn, nullptr);
-        if (!data || !data->d_buf || data->d_size < 12)
-            return starts;
+    for_each_section(elf, [&](const GElf_Shdr& sh, std::string_view name, Elf_Data* data) {
+        if (name != ".eh_frame_hdr" || !data || !data->d_buf || data->d_size < 12)
+            return;
         const auto* b = static_cast<const unsigned char*>(data->d_buf);
         // version 1; eh_frame_ptr: sdata4 pc-relative; fde_count: udata4;
         // table: sdata4 relative to the section.
         if (b[0] != 1 || b[1] != 0x1b || b[2] != 0x03 || b[3] != 0x3b)
-            return starts;
+            return;
         uint32_t count;
         std::memcpy(&count, b + 8, sizeof(count));
         for (uint64_t i = 0; i < count && 12 + i * 8 + 4 <= data->d_size; ++i)
             starts.push_back(sh.sh_addr + static_cast<uint64_t>(rel32(b + 12 + i * 8)));
-        sort_unique(starts);
-        return starts;
-    }
+    });
+    sort_unique(starts);
     return starts;
 }
 

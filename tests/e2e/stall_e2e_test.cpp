@@ -347,7 +347,8 @@ TEST(StallE2E, AnImmediateWakeOfTheLoopsWaitEndsTheInterval)
     });
 }
 
-// SIGSTOP and SIGCONT while the thread blocks in its loop's wait (poll,
+// SIGSTOP and SIGCONT, and a tracer attaching (PTRACE_INTERRUPT) and
+// detaching, while the thread blocks in its loop's wait (poll,
 // then restart_syscall; ppoll and select, restarted; epoll_wait, EINTR):
 // the wait goes on, and no stall. A stop inside an interval is its
 // STOPPED.

@@ -23,9 +23,11 @@
 //       the one between them with timeout 0 (as Open vSwitch's poll_block()
 //       after poll_immediate_wake()): two stalls, not one of 500 ms.
 //   kd_stall stopped COUNT
-//       A child stops the process (SIGSTOP, then SIGCONT 1.2 s later) while
-//       "kd-staller" blocks in its loop's wait of 2.5 s: in poll(), ppoll(),
-//       epoll_wait() and select() in turn. None of those is a stall. Then
+//       A child stops the process (SIGSTOP, then SIGCONT 1.2 s later), then
+//       traces it (PTRACE_SEIZE and PTRACE_INTERRUPT, detaching 1.2 s
+//       later), while "kd-staller" blocks in its loop's wait of 2.5 s: in
+//       poll(), ppoll(), epoll_wait() and select() in turn. None of those is
+//       a stall. Then
 //       COUNT stalls: 100 ms of CPU time with a 700 ms stop inside, and a
 //       300 ms sleep.
 //   kd_stall churn THREADS
@@ -68,6 +70,7 @@
 #include <sys/wait.h>
 #include <string>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <sys/resource.h>
 #include <sys/sdt.h>
 #include <sys/syscall.h>
@@ -368,9 +371,10 @@ __attribute__((noinline)) void loop_wait(Wait kind, int ep, int timeout_ms)
 }
 
 // A child that stops this process when asked: each request is a delay and
-// a length, in ms.
+// a length, in ms, and how: SIGSTOP and SIGCONT, or a tracer's
+// PTRACE_SEIZE and PTRACE_INTERRUPT (as gdb attaching), then detaching.
 struct StopRequest {
-    uint32_t delay_ms, length_ms;
+    uint32_t delay_ms, length_ms, by_trace;
 };
 
 int start_stopper()
@@ -384,9 +388,19 @@ int start_stopper()
         StopRequest r{};
         while (read(fds[0], &r, sizeof(r)) == static_cast<ssize_t>(sizeof(r))) {
             sleep_ms(r.delay_ms);
-            kill(parent, SIGSTOP);
-            sleep_ms(r.length_ms);
-            kill(parent, SIGCONT);
+            if (r.by_trace) {
+                // The main thread, where the loop's wait is.
+                if (ptrace(PTRACE_SEIZE, parent, nullptr, nullptr) != 0 ||
+                    ptrace(PTRACE_INTERRUPT, parent, nullptr, nullptr) != 0)
+                    _exit(71);
+                waitpid(parent, nullptr, __WALL);
+                sleep_ms(r.length_ms);
+                ptrace(PTRACE_DETACH, parent, nullptr, nullptr);
+            } else {
+                kill(parent, SIGSTOP);
+                sleep_ms(r.length_ms);
+                kill(parent, SIGCONT);
+            }
         }
         _exit(0);
     }
@@ -394,9 +408,9 @@ int start_stopper()
     return fds[1];
 }
 
-void request_stop(int stopper, uint32_t delay_ms, uint32_t length_ms)
+void request_stop(int stopper, uint32_t delay_ms, uint32_t length_ms, bool by_trace = false)
 {
-    const StopRequest r{delay_ms, length_ms};
+    const StopRequest r{delay_ms, length_ms, by_trace};
     if (write(stopper, &r, sizeof(r)) != static_cast<ssize_t>(sizeof(r)))
         exit(71);
 }
@@ -409,6 +423,8 @@ void plant_stopped(int count, int stopper)
         for (int i = 0; i < 20; ++i)
             loop_wait(kind, ep, 1);  // it blocks here: the loop's wait
         request_stop(stopper, 300, 1200);
+        loop_wait(kind, ep, 2500);
+        request_stop(stopper, 300, 1200, true);
         loop_wait(kind, ep, 2500);
     }
     for (int i = 0; i < count; ++i) {
