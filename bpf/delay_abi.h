@@ -262,11 +262,11 @@ struct kd_irq_context {
  * up to KD_LOOP_SITES of them, so that a call that never blocks (Open
  * vSwitch's latch_is_set(), an epoll_wait(.., 0) between batches) does not
  * split one. kdelay reads a process's sites from its ELF file when the
- * kernel side first asks (text_wanted), into poll_programs and poll_sites. */
+ * kernel side first asks (sites_wanted), into poll_programs and poll_sites. */
 #define KD_LOOP_SITES 4
 #define KD_SITE_WORDS 32
 #define KD_POLL_SITES 64  /* per program, at the most */
-#define KD_TEXT_PROCESSES 1024
+#define KD_SITE_PROCESSES 1024
 struct kd_poll_program {
     __u32 sites;  /* 0: none known (every call is a loop's) */
     __u32 pad;

@@ -80,10 +80,10 @@ static __always_inline kd_gen_t next_gen(kd_gen_t g)
 }
 
 #if STALL_SITES
-BPF_HASH(poll_programs, __u32, struct kd_poll_program, KD_TEXT_PROCESSES);
-BPF_HASH(poll_sites, struct kd_site_key, __u64, KD_TEXT_PROCESSES * 16);
+BPF_HASH(poll_programs, __u32, struct kd_poll_program, KD_SITE_PROCESSES);
+BPF_HASH(poll_sites, struct kd_site_key, __u64, KD_SITE_PROCESSES * 16);
 /* Processes whose poll sites kdelay is to read (the value is unused). */
-BPF_HASH(text_wanted, __u32, __u32, KD_TEXT_PROCESSES);
+BPF_HASH(sites_wanted, __u32, __u32, KD_SITE_PROCESSES);
 
 /* The call site of the current thread's syscall (entry t, regs: its
  * pt_regs); 0 when it cannot be told. */
@@ -100,7 +100,7 @@ static __always_inline __u64 call_site(struct kd_thread *t, void *regs)
     struct kd_poll_program *p = poll_programs.lookup(&key.tgid);
     if (!p) {
         __u32 one = 1;
-        text_wanted.update(&key.tgid, &one);
+        sites_wanted.update(&key.tgid, &one);
         return 0;
     }
     if (!p->sites)

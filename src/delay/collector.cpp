@@ -94,14 +94,14 @@ void DelayCollector::set_capture(uint32_t state)
 void DelayCollector::start_capture()
 {
     if (params_.stall_sites())
-        serve_text_ranges(target_processes(params_));
+        serve_poll_sites(target_processes(params_));
     set_capture(KD_CAPTURING);
 }
 
-void DelayCollector::serve_text_ranges(std::vector<pid_t> pids)
+void DelayCollector::serve_poll_sites(std::vector<pid_t> pids)
 {
     const size_t asked = pids.size();
-    for (const auto& [tgid, unused] : maps_.entries<uint32_t, uint32_t>("text_wanted"))
+    for (const auto& [tgid, unused] : maps_.entries<uint32_t, uint32_t>("sites_wanted"))
         pids.push_back(static_cast<pid_t>(tgid));
     if (pids.size() > asked) {  // new processes: the gone ones' sites go, so the maps never fill
         std::set<uint32_t> gone;
@@ -124,7 +124,7 @@ void DelayCollector::serve_text_ranges(std::vector<pid_t> pids)
             maps_.set("poll_sites", kd_site_key{static_cast<uint32_t>(pid), 0, s.ret}, uint64_t{s.function});
         maps_.set_element("poll_programs", static_cast<uint32_t>(pid),
                           kd_poll_program{static_cast<uint32_t>(sites.size()), 0});
-        maps_.erase("text_wanted", static_cast<uint32_t>(pid));
+        maps_.erase("sites_wanted", static_cast<uint32_t>(pid));
     }
 }
 
@@ -189,7 +189,7 @@ std::vector<Stall> DelayCollector::take_stalls(std::chrono::steady_clock::time_p
     if (!stalls_)
         return stalls;
     if (params_.stall_sites())
-        serve_text_ranges();
+        serve_poll_sites();
     // While threads exit, their values go every few ms, so that a churn of
     // thousands of threads a second never fills the maps.
     constexpr auto kForgetEvery = std::chrono::milliseconds(5);

@@ -64,9 +64,10 @@ private:
     // The reading's maps, then the sample it makes.
     Sample read_sample(SampleReading& r);
     void set_capture(uint32_t state);
-    // --stall: the executable ranges of the processes the kernel side asks
-    // for (text_wanted), or of pids, into text_ranges.
-    void serve_text_ranges(std::vector<pid_t> pids = {});
+    // --stall: the poll-family call sites of the programs of the processes
+    // the kernel side asks for (sites_wanted), and of pids, into
+    // poll_programs and poll_sites.
+    void serve_poll_sites(std::vector<pid_t> pids = {});
     // Where pid is in the target's list (its size: not one of them).
     size_t process_rank(uint32_t pid) const;
     BpfSession& session_;

@@ -56,7 +56,7 @@ struct DelayProgramParams {
     // trace interrupted (0: none on this architecture).
     uint32_t stall_restart_nr = 0;
 
-    // --stall tells the call sites of the poll family apart (text_ranges).
+    // --stall tells the call sites of the poll family apart (poll_sites).
     bool stall_sites() const { return layout.regs_sp && !stall_poll_nrs.empty(); }
 };
 
