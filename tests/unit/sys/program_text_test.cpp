@@ -13,7 +13,7 @@ volatile int g_result = 0;
 
 // Two calls of poll() in one function, as a compiler may make of one (a
 // timeout of 0 and another): one site.
-__attribute__((noinline)) void two_calls(int timeout)
+__attribute__((noinline, noclone)) void two_calls(int timeout)
 {
     if (timeout == 0) {
         pollfd none{-1, 0, 0};
@@ -24,7 +24,7 @@ __attribute__((noinline)) void two_calls(int timeout)
 }
 
 // Another function's call: another site.
-__attribute__((noinline)) void other_call() { g_result = g_result + poll(nullptr, 0, 0); }
+__attribute__((noinline, noclone)) void other_call() { g_result = g_result + poll(nullptr, 0, 0); }
 
 uint64_t address_of(void (*f)(int)) { return reinterpret_cast<uint64_t>(f); }
 
