@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "e2e.h"
+#include "test_cgroup.h"
 
 using namespace std::chrono_literals;
 using nlohmann::json;
@@ -347,16 +348,21 @@ TEST(StallE2E, AnImmediateWakeOfTheLoopsWaitEndsTheInterval)
     });
 }
 
-// SIGSTOP and SIGCONT, and a tracer attaching (PTRACE_INTERRUPT) and
-// detaching, while the thread blocks in its loop's wait (poll,
-// then restart_syscall; ppoll and select, restarted; epoll_wait, EINTR):
-// the wait goes on, and no stall. A stop inside an interval is its
-// STOPPED.
+// SIGSTOP and SIGCONT, a tracer attaching (PTRACE_INTERRUPT) and
+// detaching, and a freeze of its cgroup, while the thread blocks in its
+// loop's wait (poll, then restart_syscall; ppoll and select, restarted;
+// epoll_wait, EINTR): the wait goes on, and no stall. A stop inside an
+// interval is its STOPPED.
 // TAGS kernel
 TEST(StallE2E, AStopInsideTheLoopsWaitIsNoStall)
 {
     KD_REQUIRE_BPF();
-    expect_each_planted_stall_reported({kStall, "stopped", "1"}, {}, [](const Planted&, const json& r) {
+    const std::string root = cgroup2_root();
+    if (root.empty())
+        GTEST_SKIP() << "no cgroup2 hierarchy here, and none can be mounted";
+    TestCgroup cgroup(root, "kdelay-e2e-freeze-" + std::to_string(getpid()));
+    ASSERT_FALSE(cgroup.path().empty());
+    expect_each_planted_stall_reported({kStall, "stopped", "1", cgroup.path()}, {}, [](const Planted&, const json& r) {
         const json& b = r["thread"]["budget"];
         EXPECT_GE(u64(b, "stopped_ns"), 600'000'000u) << r.dump();
         EXPECT_LE(u64(b, "stopped_ns"), 1'000'000'000u) << r.dump();

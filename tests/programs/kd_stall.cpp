@@ -22,10 +22,11 @@
 //       Each stall is two of 250 ms of CPU time between the loop's polls,
 //       the one between them with timeout 0 (as Open vSwitch's poll_block()
 //       after poll_immediate_wake()): two stalls, not one of 500 ms.
-//   kd_stall stopped COUNT
-//       A child stops the process (SIGSTOP, then SIGCONT 1.2 s later), then
-//       traces it (PTRACE_SEIZE and PTRACE_INTERRUPT, detaching 1.2 s
-//       later), while "kd-staller" blocks in its loop's wait of 2.5 s: in
+//   kd_stall stopped COUNT CGROUP
+//       The process moves to the cgroup2 directory CGROUP. A child stops
+//       it (SIGSTOP, then SIGCONT 1.2 s later), traces it (PTRACE_SEIZE and
+//       PTRACE_INTERRUPT, detaching 1.2 s later), then freezes CGROUP for
+//       1.2 s, while "kd-staller" blocks in its loop's wait of 2.5 s: in
 //       poll(), ppoll(), epoll_wait() and select() in turn. None of those is
 //       a stall. Then
 //       COUNT stalls: 100 ms of CPU time with a 700 ms stop inside, and a
@@ -374,13 +375,43 @@ __attribute__((noinline, noclone)) void loop_wait(Wait kind, int ep, int timeout
 }
 
 // A child that stops this process when asked: each request is a delay and
-// a length, in ms, and how: SIGSTOP and SIGCONT, or a tracer's
-// PTRACE_SEIZE and PTRACE_INTERRUPT (as gdb attaching), then detaching.
+// a length, in ms, and how: SIGSTOP and SIGCONT, a tracer's PTRACE_SEIZE
+// and PTRACE_INTERRUPT (as gdb attaching) then detaching, or freezing the
+// cgroup the process is in (as docker pause does).
+enum class Stop : uint32_t { signal, trace, freeze };
+
 struct StopRequest {
-    uint32_t delay_ms, length_ms, by_trace;
+    uint32_t delay_ms, length_ms;
+    Stop how;
 };
 
-int start_stopper()
+void write_file(const std::string& path, const char* text)
+{
+    FILE* f = fopen(path.c_str(), "w");
+    if (!f || fputs(text, f) < 0 || fclose(f) != 0)
+        _exit(71);
+}
+
+// Whether the cgroup says all its tasks are frozen, asked each ms.
+bool frozen_within(const std::string& cgroup, int ms)
+{
+    for (int i = 0; i < ms; ++i, sleep_ms(1)) {
+        FILE* f = fopen((cgroup + "/cgroup.events").c_str(), "r");
+        char line[64];
+        bool frozen = false;
+        while (f && fgets(line, sizeof(line), f))
+            frozen = frozen || strcmp(line, "frozen 1\n") == 0;
+        if (f)
+            fclose(f);
+        if (frozen)
+            return true;
+    }
+    return false;
+}
+
+// The child is forked before the process moves to `cgroup`, so it is not
+// frozen with it.
+int start_stopper(const std::string& cgroup)
 {
     int fds[2];
     if (pipe(fds) != 0)
@@ -391,7 +422,13 @@ int start_stopper()
         StopRequest r{};
         while (read(fds[0], &r, sizeof(r)) == static_cast<ssize_t>(sizeof(r))) {
             sleep_ms(r.delay_ms);
-            if (r.by_trace) {
+            if (r.how == Stop::freeze) {
+                write_file(cgroup + "/cgroup.freeze", "1");
+                if (!frozen_within(cgroup, 1000))
+                    _exit(71);  // and the process dies of SIGPIPE at its next request
+                sleep_ms(r.length_ms);
+                write_file(cgroup + "/cgroup.freeze", "0");
+            } else if (r.how == Stop::trace) {
                 // The main thread, where the loop's wait is.
                 if (ptrace(PTRACE_SEIZE, parent, nullptr, nullptr) != 0 ||
                     ptrace(PTRACE_INTERRUPT, parent, nullptr, nullptr) != 0)
@@ -411,9 +448,9 @@ int start_stopper()
     return fds[1];
 }
 
-void request_stop(int stopper, uint32_t delay_ms, uint32_t length_ms, bool by_trace = false)
+void request_stop(int stopper, uint32_t delay_ms, uint32_t length_ms, Stop how = Stop::signal)
 {
-    const StopRequest r{delay_ms, length_ms, by_trace};
+    const StopRequest r{delay_ms, length_ms, how};
     if (write(stopper, &r, sizeof(r)) != static_cast<ssize_t>(sizeof(r)))
         exit(71);
 }
@@ -427,7 +464,9 @@ void plant_stopped(int count, int stopper)
             loop_wait(kind, ep, 1);  // it blocks here: the loop's wait
         request_stop(stopper, 300, 1200);
         loop_wait(kind, ep, 2500);
-        request_stop(stopper, 300, 1200, true);
+        request_stop(stopper, 300, 1200, Stop::trace);
+        loop_wait(kind, ep, 2500);
+        request_stop(stopper, 300, 1200, Stop::freeze);
         loop_wait(kind, ep, 2500);
     }
     for (int i = 0; i < count; ++i) {
@@ -562,8 +601,9 @@ void plant_reuse()
     else
         printf("reuse failed: %s\n", strerror(errno));
     fflush(stdout);
-    for (int i = 0; i < 5; ++i)
-        poll_once();
+    // No poll after this: this thread's interval since its last poll is a
+    // real stall (when SIGUSR1 came between two polls), which the exit ends
+    // unreported.
 }
 
 }  // namespace
@@ -573,9 +613,9 @@ int main(int argc, char** argv)
     const std::string mode = argc > 1 ? argv[1] : "";
     const bool known = mode == "poll" || mode == "usdt" || mode == "inner" || mode == "immediate" ||
                        mode == "stopped" || mode == "churn" || mode == "reuse";
-    if (!known || (argc < 3 && mode != "reuse")) {
+    if (!known || (argc < 3 && mode != "reuse") || (mode == "stopped" && argc < 4)) {
         fprintf(stderr, "usage: kd_stall poll COUNT [rival | twice | thrice | gap] | kd_stall "
-                        "inner|immediate|stopped|usdt COUNT | kd_stall churn THREADS | kd_stall reuse\n");
+                        "inner|immediate|usdt COUNT | kd_stall stopped COUNT CGROUP | kd_stall churn THREADS | kd_stall reuse\n");
         return 64;
     }
     const int count = argc > 2 ? atoi(argv[2]) : 0;
@@ -583,7 +623,9 @@ int main(int argc, char** argv)
     if (mode != "poll" && mode != "usdt") {
         // Forked before any thread and before "ready", so kdelay's -p
         // never sees it.
-        const int stopper = mode == "stopped" ? start_stopper() : -1;
+        const int stopper = mode == "stopped" ? start_stopper(argv[3]) : -1;
+        if (mode == "stopped")
+            write_file(std::string(argv[3]) + "/cgroup.procs", std::to_string(getpid()).c_str());
         printf("ready\n");
         fflush(stdout);
         while (!g_go)
