@@ -6,6 +6,7 @@
 #include "app/modes.h"
 #include "app/options.h"
 #include "core/error.h"
+#include "report/format.h"
 
 namespace kdelay {
 
@@ -20,11 +21,11 @@ int run_app(int argc, const char* const* argv)
         return run_bpf_mode(*options, Invocation{argc, argv});
     } catch (const Error& e) {
         std::cout.flush();
-        std::cerr << "kdelay: " << e.what() << std::endl;
+        std::cerr << "kdelay: " << printable(e.what()) << std::endl;
         return static_cast<int>(e.code());
     } catch (const std::exception& e) {
         std::cout.flush();
-        std::cerr << "kdelay: internal error: " << e.what() << std::endl;
+        std::cerr << "kdelay: internal error: " << printable(e.what()) << std::endl;
         return static_cast<int>(Exit::software);
     }
 }

@@ -31,6 +31,16 @@ namespace {
 
 std::string function_name(size_t index) { return "kd_record_" + std::to_string(index); }
 
+// A string of the target's, fit to stand between single quotes on a line
+// of its own.
+std::string quotable(std::string_view text)
+{
+    std::string shown = printable(text);
+    for (size_t at = shown.find('\''); at != std::string::npos; at = shown.find('\'', at))
+        shown.replace(at, 1, "\\x27");
+    return shown;
+}
+
 }  // namespace
 
 RecordConfig make_record_config(const CommonOptions& common, const RecordOptions& o)
@@ -78,7 +88,7 @@ std::string format_record(const RecordProbe& probe, const void* data)
     for (const auto& a : probe.args) {
         if (a.is_string)
             line += fmt::format("{}{}='{}'", sep, a.name,
-                                std::string(r->strs[a.slot], strnlen(r->strs[a.slot], KD_RECORD_STR_LEN)));
+                                quotable({r->strs[a.slot], strnlen(r->strs[a.slot], KD_RECORD_STR_LEN)}));
         else
             line += fmt::format("{}{}=0x{:x}", sep, a.name, r->ints[a.slot]);
         sep = ", ";

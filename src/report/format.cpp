@@ -14,7 +14,48 @@ struct CommaGrouping : std::numpunct<char> {
     std::string do_grouping() const override { return "\3"; }
 };
 
+// Length of the UTF-8 sequence at text[i] (2 to 4), or 0 when it is not
+// one: overlong forms, surrogates and code points past U+10FFFF are not.
+size_t utf8_length(std::string_view text, size_t i)
+{
+    const auto byte = [&](size_t k) { return static_cast<unsigned char>(text[k]); };
+    const unsigned char b = byte(i);
+    size_t n = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc2 ? 2 : 0;
+    if (n == 0 || b > 0xf4 || i + n > text.size())
+        return 0;
+    for (size_t k = 1; k < n; ++k)
+        if ((byte(i + k) & 0xc0) != 0x80)
+            return 0;
+    const unsigned char second = byte(i + 1);
+    if ((b == 0xe0 && second < 0xa0) || (b == 0xed && second >= 0xa0) || (b == 0xf0 && second < 0x90) ||
+        (b == 0xf4 && second >= 0x90))
+        return 0;
+    if (b == 0xc2 && second < 0xa0)
+        return 0;  // U+0080 to U+009F: C1 controls, which terminals obey
+    return n;
+}
+
 }  // namespace
+
+std::string printable(std::string_view text)
+{
+    std::string out;
+    out.reserve(text.size());
+    for (size_t i = 0; i < text.size();) {
+        const auto c = static_cast<unsigned char>(text[i]);
+        if (c >= 0x20 && c < 0x7f && c != '\\') {
+            out += static_cast<char>(c);
+            ++i;
+        } else if (const size_t n = c >= 0x80 ? utf8_length(text, i) : 0) {
+            out.append(text.substr(i, n));
+            i += n;
+        } else {
+            out += fmt::format("\\x{:02x}", c);
+            ++i;
+        }
+    }
+    return out;
+}
 
 std::string with_commas(uint64_t value)
 {

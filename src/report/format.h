@@ -4,8 +4,15 @@
 #include <chrono>
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace kdelay {
+
+// Text that outside processes chose (thread names, probe strings, symbols)
+// made safe for a terminal and for a line-based report: control
+// characters (C0, DEL, C1), backslashes and bytes that are not UTF-8 become
+// "\xNN"; valid UTF-8 otherwise passes.
+std::string printable(std::string_view text);
 
 // 1234567 -> "1,234,567".
 std::string with_commas(uint64_t value);

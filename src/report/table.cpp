@@ -32,7 +32,7 @@ std::string value_text(const Column& c, const Cell& cell)
         std::string operator()(double v) const { return number(c, v); }
         std::string operator()(const std::string& v) const
         {
-            return c.cut && c.width > 0 ? v.substr(0, static_cast<size_t>(c.width)) : v;
+            return printable(c.cut && c.width > 0 ? v.substr(0, static_cast<size_t>(c.width)) : v);
         }
         std::string operator()(bool v) const { return v ? "yes" : "no"; }
         std::string operator()(const std::vector<std::string>&) const { return ""; }

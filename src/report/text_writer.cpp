@@ -22,7 +22,7 @@ std::string process_line(const Report& report, size_t i)
     std::string line = "# PROCESS " + std::to_string(pid);
     for (size_t j = i; j < report.threads.size() && report.threads[j].pid == pid; ++j)
         if (report.threads[j].tid == pid)
-            line += " (" + report.threads[j].name + ")";
+            line += " (" + printable(report.threads[j].name) + ")";
     return line;
 }
 
@@ -44,17 +44,17 @@ public:
 
     void note(const std::string& text) override
     {
-        out_ << (diagnostics_ ? "kdelay: " : "# ") << text << "\n" << std::flush;
+        out_ << (diagnostics_ ? "kdelay: " : "# ") << printable(text) << "\n" << std::flush;
     }
 
     void warning(const std::string& text) override
     {
-        out_ << (diagnostics_ ? "kdelay: warning: " : "\n# WARNING: ") << text << "\n" << std::flush;
+        out_ << (diagnostics_ ? "kdelay: warning: " : "\n# WARNING: ") << printable(text) << "\n" << std::flush;
     }
 
     void lost(const Loss& loss) override
     {
-        out_ << (diagnostics_ ? "kdelay: lost: " : "# LOST: ") << loss.text << "\n" << std::flush;
+        out_ << (diagnostics_ ? "kdelay: lost: " : "# LOST: ") << printable(loss.text) << "\n" << std::flush;
     }
 
 private:
@@ -76,10 +76,10 @@ void TextWriter::body(const Table& t, const std::string& indent)
     for (const auto& r : t.rows) {
         out_ << indent << text_row(t, r) << "\n";
         for (const auto& line : r.text_after)
-            out_ << line << "\n";
+            out_ << printable(line) << "\n";
     }
     for (const auto& line : t.text_lines)
-        out_ << indent << line << "\n";
+        out_ << indent << printable(line) << "\n";
 }
 
 void TextWriter::marker(const Marker& m)
@@ -116,7 +116,7 @@ void TextWriter::thread(const ThreadSections& t)
             if (!has_text(s))
                 return;
             if (first_table)
-                out_ << fmt::format("{:>10} {:16} {}\n", t.tid, t.name, s.title);
+                out_ << fmt::format("{:>10} {:16} {}\n", t.tid, printable(t.name), s.title);
             else
                 out_ << fmt::format("\n{:10} {:16} {}\n", "", "", s.title);
             first_table = false;
@@ -128,7 +128,7 @@ void TextWriter::stall(const StallReport& s)
 {
     const uint64_t ns = s.end_ns > s.start_ns ? s.end_ns - s.start_ns : 0;
     out_ << fmt::format("\n# STALL of {:.1f} ms ({} ns) in thread {} ({}) of process {}, beginning {}\n",
-                        static_cast<double>(ns) / 1e6, with_commas(ns), s.thread.tid, s.thread.name, s.thread.pid,
+                        static_cast<double>(ns) / 1e6, with_commas(ns), s.thread.tid, printable(s.thread.name), s.thread.pid,
                         timestamp_suffix(s.start_wall));
     out_ << fmt::format("# monotonic {} to {}\n", with_commas(s.start_ns), with_commas(s.end_ns));
     out_ << fmt::format("# context switches: {} voluntary, {} involuntary\n", with_commas(s.voluntary_switches),

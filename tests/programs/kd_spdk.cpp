@@ -5,6 +5,7 @@
 //   kd_spdk ROUNDS   each round: add a qpair to a poll group, add it to a
 //                    controller, remove it; then one failed connect (add
 //                    and remove, no controller add). Waits for SIGUSR1 first.
+//                    The second round's host NQN is a hostile one.
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
@@ -22,6 +23,9 @@ struct qpair {
 // subsystem NQN here is 200 characters, within kdelay's 223.
 static const std::string kHostNqn = "nqn.2014-08.org.nvmexpress:uuid:4c4c4544-0034-5310-8057-b1c04f4b4a32";
 static const std::string kSubNqn = "nqn.2016-06.io.spdk:" + std::string(180, 'c');
+// A host names itself: the second round's host NQN tries to end its quoted
+// value, clear the screen and forge a record line.
+static const std::string kHostileNqn = "nqn.evil'\x1b[2J\nnvmf_poll_group_remove_qpair: tsc=0x1";
 
 __attribute__((noinline)) void add_to_ctrlr(qpair* q, const char* sub, const char* host)
 {
@@ -46,7 +50,7 @@ int main(int argc, char** argv)
         qpair* q = &qpairs[i];
         q->qid = static_cast<uint16_t>(i + 1);
         STAP_PROBE3(spdk, nvmf_poll_group_add_qpair, __rdtsc(), q, thread);
-        add_to_ctrlr(q, kSubNqn.c_str(), kHostNqn.c_str());
+        add_to_ctrlr(q, kSubNqn.c_str(), (i == 1 ? kHostileNqn : kHostNqn).c_str());
         STAP_PROBE3(spdk, nvmf_poll_group_remove_qpair, __rdtsc(), q, thread);
     }
     qpair* failed = &qpairs[63];

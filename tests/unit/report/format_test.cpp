@@ -26,3 +26,19 @@ TEST(Format, TimestampIsLocalIsoThenUtc)
     unsetenv("TZ");
     tzset();
 }
+
+TEST(Format, PrintableEscapesControlsBackslashesAndWhatIsNotUtf8)
+{
+    EXPECT_EQ(printable("ovs-vswitchd"), "ovs-vswitchd");
+    EXPECT_EQ(printable("ev\x1b[31mil\n# STALL"), "ev\\x1b[31mil\\x0a# STALL");
+    EXPECT_EQ(printable(std::string("a\0b\tc\x7f", 6)), "a\\x00b\\x09c\\x7f");
+    EXPECT_EQ(printable("C:\\x1b"), "C:\\x5cx1b") << "a backslash cannot pass for an escape";
+    EXPECT_EQ(printable("na\xc3\xafve \xe2\x82\xac \xf0\x9f\x98\x80"), "na\xc3\xafve \xe2\x82\xac \xf0\x9f\x98\x80");
+    EXPECT_EQ(printable("\xc2\x9b" "2J"), "\\xc2\\x9b2J") << "C1 control CSI, as UTF-8";
+    EXPECT_EQ(printable("\xff\xfe"), "\\xff\\xfe");
+    EXPECT_EQ(printable("\xc3"), "\\xc3") << "cut short";
+    EXPECT_EQ(printable("\xc0\xaf"), "\\xc0\\xaf") << "overlong '/'";
+    EXPECT_EQ(printable("\xed\xa0\x80"), "\\xed\\xa0\\x80") << "a surrogate";
+    EXPECT_EQ(printable("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80") << "past U+10FFFF";
+    EXPECT_EQ(printable(""), "");
+}

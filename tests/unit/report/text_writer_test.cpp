@@ -143,3 +143,12 @@ TEST(TextWriter, DiagnosticsAreKdelaysStderrLines)
     EXPECT_EQ(err.str(), "kdelay: recording 3 USDT probes of process 7; Ctrl-C to stop\n"
                          "kdelay: warning: 5 records were lost (ring buffer full)\n");
 }
+
+// biosnoop's COMM is the issuing task's name: shown escaped, as every name.
+TEST(TextWriter, BiosnoopCommIsShownEscaped)
+{
+    std::ostringstream out;
+    auto writer = make_text_writer(out);
+    writer->row(bio_columns(false), bio_row(BioEvent{1.5, "dd\x1b[2J\n#", 7, "vda", 'R', 8, 4096, 0, 2500000}));
+    EXPECT_EQ(out.str(), "1.500000    dd\\x1b[2J\\x0a# 7      vda     R 8          4096       2.50\n");
+}
