@@ -13,12 +13,16 @@
 namespace kdelay {
 namespace {
 
+// Where this binary is, from the kernel: never a guess such as ".", which
+// would run whatever kdelay-bpf the working directory holds, as root.
 std::string own_directory()
 {
     char path[PATH_MAX];
     const ssize_t n = readlink("/proc/self/exe", path, sizeof(path) - 1);
-    if (n <= 0)
-        return ".";
+    if (n <= 0 || path[0] != '/')
+        throw Error(Exit::osfile, std::string("cannot tell where kdelay is to run kdelay-bpf beside it: "
+                                              "/proc/self/exe: ") +
+                                      (n < 0 ? strerror(errno) : "not a path") + " (is /proc mounted?)");
     const std::string self(path, static_cast<size_t>(n));
     return self.substr(0, self.rfind('/'));
 }

@@ -176,6 +176,28 @@ TEST_F(LoneFrontEnd, ModesThatLoadEbpfNeedKdelayBpfAndSaySo)
     EXPECT_EQ(run({kdelay_, "--help"}, 10s).status, 0);
 }
 
+// Without /proc, kdelay cannot learn where it is: it says so (72), and never
+// runs a kdelay-bpf of the working directory, as it once did.
+TEST_F(LoneFrontEnd, WithoutProcNoKdelayBpfOfTheWorkingDirectoryIsRun)
+{
+    if (geteuid() != 0 || access("/usr/bin/unshare", X_OK) != 0)
+        GTEST_SKIP() << "needs root and unshare(1) for a mount namespace without /proc";
+    const std::string planted = dir_ + "/kdelay-bpf", ran = dir_ + "/planted-ran";
+    {
+        std::ofstream f(planted);
+        f << "#!/bin/sh\ntouch " << ran << "\n";
+    }
+    chmod(planted.c_str(), 0755);
+    unlink(kdelay_.c_str());  // only the planted one there
+    Result r = run({"/usr/bin/unshare", "-m", "--propagation", "private", "sh", "-c",
+                    "umount -l /proc && cd \"$1\" && exec \"$2\" -p 1", "sh", dir_, kKdelay},
+                   30s);
+    EXPECT_EQ(r.status, 72) << r.err;
+    expect_one_error_line(r);
+    EXPECT_NE(r.err.find("/proc"), std::string::npos) << r.err;
+    EXPECT_NE(access(ran.c_str(), F_OK), 0) << "the working directory's kdelay-bpf ran";
+}
+
 TEST_F(LoneFrontEnd, AnnotateRunsWithoutKdelayBpf)
 {
     const std::string trace = dir_ + "/t.json", records = dir_ + "/r.txt";
