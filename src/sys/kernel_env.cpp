@@ -5,7 +5,6 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
-#include <fstream>
 #include <optional>
 #include <fcntl.h>
 #include <string.h>
@@ -13,6 +12,7 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
+#include <vector>
 
 #include "core/error.h"
 
@@ -50,26 +50,103 @@ std::optional<HeaderTree> tree_of(const fs::path& release_dir)
     return tree;
 }
 
-void merge_into(const fs::path& dir, const fs::path& source, const fs::path& build)
+// A directory opened once and written only through its descriptor: no name
+// under it is looked up twice, and no link in it is followed, so nobody
+// can swap a part of the path between a check and a write.
+class Dir {
+public:
+    explicit Dir(int fd) : fd_(fd) {}
+    // The directory at path, which must not be a link.
+    static Dir open_path(const std::string& path)
+    {
+        return Dir(checked(::open(path.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), path));
+    }
+    ~Dir()
+    {
+        if (fd_ >= 0)
+            close(fd_);
+    }
+    Dir(Dir&& o) noexcept : fd_(o.fd_) { o.fd_ = -1; }
+    Dir(const Dir&) = delete;
+    Dir& operator=(const Dir&) = delete;
+
+    // The subdirectory name, made (0700) when it is not there.
+    Dir sub(const std::string& name) const
+    {
+        if (mkdirat(fd_, name.c_str(), 0700) != 0 && errno != EEXIST)
+            checked(-1, name);
+        return Dir(checked(openat(fd_, name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), name));
+    }
+    // A new file name holding bytes; one already there is an error.
+    void write(const std::string& name, const std::string& bytes) const
+    {
+        const int fd = checked(openat(fd_, name.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644), name);
+        size_t done = 0;
+        while (done < bytes.size()) {
+            const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
+            if (n <= 0) {
+                close(fd);
+                checked(-1, name);
+            }
+            done += static_cast<size_t>(n);
+        }
+        close(fd);
+    }
+    void link(const std::string& name, const fs::path& target) const
+    {
+        checked(symlinkat(target.c_str(), fd_, name.c_str()), name);
+    }
+    bool has(const std::string& name) const
+    {
+        struct stat st {};
+        return fstatat(fd_, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0;
+    }
+    int fd() const { return fd_; }
+
+private:
+    static int checked(int r, const std::string& what)
+    {
+        if (r < 0)
+            throw fs::filesystem_error("cannot write", what, std::error_code(errno, std::generic_category()));
+        return r;
+    }
+    int fd_;
+};
+
+void merge_into(const Dir& dir, const fs::path& source, const fs::path& build)
 {
-    fs::create_directories(dir);
     std::error_code ec;
     for (const auto& entry : fs::directory_iterator(build, ec)) {
-        const fs::path name = entry.path().filename();
+        const std::string name = entry.path().filename();
         const fs::path other = source / name;
         if (fs::is_directory(entry.path(), ec) && fs::is_directory(other, ec))
-            merge_into(dir / name, other, entry.path());
+            merge_into(dir.sub(name), other, entry.path());
         else
-            fs::create_symlink(fs::absolute(entry.path()), dir / name);
+            dir.link(name, fs::absolute(entry.path()));
     }
-    for (const auto& entry : fs::directory_iterator(source, ec)) {
-        const fs::path target = dir / entry.path().filename();
-        if (!fs::exists(fs::symlink_status(target, ec)))
-            fs::create_symlink(fs::absolute(entry.path()), target);
+    for (const auto& entry : fs::directory_iterator(source, ec))
+        if (!dir.has(entry.path().filename()))
+            dir.link(entry.path().filename(), fs::absolute(entry.path()));
+}
+
+void write_files(const TreeFiles& files, const Dir& root)
+{
+    for (const auto& [path, bytes] : files) {
+        const fs::path file(path);
+        if (file.is_absolute() || path.find("..") != std::string::npos)
+            throw fs::filesystem_error("not a path inside the tree", file, std::make_error_code(std::errc::invalid_argument));
+        std::vector<Dir> dirs;
+        for (const auto& part : file.parent_path())
+            dirs.push_back((dirs.empty() ? root : dirs.back()).sub(part));
+        (dirs.empty() ? root : dirs.back()).write(file.filename(), bytes);
     }
 }
 
 const char* const kPrivatePrefix = "kdelay-headers-";
+
+// A tree this young is never swept: its maker may be between making it and
+// locking it.
+constexpr time_t kYoungTreeSeconds = 60;
 
 // Whether the private tree dir is abandoned (see sweep_abandoned_header_trees).
 bool abandoned(const fs::path& dir)
@@ -77,9 +154,11 @@ bool abandoned(const fs::path& dir)
     struct stat st {};
     if (lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
         return false;
+    if (time(nullptr) - st.st_mtime <= kYoungTreeSeconds)
+        return false;
     const int fd = open((dir / "lock").c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
     if (fd < 0)
-        return errno == ENOENT && time(nullptr) - st.st_mtime > 60;
+        return errno == ENOENT;
     const bool unlocked = flock(fd, LOCK_EX | LOCK_NB) == 0;
     close(fd);
     return unlocked;
@@ -116,19 +195,14 @@ HeaderTree find_header_tree(const std::string& modules_dir, const std::string& r
 
 void merge_header_tree(const HeaderTree& tree, const std::string& dir)
 {
-    merge_into(dir, tree.source, tree.build);
+    fs::create_directories(dir);
+    merge_into(Dir::open_path(dir), tree.source, tree.build);
 }
 
 void write_header_tree(const TreeFiles& files, const std::string& dir)
 {
-    for (const auto& [path, bytes] : files) {
-        const fs::path file = fs::path(dir) / path;
-        fs::create_directories(file.parent_path());
-        std::ofstream out(file, std::ios::binary);
-        out << bytes;
-        if (!out.flush())
-            throw fs::filesystem_error("cannot write", file, std::make_error_code(std::errc::io_error));
-    }
+    fs::create_directories(dir);
+    write_files(files, Dir::open_path(dir));
 }
 
 KernelHeaders::KernelHeaders(const TreeFiles& own)
@@ -152,15 +226,18 @@ KernelHeaders::KernelHeaders(const TreeFiles& own)
             throw Error(Exit::osfile, std::string("cannot make a directory for the kernel header tree: ") +
                                           std::strerror(errno));
         private_dir_ = tmpl;
-        lock_fd_ = open((private_dir_ + "/lock").c_str(), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-        if (lock_fd_ >= 0)
-            flock(lock_fd_, LOCK_EX);
         source = private_dir_ + "/tree";
         try {
+            // Written through the directory mkdtemp made (0700, ours), so
+            // its name is looked up once.
+            const Dir dir = Dir::open_path(private_dir_);
+            lock_fd_ = openat(dir.fd(), "lock", O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+            if (lock_fd_ >= 0)
+                flock(lock_fd_, LOCK_EX);
             if (use_own)
-                write_header_tree(own, source);
+                write_files(own, dir.sub("tree"));
             else
-                merge_header_tree(tree, source);
+                merge_into(dir.sub("tree"), tree.source, tree.build);
         } catch (const fs::filesystem_error& e) {
             std::error_code ec;
             fs::remove_all(private_dir_, ec);

@@ -33,19 +33,24 @@ HeaderTree find_header_tree(const std::string& modules_dir, const std::string& r
 // Links source and build into dir as one tree, as an in-tree build would
 // have it: an entry found in both that is a directory in both is merged the
 // same way, level by level; for any other clash, build's entry wins.
+// Like write_header_tree, it writes through dir's descriptor and follows no
+// link that it did not make.
 void merge_header_tree(const HeaderTree& tree, const std::string& dir);
 
 // A header tree's files: each file's path inside the tree and its bytes.
 using TreeFiles = std::vector<std::pair<std::string, std::string>>;
 
-// Writes files under dir, making the folders they need.
+// Writes files under dir, making the folders they need, through dir's
+// descriptor: a link or a file already inside is an error
+// (fs::filesystem_error), never followed or overwritten.
 void write_header_tree(const TreeFiles& files, const std::string& dir);
 
 // Removes the private header trees (kdelay-headers-*) under parent that no
 // kdelay compiles against any more: a killed run leaves its tree behind. A
-// tree in use holds an flock on its "lock" file; one without that file is
-// taken as abandoned only after a minute, as its maker may be about to make
-// it. Only directories of this user are touched, never what links point at.
+// tree in use holds an flock on its "lock" file. A tree changed in the last
+// minute is never removed, locked or not: its maker may be between making
+// the lock file and locking it. Only directories of this user are touched,
+// never what links point at.
 void sweep_abandoned_header_trees(const std::string& parent);
 
 // Makes BCC compile against a header tree while it lives, named by

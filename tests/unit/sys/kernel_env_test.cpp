@@ -139,7 +139,8 @@ TEST_F(HeaderTrees, TheOwnTreeHoldsEveryHeaderBccIncludes)
 
 // A killed kdelay leaves its private tree behind; the next one removes it,
 // and leaves alone a tree another kdelay compiles against (it holds the
-// lock), one just made and not yet locked, a link, and anything else.
+// lock), one just made (with or without its lock file, not yet locked: a
+// maker between its create and its flock), a link, and anything else.
 TEST_F(HeaderTrees, AbandonedPrivateTreesAreSweptAndTreesInUseAreNot)
 {
     const auto tree = [&](const std::string& name, bool lock_file) {
@@ -149,11 +150,17 @@ TEST_F(HeaderTrees, AbandonedPrivateTreesAreSweptAndTreesInUseAreNot)
             touch(dir / "lock");
         return dir;
     };
+    const auto age = [](const fs::path& dir) {
+        fs::last_write_time(dir, fs::file_time_type::clock::now() - std::chrono::hours(1));
+    };
     const fs::path killed = tree("killed", true);
+    age(killed);
     const fs::path in_use = tree("in_use", true);
+    age(in_use);
     const fs::path just_made = tree("just_made", false);
+    const fs::path not_yet_locked = tree("not_yet_locked", true);
     const fs::path old_unlocked = tree("old", false);
-    fs::last_write_time(old_unlocked, fs::file_time_type::clock::now() - std::chrono::hours(1));
+    age(old_unlocked);
     touch(root_ / "elsewhere/lock");
     const fs::path link = root_ / "kdelay-headers-link";
     fs::create_directory_symlink(root_ / "elsewhere", link);
@@ -169,7 +176,28 @@ TEST_F(HeaderTrees, AbandonedPrivateTreesAreSweptAndTreesInUseAreNot)
     EXPECT_FALSE(fs::exists(old_unlocked));
     EXPECT_TRUE(fs::exists(in_use / "tree/include/linux/types.h"));
     EXPECT_TRUE(fs::exists(just_made / "tree/include/linux/types.h"));
+    EXPECT_TRUE(fs::exists(not_yet_locked / "tree/include/linux/types.h"));
     EXPECT_TRUE(fs::is_symlink(link));
     EXPECT_TRUE(fs::exists(root_ / "elsewhere/lock"));
     EXPECT_TRUE(fs::exists(root_ / "other/lock"));
+}
+
+// A tree's folders and files are made through the directory's descriptor:
+// a link planted inside (by whoever could write there) is not followed,
+// and the write fails instead of landing where the link points.
+TEST_F(HeaderTrees, WritingATreeFollowsNoLinkInsideIt)
+{
+    const fs::path victim = root_ / "victim", tree = root_ / "tree";
+    fs::create_directories(victim);
+    fs::create_directories(tree);
+    fs::create_directory_symlink(victim, tree / "include");
+    EXPECT_THROW(kdelay::write_header_tree({{"include/linux/types.h", "x"}}, tree.string()), fs::filesystem_error);
+    fs::create_symlink(victim / "file", tree / "Makefile");
+    EXPECT_THROW(kdelay::write_header_tree({{"Makefile", "x"}}, tree.string()), fs::filesystem_error);
+    EXPECT_TRUE(fs::is_empty(victim));
+    fs::create_directory_symlink(victim, root_ / "linked");
+    EXPECT_THROW(kdelay::write_header_tree({{"a.h", "x"}}, (root_ / "linked").string()), fs::filesystem_error)
+        << "the tree's own directory";
+    EXPECT_THROW(kdelay::write_header_tree({{"../escape.h", "x"}}, tree.string()), fs::filesystem_error);
+    EXPECT_TRUE(fs::is_empty(victim));
 }
