@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <unistd.h>
@@ -35,10 +36,44 @@ void require_root()
         throw Error(Exit::noperm, "must run as root to load and attach eBPF programs");
 }
 
+namespace {
+
+// A task's name from /proc: the whole file less its last newline, as a
+// name may hold line breaks of its own.
+std::string comm_of(const fs::path& task_dir)
+{
+    std::ifstream in(task_dir / "comm");
+    std::string name((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (!name.empty() && name.back() == '\n')
+        name.pop_back();
+    return name;
+}
+
+// The process a task id belongs to (its thread group), from
+// /proc/ID/status; 0 when that cannot be read.
+pid_t thread_group_of(pid_t id)
+{
+    std::ifstream status("/proc/" + std::to_string(id) + "/status");
+    for (std::string line; std::getline(status, line);)
+        if (line.rfind("Tgid:", 0) == 0)
+            return static_cast<pid_t>(std::strtol(line.c_str() + 5, nullptr, 10));
+    return 0;
+}
+
+}  // namespace
+
 void require_process(pid_t pid)
 {
     if (!process_exists(pid))
         throw Error(Exit::unavailable, "no such process: " + std::to_string(pid));
+    // kill() takes a thread's id too; a thread would match nothing.
+    const pid_t tgid = thread_group_of(pid);
+    if (tgid > 0 && tgid != pid) {
+        const std::string name = comm_of("/proc/" + std::to_string(tgid));
+        throw Error(Exit::usage, std::to_string(pid) + " is a thread of process " + std::to_string(tgid) +
+                                     (name.empty() ? "" : " (" + name + ")") + ": give -p " +
+                                     std::to_string(tgid));
+    }
 }
 
 bool in_kernels_pid_namespace()
@@ -57,9 +92,7 @@ std::vector<pid_t> find_processes_with_name_containing(const std::string& name)
         const std::string dir = entry.path().filename();
         if (dir.find_first_not_of("0123456789") != std::string::npos)
             continue;
-        std::ifstream comm(entry.path() / "comm");
-        std::string line;
-        if (std::getline(comm, line) && line.find(name) != std::string::npos)
+        if (comm_of(entry.path()).find(name) != std::string::npos)
             found.push_back(static_cast<pid_t>(std::stol(dir)));
     }
     return found;

@@ -13,7 +13,8 @@ bool process_exists(pid_t pid);
 bool process_alive(pid_t pid);
 
 // Throw Error with the sysexits code: Exit::noperm unless root,
-// Exit::unavailable when pid does not exist.
+// Exit::unavailable when pid does not exist, Exit::usage when it is a
+// thread and not a process (naming its process).
 void require_root();
 void require_process(pid_t pid);
 // Whether kdelay runs in the kernel's initial PID namespace, where the PIDs

@@ -1,6 +1,7 @@
 // Bad input and hostile environments: one clear line, a sysexits code, no crash.
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <sstream>
 #include <sys/stat.h>
 #include <sys/utsname.h>
@@ -208,4 +209,31 @@ TEST_F(LoneFrontEnd, AnnotateRunsWithoutKdelayBpf)
     ASSERT_EQ(lone.status, 0) << lone.err;
     EXPECT_EQ(std::count(lone.out.begin(), lone.out.end(), '\n'), 2000);
     EXPECT_EQ(lone.out, full.out);
+}
+
+// -p with a thread's id, alone or in a list, with record and biosnoop too:
+// one line naming the thread's process (its hostile name escaped), exit 64.
+TEST(ErrorsE2E, AThreadIdForAProcessIsRefusedNamingItsProcess)
+{
+    if (geteuid() != 0)
+        GTEST_SKIP() << "kdelay's target checks come after its root check";
+    Process w({KD_NAMES_BIN});
+    ASSERT_TRUE(w.wait_for_output("ready", 5s)) << w.err();
+    const std::string pid = std::to_string(w.pid());
+    std::string tid;
+    for (const auto& entry : std::filesystem::directory_iterator("/proc/" + pid + "/task"))
+        if (entry.path().filename() != pid)
+            tid = entry.path().filename();
+    ASSERT_FALSE(tid.empty());
+    const std::string line = "kdelay: " + tid + " is a thread of process " + pid +
+                             " (\\x1b[31m\\x0a# STALLm): give -p " + pid + "\n";
+    for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+             {"-p", tid}, {"-p", pid + "," + tid}, {"record", "-p", tid}, {"biosnoop", "-p", tid}}) {
+        std::vector<std::string> argv = {kKdelay};
+        argv.insert(argv.end(), args.begin(), args.end());
+        Result r = run(argv, 10s);
+        EXPECT_EQ(r.status, 64) << args[1];
+        EXPECT_EQ(r.err, line);
+        EXPECT_TRUE(r.out.empty()) << r.out;
+    }
 }
