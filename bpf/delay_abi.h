@@ -11,6 +11,17 @@
 typedef __u64 kd_gen_t;
 #define KD_IRQ_NAME_LEN 32
 
+/* --budget: of a wait for a CPU that ended at `at`, `waited` long by the
+ * kernel's account, the part before the window that opened at `start`. A
+ * switch-in dated before the opening (a run-queue clock left stale by
+ * RQCF_REQ_SKIP) ended a wait that began before it: all of it. */
+static inline __u64 kd_wait_before_window(__u64 at, __u64 start, __u64 waited)
+{
+    if (at <= start)
+        return waited;
+    return waited > at - start ? waited - (at - start) : 0;
+}
+
 /* capture[0].state. Time mode: userspace moves IDLE -> CAPTURING ->
  * DUMPING -> IDLE. With a start trigger userspace sets ARMED and the trigger
  * moves ARMED -> CAPTURING; a stop trigger moves CAPTURING -> DUMPING. */

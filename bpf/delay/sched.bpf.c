@@ -109,8 +109,8 @@ static __always_inline void budget_switched_in(struct kd_thread *t, __u32 tid, s
                                                __u64 waited)
 {
     __u32 was = t->budget.state;
-    if (was == KD_B_UNKNOWN && at - window_start(cap) < waited)
-        t->budget.ready_before_ns = waited - (at - window_start(cap));
+    if (was == KD_B_UNKNOWN)
+        t->budget.ready_before_ns = kd_wait_before_window(at, window_start(cap), waited);
     if (was == KD_B_READY || was == KD_B_UNKNOWN) {
         __u64 w0 = was == KD_B_READY && t->budget.since ? t->budget.since : window_start(cap);
         __u64 lo = was == KD_B_READY && t->budget.migrated_ns > w0 ? t->budget.migrated_ns : w0;

@@ -153,3 +153,17 @@ TEST(Budget, BlockedPartsAreSortedByTime)
     EXPECT_EQ(t.blocked[2].nr, TimeBudget::kOutsideSyscalls);
     EXPECT_EQ(t.blocked_ns, 100'000'000u);
 }
+
+// The part of a wait before the window, at a switch-in in the window, at
+// its opening, and dated before it by a stale run-queue clock (once an
+// underflow that dropped the whole wait).
+TEST(Budget, AWaitBeforeTheWindowIsAllOfItWhenTheSwitchInIsDatedBefore)
+{
+    const __u64 start = 1'000'000;
+    EXPECT_EQ(kd_wait_before_window(start + 300, start, 1000), 700u);
+    EXPECT_EQ(kd_wait_before_window(start + 1000, start, 1000), 0u);
+    EXPECT_EQ(kd_wait_before_window(start + 5000, start, 1000), 0u) << "queued inside the window";
+    EXPECT_EQ(kd_wait_before_window(start, start, 1000), 1000u);
+    EXPECT_EQ(kd_wait_before_window(start - 200, start, 1000), 1000u) << "a stale clock";
+    EXPECT_EQ(kd_wait_before_window(start - 200, start, 0), 0u);
+}
