@@ -55,10 +55,7 @@ std::string target_executable(const DelayConfig& cfg, pid_t pid)
 {
     if (!cfg.command.empty())
         return find_in_path(cfg.command[0]);
-    char path[4096];
-    const std::string link = "/proc/" + std::to_string(pid) + "/exe";
-    const ssize_t n = readlink(link.c_str(), path, sizeof(path) - 1);
-    return n > 0 ? std::string(path, static_cast<size_t>(n)) : link;
+    return process_executable(pid);
 }
 
 // A trigger resolved where it attaches: a USDT probe or uprobe in each of

@@ -1,8 +1,11 @@
 #include "sys/cgroup.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <linux/magic.h>
 #include <mntent.h>
 #include <sys/stat.h>
@@ -72,13 +75,30 @@ void each_cgroup(const fs::path& dir, Visit visit)
 void read_ids(const fs::path& file, std::vector<pid_t>& into)
 {
     std::ifstream in(file);
-    long id;
-    while (in >> id)
-        if (id > 0)  // 0: a task outside the reader's PID namespace
-            into.push_back(static_cast<pid_t>(id));
+    const std::vector<pid_t> ids = parse_cgroup_ids(
+        std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()));
+    into.insert(into.end(), ids.begin(), ids.end());
 }
 
 }  // namespace
+
+std::vector<pid_t> parse_cgroup_ids(const std::string& text)
+{
+    std::vector<pid_t> ids;
+    const char* p = text.c_str();
+    const char* const end = p + text.size();
+    while (p < end) {
+        char* after = nullptr;
+        errno = 0;
+        const long id = std::strtol(p, &after, 10);
+        if (after == p)  // not a number: the rest of the line
+            after = const_cast<char*>(std::find(p, end, '\n'));
+        else if (errno == 0 && id > 0 && id <= std::numeric_limits<pid_t>::max())
+            ids.push_back(static_cast<pid_t>(id));
+        p = after < end ? after + 1 : end;
+    }
+    return ids;
+}
 
 CgroupTarget resolve_cgroup(const std::string& given)
 {

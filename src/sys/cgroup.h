@@ -23,6 +23,11 @@ struct CgroupTarget {
 // does not exist or is empty.
 CgroupTarget resolve_cgroup(const std::string& path);
 
+// The ids of a cgroup file of ids (cgroup.procs, cgroup.threads, tasks):
+// one a line; 0 (a task outside the reader's PID namespace) and what is not
+// an id are left out.
+std::vector<pid_t> parse_cgroup_ids(const std::string& text);
+
 // The cgroup of a systemd unit: the one directory named after it under the
 // cgroup2 (or name=systemd) hierarchy, as systemd lays units out. NAME
 // without a suffix means NAME.service. Throws Error(Exit::unavailable) when

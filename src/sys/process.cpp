@@ -6,6 +6,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <limits>
+#include <set>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/error.h"
@@ -49,18 +52,39 @@ std::string comm_of(const fs::path& task_dir)
     return name;
 }
 
-// The process a task id belongs to (its thread group), from
-// /proc/ID/status; 0 when that cannot be read.
-pid_t thread_group_of(pid_t id)
+std::string read_file(const fs::path& path)
 {
-    std::ifstream status("/proc/" + std::to_string(id) + "/status");
-    for (std::string line; std::getline(status, line);)
-        if (line.rfind("Tgid:", 0) == 0)
-            return static_cast<pid_t>(std::strtol(line.c_str() + 5, nullptr, 10));
+    std::ifstream in(path);
+    return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+// The process a task id belongs to (its thread group); 0 when not known.
+pid_t thread_group_of(pid_t id) { return parse_status_tgid(read_file("/proc/" + std::to_string(id) + "/status")); }
+
+}  // namespace
+
+pid_t parse_status_tgid(const std::string& text)
+{
+    for (size_t at = 0; at < text.size();) {
+        const size_t end = std::min(text.find('\n', at), text.size());
+        if (text.compare(at, 5, "Tgid:") == 0) {
+            const long v = std::strtol(text.substr(at + 5, end - at - 5).c_str(), nullptr, 10);
+            return v > 0 && v <= std::numeric_limits<pid_t>::max() ? static_cast<pid_t>(v) : 0;
+        }
+        at = end + 1;
+    }
     return 0;
 }
 
-}  // namespace
+bool parse_task_stat(const std::string& line, ThreadState& into)
+{
+    const auto open = line.find('('), close = line.rfind(')');
+    if (open == std::string::npos || close == std::string::npos || close < open || close + 2 >= line.size())
+        return false;
+    into.comm = line.substr(open + 1, close - open - 1);
+    into.state = line[close + 2];
+    return true;
+}
 
 void require_process(pid_t pid)
 {
@@ -74,6 +98,65 @@ void require_process(pid_t pid)
                                      (name.empty() ? "" : " (" + name + ")") + ": give -p " +
                                      std::to_string(tgid));
     }
+}
+
+namespace {
+
+bool same_file(const std::string& a, const std::string& b)
+{
+    struct stat x {}, y {};
+    return stat(a.c_str(), &x) == 0 && stat(b.c_str(), &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino;
+}
+
+// Whether pid resolves paths as kdelay does: the same mount namespace and
+// the same root.
+bool shares_our_view(pid_t pid)
+{
+    const std::string proc = "/proc/" + std::to_string(pid);
+    return same_file(proc + "/ns/mnt", "/proc/self/ns/mnt") && same_file(proc + "/root", "/");
+}
+
+}  // namespace
+
+std::vector<std::string> parse_mapped_files(const std::string& maps)
+{
+    std::vector<std::string> files;
+    std::set<std::string> seen;
+    for (size_t at = 0; at < maps.size();) {
+        const size_t end = std::min(maps.find('\n', at), maps.size());
+        // lo-hi perms offset dev inode [path]: the path is what follows the
+        // fifth field's blanks.
+        size_t p = at;
+        for (int field = 0; field < 5 && p < end; ++field) {
+            p = maps.find_first_not_of(' ', p);
+            p = p == std::string::npos || p >= end ? end : std::min(maps.find(' ', p), end);
+        }
+        p = maps.find_first_not_of(' ', p);
+        if (p != std::string::npos && p < end && maps[p] == '/') {
+            std::string path = maps.substr(p, end - p);
+            if (seen.insert(path).second)
+                files.push_back(std::move(path));
+        }
+        at = end + 1;
+    }
+    return files;
+}
+
+std::string path_in_process(pid_t pid, const std::string& path)
+{
+    if (pid <= 0 || path.empty() || path[0] != '/' || shares_our_view(pid))
+        return path;
+    return "/proc/" + std::to_string(pid) + "/root" + path;
+}
+
+std::string process_executable(pid_t pid)
+{
+    const std::string link = "/proc/" + std::to_string(pid) + "/exe";
+    std::error_code ec;
+    const std::string path = fs::read_symlink(link, ec).string();
+    if (ec || path.empty() || !shares_our_view(pid) || !same_file(path, link))
+        return link;
+    return path;
 }
 
 bool in_kernels_pid_namespace()
@@ -110,16 +193,8 @@ std::vector<ThreadState> thread_states(pid_t pid)
         } catch (const std::exception&) {
             continue;
         }
-        std::ifstream stat(it->path() / "stat");
-        std::string line;
-        if (!std::getline(stat, line))
+        if (!parse_task_stat(read_file(it->path() / "stat"), t))
             continue;  // exited meanwhile
-        // "TID (COMM) S ...": COMM may hold spaces and parentheses.
-        const auto open = line.find('('), close = line.rfind(')');
-        if (open == std::string::npos || close == std::string::npos || close + 2 >= line.size())
-            continue;
-        t.comm = line.substr(open + 1, close - open - 1);
-        t.state = line[close + 2];
         std::ifstream sys(it->path() / "syscall");
         std::string first;
         if (sys >> first && first != "running")  // running: not known

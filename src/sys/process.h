@@ -17,6 +17,21 @@ bool process_alive(pid_t pid);
 // thread and not a process (naming its process).
 void require_root();
 void require_process(pid_t pid);
+// The files mapped in a /proc/PID/maps text, each once, in order: the
+// paths, as the process sees them (a name may hold spaces; " (deleted)"
+// stays).
+std::vector<std::string> parse_mapped_files(const std::string& maps);
+
+// A path as process pid sees it (its mount namespace, its root), opened
+// from kdelay's: the path itself where the two views are the same, else
+// through /proc/PID/root (a container's files).
+std::string path_in_process(pid_t pid, const std::string& path);
+
+// The file process pid runs, in a form kdelay can open: its path where the
+// two views are the same, else /proc/PID/exe (a container, a chroot, a
+// file deleted or replaced since it started).
+std::string process_executable(pid_t pid);
+
 // Whether kdelay runs in the kernel's initial PID namespace, where the PIDs
 // it reads from /proc are those eBPF compares with.
 bool in_kernels_pid_namespace();
@@ -35,6 +50,14 @@ struct ThreadState {
     char state = '?';      // stat's R, S, D, T, t, ...
     long syscall = -2;     // the syscall it sleeps in; -1 outside any; -2 unknown (or running)
 };
+
+// A task's name and state from its /proc stat line ("TID (COMM) S ..."; the
+// name may hold spaces, parentheses and line breaks); false when the line
+// has no such shape.
+bool parse_task_stat(const std::string& line, ThreadState& into);
+
+// The Tgid of a /proc status file's text; 0 when it has none.
+pid_t parse_status_tgid(const std::string& text);
 
 // The threads of pid, by tid; empty when it is gone.
 std::vector<ThreadState> thread_states(pid_t pid);

@@ -5,12 +5,14 @@
 #include <bcc/bcc_syms.h>
 #include <bcc/bcc_usdt.h>
 #include <elf.h>
+#include <fstream>
 #include <cstdlib>
 #include <tuple>
 #include <unistd.h>
 
 #include "core/error.h"
 #include "sys/elf_object.h"
+#include "sys/process.h"
 #include "sys/tracefs.h"
 
 namespace kdelay {
@@ -55,14 +57,34 @@ std::vector<UsdtSite> usdt_sites(pid_t pid, const std::string& exe, const std::s
     return sites;
 }
 
+// Whether a library file's name is the one `object` names: itself ("libc.so.6"),
+// or with "lib" and a version ("c": libc.so.6, libc-2.31.so; "libc": libc.so.6).
+bool names_library(const std::string& file, const std::string& object)
+{
+    const std::string base = file.substr(file.rfind('/') + 1);
+    const auto starts = [&](const std::string& prefix) { return base.rfind(prefix, 0) == 0; };
+    return base == object || starts("lib" + object + ".so") || starts("lib" + object + "-") ||
+           starts(object + ".so");
+}
+
+// A library as the process has it loaded (from its maps), opened through
+// its own root (a container's); a path is read in its mount namespace too.
+// Without a process (a command not started yet), as the loader would find it.
 std::string resolve_library(const std::string& object, pid_t pid)
 {
     if (object[0] == '/')
-        return object;
-    char* path = bcc_procutils_which_so(object.c_str(), pid);
+        return path_in_process(pid, object);
+    if (pid) {
+        std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
+        const std::string text((std::istreambuf_iterator<char>(maps)), std::istreambuf_iterator<char>());
+        for (const std::string& file : parse_mapped_files(text))
+            if (names_library(file, object))
+                return path_in_process(pid, file);
+        throw Error(Exit::config, "no library '" + object + "' loaded in process " + std::to_string(pid));
+    }
+    char* path = bcc_procutils_which_so(object.c_str(), 0);
     if (!path)
-        throw Error(Exit::config, "no library '" + object + "' found" +
-                                      (pid ? " in process " + std::to_string(pid) : std::string()));
+        throw Error(Exit::config, "no library '" + object + "' found");
     std::string result(path);
     free(path);
     return result;

@@ -3,6 +3,7 @@
 
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <string>
@@ -24,6 +25,8 @@ inline const std::string kWorkload = KD_WORKLOAD_BIN;
 // Why this machine cannot run real eBPF, or "" if it can.
 inline std::string why_no_bpf()
 {
+    if (std::getenv("KDELAY_TEST_NO_BPF"))
+        return "KDELAY_TEST_NO_BPF is set (scripts/sanitize.sh: the tests that load no eBPF)";
     if (geteuid() != 0)
         return "e2e tests load eBPF and need root";
     if (access("/sys/kernel/btf/vmlinux", R_OK) != 0)

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <regex>
+#include <sys/stat.h>
 
 #include "e2e.h"
 #include "test_cgroup.h"
@@ -358,4 +359,49 @@ TEST(TriggerE2E, ASyscallReturningWhereAnEarlierSampleStoppedIsCounted)
         ASSERT_TRUE(moved) << "the syscall that changed CPU is missing\n" << r.out;
         EXPECT_EQ(number(moved->at(2)), 1u) << r.out;
     }
+}
+
+// A target in a mount namespace of its own (a container): its executable
+// and its libc are on a tmpfs mounted there only, at paths that kdelay's
+// namespace does not have. Triggers in the executable (USDT, uprobe) and
+// in a library named as the target loads it are found in the target's own
+// view (/proc/PID/exe, /proc/PID/root).
+// TAGS kernel
+TEST(TriggerE2E, TriggersOfATargetInAMountNamespaceOfItsOwnAttachToItsFiles)
+{
+    KD_REQUIRE_BPF();
+    if (access("/usr/bin/unshare", X_OK) != 0)
+        GTEST_SKIP() << "needs unshare(1) for a mount namespace";
+    const std::string dir = "/run/kdelay-e2e-mntns-" + std::to_string(getpid());
+    ASSERT_EQ(mkdir(dir.c_str(), 0755), 0);
+    // In its own namespace: a tmpfs over dir, the program and libc copied
+    // there, the program run with that libc.
+    const std::string script =
+        "mount -t tmpfs none \"$1\" && cp \"$2\" \"$1/app\" && mkdir \"$1/lib\" && "
+        "cp \"$(ldd \"$2\" | sed -n 's|.*=> \\(/[^ ]*libc.so.6\\) .*|\\1|p')\" \"$1/lib/\" && "
+        "LD_LIBRARY_PATH=\"$1/lib\" exec \"$1/app\" 0 30 30";
+    Process contained({"/usr/bin/unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh", dir,
+                       kTriggers});
+    ASSERT_TRUE(contained.wait_for_output("ready", 5s)) << contained.err();
+    const std::string pid = std::to_string(contained.pid());
+    ASSERT_NE(access((dir + "/app").c_str(), F_OK), 0) << "the tmpfs is not the target's alone";
+    for (const auto& [start, stop] : {std::pair{"u:kdtest:work_start", "u:kdtest:work_end"},
+                                      std::pair{"up:kd_work_section", "upr:kd_work_section"},
+                                      std::pair{"ur:libc.so.6:clock_nanosleep", "u:kdtest:work_end"}}) {
+        SCOPED_TRACE(start);
+        Result r = run({kKdelay, "-p", pid, "--start-trigger", start, "--stop-trigger", stop, "--sample-count", "2"},
+                       120s);
+        ASSERT_EQ(r.status, 0) << r.err;
+        const auto samples = parse_samples(r.out);
+        ASSERT_EQ(samples.size(), 2u) << r.out;
+        for (const auto& sample : samples) {
+            ASSERT_EQ(sample.size(), 1u) << r.out;
+            const Row* getppid = find_row(sample.begin()->second, kSyscalls, "getppid");
+            ASSERT_TRUE(getppid) << r.out;
+            EXPECT_EQ(number(getppid->at(2)), 100u) << r.out;
+        }
+    }
+    contained.signal(SIGKILL);
+    contained.wait(5s);
+    rmdir(dir.c_str());
 }
