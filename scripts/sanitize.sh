@@ -19,6 +19,7 @@ if [ "${1:-}" = --fuzz ]; then
     shift 2
 fi
 seconds=${1:-${KDELAY_FUZZ_SECONDS:-20}}
+bash scripts/setup.sh --sanitize
 dir=build-sanitize
 # -O1 and line tables: readable reports, and half the compile time of -O2 -g.
 CC=clang CXX=clang++ cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Sanitize \

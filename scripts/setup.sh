@@ -5,6 +5,8 @@
 #   scripts/setup.sh [--vm]    --vm: also what tests/vm/ needs (qemu, busybox,
 #                              and Open vSwitch for the upcall tests in guests)
 #   scripts/setup.sh --demo    only what kdelay and the demo workload need
+#   scripts/setup.sh --sanitize  also clang and its sanitizer and libFuzzer
+#                              runtimes, for scripts/sanitize.sh
 #   scripts/setup.sh --list    print the build and test packages, one a line
 set -euo pipefail
 
@@ -30,6 +32,7 @@ if [ "${1:-}" = "--list" ]; then
     exit 0
 fi
 [ "${1:-}" = "--demo" ] && packages=("${build[@]}")
+[ "${1:-}" = "--sanitize" ] && packages+=(clang libclang-rt-dev)
 if [ "$(id -u)" -ne 0 ]; then
     echo "setup.sh: run as root (it installs packages)" >&2
     exit 77

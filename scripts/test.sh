@@ -8,7 +8,10 @@
 # (the oldest paths; its Open vSwitch tests only in the full matrix); 6.1,
 # 6.12 and 6.12-rt in the full matrix (tests/vm/matrix.sh with no kernel
 # named), for CI's time.
-# KDELAY_SKIP_DISTRO=1 skips trixie, KDELAY_SKIP_VM=1 the guests;
+# Before trixie, scripts/sanitize.sh: the unit tests and the e2e tests that
+# load no eBPF under ASan and UBSan, and each fuzz target for 20 s.
+# KDELAY_SKIP_DISTRO=1 skips trixie, KDELAY_SKIP_VM=1 the guests,
+# KDELAY_SKIP_SANITIZE=1 the sanitizers;
 # KDELAY_VM_KERNELS names other kernels; KDELAY_SKIP_LOAD=1 skips the
 # round of the run, ready and budget cases beside a busy host's load (all
 # of tests/load/run.sh's loads at once, after the e2e tests).
@@ -31,6 +34,9 @@ if [ "${KDELAY_SKIP_LOAD:-0}" != 1 ]; then
     bash tests/load/run.sh --rounds 1 all ||
         { echo "test.sh: the round under load failed; running it once more" >&2
           KDELAY_LOAD_LOGS=build/load-logs-again bash tests/load/run.sh --rounds 1 all; }
+fi
+if [ "${KDELAY_SKIP_SANITIZE:-0}" != 1 ]; then
+    bash scripts/sanitize.sh
 fi
 if [ "${KDELAY_SKIP_DISTRO:-0}" != 1 ]; then
     bash tests/distro/matrix.sh trixie

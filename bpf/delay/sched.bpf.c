@@ -158,6 +158,38 @@ static __always_inline __u64 wait_total_at_switch_in(void *next, __u64 clock, __
     return typed_u64(next, TASK_RUN_DELAY_OFF) + *waiting_now;
 }
 
+#if WITH_BUDGET && TASK_ITERATOR
+/* The task iterator's context, as the kernel lays it out. */
+struct kd_iter_task_ctx {
+    void *meta;  /* struct bpf_iter_meta: its seq_file first */
+    void *task;  /* NULL once, after the last task */
+};
+
+/* Each thread of the target when kdelay reads the iterator, at a window's
+ * end: a thread without an event in the window was in this state all
+ * along, so that one waiting for a CPU is READY, not RUNNING. */
+int bpf_iter__task(struct kd_iter_task_ctx *ctx)
+{
+    void *task = (void *)typed_u64(ctx, 8);
+    if (!task)
+        return 0;
+    __u32 tid;
+    __u32 tgid = task_ids(task, &tid);
+    if (!is_target_task(task, tgid))
+        return 0;
+    struct kd_task_now now = {};
+    now.tid = tid;
+    now.state = typed_u32(task, TASK_STATE_OFF);
+    now.on_cpu = typed_u32(task, TASK_ON_CPU_OFF);
+    __u64 queued = typed_u64(task, TASK_LAST_QUEUED_OFF);
+    __u64 clock = rq_clock_of(task);
+    now.waiting_ns = queued && clock > queued ? clock - queued : 0;
+    now.at_ns = bpf_ktime_get_ns();
+    bpf_seq_write((void *)typed_u64((void *)typed_u64(ctx, 0), 0), &now, sizeof(now));
+    return 0;
+}
+#endif
+
 /* The report's clock, read at most once a program and only on the paths
  * that need it (a first sight, a stop, a missed switch, the budget). */
 static __always_inline __u64 clock_now(__u64 *now)

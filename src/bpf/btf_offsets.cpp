@@ -95,6 +95,11 @@ bool KernelBtf::has_raw_tracepoint(const std::string& name) const
     return btf__find_by_name_kind(btf_, ("btf_trace_" + name).c_str(), BTF_KIND_TYPEDEF) >= 0;
 }
 
+bool KernelBtf::has_function(const std::string& name) const
+{
+    return btf__find_by_name_kind(btf_, name.c_str(), BTF_KIND_FUNC) >= 0;
+}
+
 int KernelBtf::raw_tracepoint_args(const std::string& name) const
 {
     // btf_trace_NAME is a pointer to a function whose first parameter is
@@ -156,6 +161,8 @@ KernelLayout read_kernel_layout(const KernelBtf& btf)
     layout.task_nvcsw = btf.require("task_struct", "nvcsw");
     layout.task_nivcsw = btf.require("task_struct", "nivcsw");
     layout.switch_passes_prev_state = btf.raw_tracepoint_args("sched_switch") >= 4;
+    layout.task_on_cpu = btf.member("task_struct", "on_cpu");
+    layout.task_iterator = layout.task_on_cpu && layout.task_on_cpu->size == 4 && btf.has_function("bpf_iter_task");
     return layout;
 }
 

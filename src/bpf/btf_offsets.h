@@ -39,6 +39,8 @@ public:
     // How many arguments the raw tracepoint passes (ctx->args[]), or -1
     // when there is no such tracepoint.
     int raw_tracepoint_args(const std::string& name) const;
+    // Whether the kernel has a function of this name (BTF_KIND_FUNC).
+    bool has_function(const std::string& name) const;
 
     // As member(), but throws Error(Exit::osfile) naming what is missing.
     MemberLayout require(const std::string& type_name, const std::string& member_name) const;
@@ -83,6 +85,10 @@ struct KernelLayout {
     // sched_switch passes prev's state as its fourth argument (5.18+), so
     // it needs no read of the task.
     bool switch_passes_prev_state;
+    // --budget: the task iterator (5.8+) reads each thread at a window's
+    // end, and task_struct.on_cpu tells one running from one waiting.
+    std::optional<MemberLayout> task_on_cpu;
+    bool task_iterator = false;
 };
 
 KernelLayout read_kernel_layout(const KernelBtf& btf);

@@ -1,11 +1,13 @@
 #include "bpf/session.h"
 
 #include <bcc/BPF.h>
+#include <bcc/libbpf.h>
 #include <bpf/bpf.h>
 #include <fmt/format.h>
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <sstream>
 #include <unistd.h>
@@ -220,6 +222,38 @@ void BpfSession::attach_kprobe(const std::string& kernel_function, const std::st
                                    on_return ? BPF_PROBE_RETURN : BPF_PROBE_ENTRY);
     });
     attached(function, BPF_PROG_TYPE_KPROBE);
+}
+
+std::string BpfSession::run_iterator(const std::string& function)
+{
+    auto it = std::find_if(iterators_.begin(), iterators_.end(), [&](const auto& i) { return i.first == function; });
+    if (it == iterators_.end()) {
+        int prog = -1;
+        int link = -1;
+        attach_quietly("iterator " + function, [&] {
+            ebpf::StatusTuple loaded = bpf_->load_func(function, BPF_PROG_TYPE_TRACING, prog);
+            if (!loaded.ok())
+                return loaded;
+            link = bcc_iter_attach(prog, nullptr, 0);
+            return link < 0 ? ebpf::StatusTuple(-1, "cannot attach %s: %s", function.c_str(), std::strerror(errno))
+                            : ebpf::StatusTuple::OK();
+        });
+        links_.push_back(link);
+        it = iterators_.insert(iterators_.end(), {function, link});
+    }
+    const int fd = bcc_iter_create(it->second);
+    if (fd < 0)
+        throw Error(Exit::oserr, "cannot run the iterator " + function + ": " + std::strerror(errno));
+    std::string out;
+    char buf[4096];
+    ssize_t n;
+    while ((n = read(fd, buf, sizeof(buf))) > 0)
+        out.append(buf, static_cast<size_t>(n));
+    const int err = n < 0 ? errno : 0;
+    close(fd);
+    if (err)
+        throw Error(Exit::oserr, "cannot read the iterator " + function + ": " + std::strerror(err));
+    return out;
 }
 
 }  // namespace kdelay

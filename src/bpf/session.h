@@ -57,6 +57,11 @@ public:
     void attach_kprobe(const std::string& kernel_function, const std::string& function,
                        bool on_return);
 
+    // Runs the iterator program function (bpf_iter__TARGET) over what it
+    // iterates, and returns what it wrote; attached at its first run.
+    // Throws Error(Exit::oserr) when the kernel refuses it.
+    std::string run_iterator(const std::string& function);
+
     ebpf::BPF& bpf() { return *bpf_; }
 
     // The program's maps, by name (a map it lacks: Error(Exit::software)).
@@ -76,7 +81,8 @@ private:
     std::unique_ptr<ebpf::BPF> bpf_;
     MapIo maps_;
     std::vector<UsdtAttach> usdts_;
-    std::vector<int> links_;  // tp_btf attachments (BCC keeps the others)
+    std::vector<int> links_;  // tp_btf and iterator attachments (BCC keeps the others)
+    std::vector<std::pair<std::string, int>> iterators_;  // function, its link in links_
     std::vector<std::pair<std::string, int>> programs_;  // attached: function, bpf_prog_type
     void attached(const std::string& function, int prog_type);
     bool verbose_;

@@ -46,10 +46,28 @@ void finish(TimeBudget& t, const BlockedBy& blocked, const BudgetWindow& w)
 
 uint64_t clipped(uint64_t from, uint64_t to) { return to > from ? to - from : 0; }
 
+// A thread that never changed state in the window, for ns of it: in the
+// state the task iterator found it in at the end (kernel), or /proc's.
+void add_state_at_end(TimeBudget& t, BlockedBy& blocked, const ThreadState& now, const kd_task_now* kernel,
+                      const BudgetWindow& w, uint64_t ns)
+{
+    if (kernel && kernel->state == 0 && !kernel->on_cpu) {
+        // Queued all along, behind others: READY, still open at the end.
+        t.ready_ns += ns;
+        t.ready_before_ns = kd_wait_before_window(kernel->at_ns, w.start_ns, kernel->waiting_ns);
+        if (ns)
+            t.ready_blame.push_back({"open", 0, 0, "", ns});
+    } else if (kernel && kernel->state == 0) {
+        t.running_ns += ns;
+    } else {
+        add_proc_state(t, blocked, now, ns);
+    }
+}
+
 }  // namespace
 
 TimeBudget make_budget(const kd_budget& b, const BudgetWindow& w, const std::map<uint32_t, uint64_t>& blocked_ns,
-                       uint64_t irq_ns, const ThreadState* now)
+                       uint64_t irq_ns, const ThreadState* now, const kd_task_now* kernel)
 {
     TimeBudget t;
     BlockedBy blocked;
@@ -88,7 +106,7 @@ TimeBudget make_budget(const kd_budget& b, const BudgetWindow& w, const std::map
         break;
     case KD_B_UNKNOWN:  // it never changed state: where it is now, since the start
         if (now)
-            add_proc_state(t, blocked, *now, open);
+            add_state_at_end(t, blocked, *now, kernel, w, open);
         break;
     default:  // KD_B_DEAD: counted below
         break;
@@ -111,12 +129,12 @@ TimeBudget make_budget(const kd_budget& b, const BudgetWindow& w, const std::map
     return t;
 }
 
-TimeBudget budget_from_proc(const ThreadState& now, const BudgetWindow& w)
+TimeBudget budget_from_proc(const ThreadState& now, const BudgetWindow& w, const kd_task_now* kernel)
 {
     TimeBudget t;
     BlockedBy blocked;
-    add_proc_state(t, blocked, now, w.length());
-    t.from_proc = true;
+    t.source = kernel ? TimeBudget::Source::iterator : TimeBudget::Source::proc;
+    add_state_at_end(t, blocked, now, kernel, w, w.length());
     finish(t, blocked, w);
     return t;
 }

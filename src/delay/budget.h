@@ -25,10 +25,12 @@ struct BudgetWindow {
 // shows of it at the end, when it is still there; it settles the state of
 // a thread the program never saw change, and pending blocked time.
 TimeBudget make_budget(const kd_budget& b, const BudgetWindow& w, const std::map<uint32_t, uint64_t>& blocked_ns,
-                       uint64_t irq_ns, const ThreadState* now);
+                       uint64_t irq_ns, const ThreadState* now, const kd_task_now* kernel = nullptr);
 
-// A thread with no event in the window: the whole window in the state
-// /proc shows.
-TimeBudget budget_from_proc(const ThreadState& now, const BudgetWindow& w);
+// A thread with no event in the window: the whole window in the state it
+// was in at the end. kernel is the task iterator's record of it then,
+// which tells a thread on its CPU from one waiting for it (and since
+// when); nullptr where the kernel has no task iterator: /proc's state.
+TimeBudget budget_from_proc(const ThreadState& now, const BudgetWindow& w, const kd_task_now* kernel);
 
 }  // namespace kdelay

@@ -1,6 +1,7 @@
 #include "delay/collector.h"
 
 #include <algorithm>
+#include <cstring>
 #include <ctime>
 #include <set>
 
@@ -140,6 +141,17 @@ void DelayCollector::stop_capture()
     }
     if (events_)
         events_->drain();
+    tasks_at_end_.reset();
+    if (params_.features.budget && params_.layout.task_iterator) {
+        std::map<uint32_t, kd_task_now> tasks;
+        const std::string records = session_.run_iterator("bpf_iter__task");
+        for (size_t at = 0; at + sizeof(kd_task_now) <= records.size(); at += sizeof(kd_task_now)) {
+            kd_task_now t{};
+            std::memcpy(&t, records.data() + at, sizeof(t));
+            tasks[t.tid] = t;
+        }
+        tasks_at_end_ = std::move(tasks);
+    }
 }
 
 namespace {
@@ -179,7 +191,7 @@ size_t DelayCollector::process_rank(uint32_t pid) const
 Sample DelayCollector::collect()
 {
     const PidMap ids = ids_ ? ids_() : PidMap{};
-    SampleReading r{params_, ids, window_, {}, {}, {}, {}, {}, {}, {}, {}};
+    SampleReading r{params_, ids, window_, {}, {}, {}, {}, {}, {}, tasks_at_end_, {}, {}};
     return read_sample(r);
 }
 
@@ -213,7 +225,7 @@ void DelayCollector::read_stalls(std::vector<Stall>& stalls)
         return;
     const PidMap ids = ids_ ? ids_() : PidMap{};
     for (const kd_stall& e : ended_) {
-        SampleReading r{params_, ids, BudgetWindow{e.start_ns, e.end_ns}, {}, {}, {}, {}, {}, {}, {}, {}};
+        SampleReading r{params_, ids, BudgetWindow{e.start_ns, e.end_ns}, {}, {}, {}, {}, {}, {}, {}, {}, {}};
         r.interval = ThreadInterval{e.tid, e.gen};
         kd_thread t = e.thread;
         t.long_poll = {};  // the interval is the long poll

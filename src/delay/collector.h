@@ -8,6 +8,7 @@
 #include <deque>
 #include <functional>
 #include <map>
+#include <optional>
 #include <memory>
 #include <sys/types.h>
 #include <vector>
@@ -76,6 +77,8 @@ private:
     const DelayProgramParams params_;  // what the program has
     std::function<PidMap()> ids_;
     BudgetWindow window_;  // of the last sample, set by stop_capture()
+    // --budget: the target's threads when the window closed (task iterator).
+    std::optional<std::map<uint32_t, kd_task_now>> tasks_at_end_;
     std::unique_ptr<RingBufferReader> events_;
     // Chunked, so a storm never stalls the consumer on a large reallocation.
     std::deque<kd_event> pending_;

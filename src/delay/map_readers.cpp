@@ -186,6 +186,15 @@ void read_histograms(MapIo& maps, SampleReading& r)
     }
 }
 
+// The task iterator's record of tid at the window's end, if any.
+const kd_task_now* task_at_end(const SampleReading& r, uint32_t tid)
+{
+    if (!r.tasks_at_end)
+        return nullptr;
+    const auto found = r.tasks_at_end->find(tid);
+    return found == r.tasks_at_end->end() ? nullptr : &found->second;
+}
+
 // Every thread of the target gets a budget: from the program's state where
 // it saw the thread (with its blocked time per syscall, its wakers and who
 // held its CPU), else from /proc (a thread with no event all window).
@@ -229,7 +238,8 @@ void read_budgets(MapIo& maps, SampleReading& r)
             for (const IrqStat& irq : *irqs)
                 irq_ns += irq.stat.total_ns;
         const auto seen = now.find(tid);
-        ts.budget = make_budget(b, r.window, blocked[tid], irq_ns, seen == now.end() ? nullptr : &seen->second);
+        ts.budget = make_budget(b, r.window, blocked[tid], irq_ns, seen == now.end() ? nullptr : &seen->second,
+                                task_at_end(r, tid));
         ts.budget->wakers = std::move(wakers[tid]);
         ts.budget->ready_blame.insert(ts.budget->ready_blame.end(), holders[tid].begin(), holders[tid].end());
         std::stable_sort(ts.budget->ready_blame.begin(), ts.budget->ready_blame.end(),
@@ -243,7 +253,7 @@ void read_budgets(MapIo& maps, SampleReading& r)
         if (r.budgets.count(tid))
             continue;
         ThreadSample& ts = r.threads[tid];
-        ts.budget = budget_from_proc(state, r.window);
+        ts.budget = budget_from_proc(state, r.window, task_at_end(r, tid));
         r.names.try_emplace(tid, state.comm);
     }
 }

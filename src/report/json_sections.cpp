@@ -70,7 +70,9 @@ json budget(const BudgetSection& section)
             {"ready_ns", b.ready_ns},         {"ready_before_window_ns", b.ready_before_ns},
             {"blocked_ns", b.blocked_ns},     {"blocked", blocked},
             {"stopped_ns", b.stopped_ns},     {"not_alive_ns", b.not_alive_ns},
-            {"remainder_ns", b.remainder_ns}, {"source", b.from_proc ? "proc" : "ebpf"}};
+            {"remainder_ns", b.remainder_ns}, {"source", b.source == TimeBudget::Source::proc       ? "proc"
+                       : b.source == TimeBudget::Source::iterator ? "iterator"
+                                                                  : "ebpf"}};
 }
 
 json per_cpu(const UpcallStats::PerCpu& calls)

@@ -51,8 +51,11 @@ Table budget_states(const TimeBudget& b)
         row("NOT ALIVE", i64(b.not_alive_ns));
     row("REMAINDER", b.remainder_ns);
     row("WINDOW", i64(b.window_ns));
-    if (b.from_proc)
-        s.text_lines.push_back("(no event in the window: the state /proc shows)");
+    if (b.source == TimeBudget::Source::iterator)
+        s.text_lines.push_back("(no event in the window: the state the kernel showed when it closed)");
+    if (b.source == TimeBudget::Source::proc)
+        s.text_lines.push_back("(no event in the window: the state /proc shows; without a task iterator "
+                               "(Linux 5.8) RUNNING is also a wait for a CPU)");
     if (b.ready_before_ns)
         s.text_lines.push_back(fmt::format("(READY when the window opened, after {} ns of waiting before it)",
                                            with_commas(b.ready_before_ns)));

@@ -30,7 +30,13 @@ struct TimeBudget {
     uint64_t stopped_ns = 0;
     uint64_t not_alive_ns = 0;
     int64_t remainder_ns = 0;
-    bool from_proc = false;  // no event in the window: the state /proc shows
+    // Where the parts come from: the program's events; for a thread with
+    // no event in the window, its state at the end (the task iterator:
+    // running, waiting for a CPU, asleep), or /proc's alone where the kernel
+    // has no task iterator, which tells a thread on its CPU from one waiting
+    // for it only by its run time.
+    enum class Source { ebpf, iterator, proc };
+    Source source = Source::ebpf;
 
     // Who ended the blocked time: a task, or an interrupt ("hardirq",
     // "softirq", "timer": an hrtimer, as at the end of a sleep).

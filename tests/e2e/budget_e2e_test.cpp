@@ -7,6 +7,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <tuple>
 
 #include "e2e.h"
 
@@ -392,7 +393,7 @@ TEST(BudgetE2E, ThreadAsleepAllWindowIsBlockedInItsSyscallForAllOfIt)
         expect_agrees_with_kernel(r);
         const json b = budget_of(r, "kd-asleep");
         EXPECT_EQ(blocked_in(b, "read"), u64(b, "window_ns")) << b.dump();
-        EXPECT_EQ(b["source"], "proc") << b.dump();
+        EXPECT_EQ(b["source"], "iterator") << b.dump();  // the kernel has a task iterator (5.8+)
     }
 }
 
@@ -598,3 +599,69 @@ TEST(BudgetE2E, WithThreeOnOneCpuTheWaitSplitsByTheOthersRunShares)
     }
 }
 
+
+// A thread starved of its CPU by a SCHED_FIFO thread shows no event in the
+// window. The task iterator finds it queued when the window closes: it was
+// READY all along (/proc's R alone would have said RUNNING), waiting since
+// the hold began, before the window; the kernel's run_delay, once it runs,
+// holds that whole wait. The FIFO thread, on its CPU all along, is RUNNING.
+// TAGS kernel
+TEST(BudgetE2E, AThreadStarvedAllWindowIsReadyAsTheKernelCountsItOnceItRuns)
+{
+    KD_REQUIRE_BPF();
+    const SchedStatsOn schedstats;
+    Process workload({KD_FIFO_BIN});
+    ASSERT_TRUE(workload.wait_for_output("ready", 5s)) << workload.err();
+    Result r = run({kKdelay, "-p", std::to_string(workload.pid()), "--format", "json", "--budget", "--skip-upcall-stats",
+                    "--start-trigger", "u:kdtest:hold_start", "--stop-trigger", "u:kdtest:hold_end", "--sample-count",
+                    "1"},
+                   2 * kStartTimeout + 30s);
+    ASSERT_EQ(r.status, 0) << r.err;
+    uint64_t trigger_ns = 0;
+    json threads;
+    std::istringstream lines(r.out);
+    for (std::string l; std::getline(lines, l);) {
+        const json j = json::parse(l);
+        if (j["type"] == "marker" && j["marker"] == "start")
+            trigger_ns = j.value("trigger_ns", uint64_t{0});
+        if (j["type"] == "sample")
+            for (const auto& t : j["threads"])
+                threads[t["name"].get<std::string>()] = t;
+    }
+    ASSERT_NE(trigger_ns, 0u) << r.out;
+    // The hold whose window the trigger opened, printed 150 ms after it.
+    uint64_t hold_start = 0, hold_end = 0, window_start = 0, window_end = 0, waited = 0;
+    for (int i = 0; i < 50 && !waited; ++i) {
+        std::istringstream out(workload.out());
+        for (std::string word; out >> word;)
+            if (word == "hold") {
+                uint64_t h0, h1, w0, w1, n;
+                out >> h0 >> h1 >> w0 >> w1 >> n;
+                if (w0 <= trigger_ns && trigger_ns < w1)
+                    std::tie(hold_start, hold_end, window_start, window_end, waited) = std::tie(h0, h1, w0, w1, n);
+            }
+        if (!waited)
+            workload.wait_for_output("never", 100ms);
+    }
+    ASSERT_NE(waited, 0u) << "no hold around " << trigger_ns << "\n" << workload.out();
+    Sampled s;
+    s.threads = threads;
+    const json b = budget_of(s, "kd-starved");
+    EXPECT_EQ(b["source"], "iterator") << b.dump();
+    EXPECT_EQ(u64(b, "running_ns"), 0u) << b.dump();
+    EXPECT_EQ(u64(b, "ready_ns"), u64(b, "window_ns")) << b.dump();
+    // Waiting since the hold began: 100 ms before the window (more in a
+    // slow guest), as the run-queue clock dates it (a tick late at most).
+    const uint64_t before = trigger_ns - hold_start;
+    EXPECT_GE(u64(b, "ready_before_window_ns") + 5'000'000, before) << b.dump();
+    EXPECT_LE(u64(b, "ready_before_window_ns"), before + 5'000'000) << b.dump();
+    // The kernel's count of the whole wait, once it ended: the part before
+    // the window, READY, and the hold's rest after the window.
+    const uint64_t after = hold_end > window_end ? hold_end - window_end : 0;
+    const uint64_t kdelay_wait = u64(b, "ready_before_window_ns") + u64(b, "ready_ns");
+    EXPECT_LE(kdelay_wait, waited + 5'000'000) << b.dump();
+    EXPECT_GE(kdelay_wait + after + 10'000'000, waited) << b.dump() << " waited " << waited;
+    // Only a kernel stopper thread (migration/0) is above it.
+    const json fifo = budget_of(s, "kd-fifo");
+    EXPECT_GE(u64(fifo, "running_ns") + 1'000'000, u64(fifo, "window_ns")) << fifo.dump();
+}

@@ -122,23 +122,57 @@ TEST(Budget, WhatThePartsMissIsShownAsRemainder)
     EXPECT_EQ(make_budget(b, kWindow, {}, 0, nullptr).remainder_ns, -30'000'000);
 }
 
-TEST(Budget, AThreadWithNoEventTakesItsStateFromProc)
+TEST(Budget, AThreadWithNoEventTakesItsStateFromProcWithoutAnIterator)
 {
     ThreadState now;
     now.state = 'S';
     now.syscall = 202;
-    TimeBudget t = budget_from_proc(now, kWindow);
-    EXPECT_TRUE(t.from_proc);
+    TimeBudget t = budget_from_proc(now, kWindow, nullptr);
+    EXPECT_EQ(t.source, TimeBudget::Source::proc);
     EXPECT_EQ(blocked_in(t, 202), 100'000'000u);
 
     now.state = 'R';
-    t = budget_from_proc(now, kWindow);
+    t = budget_from_proc(now, kWindow, nullptr);
     EXPECT_EQ(t.running_ns, 100'000'000u);
 
     now.state = 'T';
-    t = budget_from_proc(now, kWindow);
+    t = budget_from_proc(now, kWindow, nullptr);
     EXPECT_EQ(t.stopped_ns, 100'000'000u);
     EXPECT_EQ(t.remainder_ns, 0);
+}
+
+// The task iterator at the window's end tells a thread on its CPU from one
+// queued behind others (a starved thread, /proc's R either way), and how
+// long before the window its wait began.
+TEST(Budget, AThreadWithNoEventQueuedAtTheEndWasReadyAllWindow)
+{
+    ThreadState now;
+    now.state = 'R';
+    kd_task_now queued{};
+    queued.at_ns = kWindow.end_ns + 1'000'000;
+    queued.waiting_ns = 150'000'000;  // since 49 ms before the window
+    TimeBudget t = budget_from_proc(now, kWindow, &queued);
+    EXPECT_EQ(t.source, TimeBudget::Source::iterator);
+    EXPECT_EQ(t.ready_ns, 100'000'000u);
+    EXPECT_EQ(t.running_ns, 0u);
+    EXPECT_EQ(t.ready_before_ns, 49'000'000u);
+    ASSERT_EQ(t.ready_blame.size(), 1u);
+    EXPECT_EQ(t.ready_blame[0].kind, "open");
+    EXPECT_EQ(t.remainder_ns, 0);
+
+    kd_task_now on_cpu = queued;
+    on_cpu.on_cpu = 1;
+    on_cpu.waiting_ns = 0;
+    t = budget_from_proc(now, kWindow, &on_cpu);
+    EXPECT_EQ(t.running_ns, 100'000'000u);
+    EXPECT_EQ(t.ready_ns, 0u);
+
+    now.state = 'S';
+    now.syscall = 7;
+    kd_task_now asleep = queued;
+    asleep.state = 1;
+    t = budget_from_proc(now, kWindow, &asleep);
+    EXPECT_EQ(blocked_in(t, 7), 100'000'000u);
 }
 
 TEST(Budget, BlockedPartsAreSortedByTime)
