@@ -95,6 +95,13 @@ bool KernelBtf::has_raw_tracepoint(const std::string& name) const
     return btf__find_by_name_kind(btf_, ("btf_trace_" + name).c_str(), BTF_KIND_TYPEDEF) >= 0;
 }
 
+std::optional<uint32_t> KernelBtf::struct_size(const std::string& type_name) const
+{
+    const int32_t id = btf__find_by_name_kind(btf_, type_name.c_str(), BTF_KIND_STRUCT);
+    const long size = id < 0 ? -1 : btf__resolve_size(btf_, id);
+    return size < 0 ? std::nullopt : std::optional<uint32_t>(static_cast<uint32_t>(size));
+}
+
 bool KernelBtf::has_function(const std::string& name) const
 {
     return btf__find_by_name_kind(btf_, name.c_str(), BTF_KIND_FUNC) >= 0;
@@ -220,6 +227,24 @@ CgroupLayout read_cgroup_layout(const KernelBtf& btf, const std::string& control
         c.subsys = static_cast<int>(*id);
     }
     return c;
+}
+
+std::optional<PidNsLayout> read_pidns_layout(const KernelBtf& btf)
+{
+    const auto thread_pid = btf.member("task_struct", "thread_pid");
+    const auto leader = btf.member("task_struct", "group_leader");
+    const auto tgid = btf.member("task_struct", "tgid");
+    const auto level = btf.member("pid", "level");
+    const auto numbers = btf.member("pid", "numbers");
+    const auto upid = btf.struct_size("upid");
+    const auto nr = btf.member("upid", "nr");
+    const auto ns = btf.member("upid", "ns");
+    const auto common = btf.member("pid_namespace", "ns");
+    const auto inum = btf.member("ns_common", "inum");
+    if (!btf.has_function("bpf_iter_task") || !thread_pid || !leader || !tgid || !level || !numbers || !upid ||
+        !nr || !ns || !common || !inum)
+        return std::nullopt;
+    return PidNsLayout{*thread_pid, *leader, *tgid, *level, *numbers, *upid, *nr, *ns, common->offset + inum->offset};
 }
 
 }  // namespace kdelay

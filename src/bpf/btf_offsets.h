@@ -39,6 +39,8 @@ public:
     // How many arguments the raw tracepoint passes (ctx->args[]), or -1
     // when there is no such tracepoint.
     int raw_tracepoint_args(const std::string& name) const;
+    // The size of struct type_name; nullopt when there is none.
+    std::optional<uint32_t> struct_size(const std::string& type_name) const;
     // Whether the kernel has a function of this name (BTF_KIND_FUNC).
     bool has_function(const std::string& name) const;
 
@@ -92,6 +94,24 @@ struct KernelLayout {
 };
 
 KernelLayout read_kernel_layout(const KernelBtf& btf);
+
+// Where a task's ids in a PID namespace are: task_struct.thread_pid (the
+// thread's struct pid) and .group_leader; pid.level and pid.numbers (a
+// struct upid a level: nr, ns); the namespace's inode number
+// (pid_namespace.ns.inum). nullopt when the kernel lays them out otherwise
+// or has no task iterator to read them with.
+struct PidNsLayout {
+    MemberLayout task_thread_pid;
+    MemberLayout task_group_leader;
+    MemberLayout task_tgid;
+    MemberLayout pid_level;
+    MemberLayout pid_numbers;
+    uint32_t upid_size;
+    MemberLayout upid_nr;
+    MemberLayout upid_ns;
+    uint32_t pidns_inum;  // offset of ns.inum in struct pid_namespace
+};
+std::optional<PidNsLayout> read_pidns_layout(const KernelBtf& btf);
 
 // Where a bio says its disk and sector: for kernels without block_io_start
 // (before 6.5), whose requests start at block_bio_queue, in the issuer.

@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <thread>
 
+#include "bpf/btf_offsets.h"
 #include "bpf/program_source.h"
 #include "bpf/session.h"
 #include "core/error.h"
@@ -27,8 +28,22 @@ NamespacePids::NamespacePids(const std::vector<pid_t>& local, unsigned debug,
     add_targets(c, local, cgroup);
     c.number("NS_DEV", ns.st_dev);
     c.number("NS_INO", ns.st_ino);
+    const KernelBtf btf;
+    const std::optional<PidNsLayout> l = read_pidns_layout(btf);
+    c.flag("TASK_ITERATOR", l.has_value());
+    c.number("TASK_THREAD_PID_OFF", l ? l->task_thread_pid.offset : 0);
+    c.number("TASK_GROUP_LEADER_OFF", l ? l->task_group_leader.offset : 0);
+    c.number("TASK_PID_OFF", read_kernel_layout(btf).task_pid.offset);
+    c.number("TASK_TGID_OFF", l ? l->task_tgid.offset : 0);
+    c.number("PID_LEVEL_OFF", l ? l->pid_level.offset : 0);
+    c.number("PID_NUMBERS_OFF", l ? l->pid_numbers.offset : 0);
+    c.number("UPID_SIZE", l ? l->upid_size : 0);
+    c.number("UPID_NR_OFF", l ? l->upid_nr.offset : 0);
+    c.number("UPID_NS_OFF", l ? l->upid_ns.offset : 0);
+    c.number("PIDNS_INUM_OFF", l ? l->pidns_inum : 0);
     session_ = std::make_unique<BpfSession>(assemble_program({"pidns.bpf.c"}, c), debug);
     session_->attach(load_probe_set("pidns"));
+    iterator_ = l.has_value();
 }
 
 std::unique_ptr<NamespacePids> NamespacePids::when_needed(const std::vector<pid_t>& local, unsigned debug,
@@ -43,6 +58,8 @@ NamespacePids::~NamespacePids() = default;
 
 PidMap NamespacePids::ids()
 {
+    if (iterator_)
+        session_->run_iterator("bpf_iter__task");  // idle threads too
     PidMap map;
     for (const auto& [kernel_tid, t] : session_->maps().entries<uint32_t, kd_ns_thread>("ns_threads")) {
         map.add(kernel_tid, t.tid);
@@ -53,6 +70,10 @@ PidMap NamespacePids::ids()
 
 std::vector<pid_t> NamespacePids::kernel_tgids(std::chrono::milliseconds wait)
 {
+    // Every task of the namespace at once, idle ones too; then, for what
+    // the iterator could not read, the threads as they run.
+    if (iterator_)
+        session_->run_iterator("bpf_iter__task");
     const auto until = std::chrono::steady_clock::now() + wait;
     for (;;) {
         std::map<pid_t, pid_t> seen;  // local process -> the kernel's

@@ -53,6 +53,7 @@ public:
 private:
     std::vector<pid_t> local_;
     std::unique_ptr<BpfSession> session_;
+    bool iterator_ = false;  // the program has bpf_iter__task
 };
 
 }  // namespace kdelay

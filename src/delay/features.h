@@ -55,7 +55,8 @@ struct FeatureSwitch {
 inline constexpr FeatureSwitch kCoreSwitches[] = {
     {"budget", "--budget",
      "Add each thread's time budget: the window split into running, ready, blocked per\n"
-     "syscall, stopped and not alive, with who held the CPU and who woke the thread",
+     "syscall, stopped and not alive, with who held the CPU and who woke the thread (a\n"
+     "thread with no event: its state when the window closed, by the task iterator)",
      nullptr, nullptr, &DelayFeatures::budget},
     {"histograms", "--histogram",
      "Add log2 latency histograms per thread: each syscall, run, ready, hard and soft IRQs,\n"
