@@ -551,7 +551,7 @@ TEST(BudgetE2E, AWaitBegunBeforeTheWindowIsBlamedOnceOverItsHolders)
         expect_ready_matches_kernel(r, "kd-peer", pb);
         const json b = budget_of(r, "kd-starved");
         // Under the load harness, kd-starved may not run at all in a window
-        // (then kdelay has only /proc's "R" for it), and the load's tasks
+        // (then, without a task iterator, kdelay has only /proc's "R" for it), and the load's tasks
         // take its CPU as much as kd-hog does.
         if (under_load() && b["source"] == "proc")
             continue;

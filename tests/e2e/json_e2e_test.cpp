@@ -59,7 +59,7 @@ void expect_thread_schema(const json& t)
                           "stopped_ns", "not_alive_ns"})
         EXPECT_TRUE(b[k].is_number_unsigned()) << k << " in " << b.dump();
     EXPECT_TRUE(b["remainder_ns"].is_number_integer());
-    EXPECT_TRUE(b["source"] == "ebpf" || b["source"] == "proc") << b.dump();
+    EXPECT_TRUE(b["source"] == "ebpf" || b["source"] == "iterator" || b["source"] == "proc") << b.dump();
     uint64_t blocked = 0;
     for (const auto& part : b["blocked"]) {
         EXPECT_TRUE(part["ns"].is_number_unsigned() && part["outside_syscalls"].is_boolean()) << part.dump();
