@@ -1,5 +1,6 @@
 #include "case_file.h"
 
+#include <cstdlib>
 #include <cctype>
 #include <functional>
 #include <csignal>
@@ -62,7 +63,7 @@ std::string show(const Value& v)
         o << v.number;
         return o.str();
     }
-    case Value::Kind::string: return json(v.string).dump();
+    case Value::Kind::string: return json(v.string).dump(-1, ' ', false, json::error_handler_t::replace);
     case Value::Kind::null: return "null";
     default: return "(missing)";
     }
@@ -143,7 +144,7 @@ public:
             if ((hay.find(needle) != std::string::npos) == (op == "contains"))
                 return "";
             return std::string(out ? "stdout" : "stderr") + (op == "contains" ? " does not contain " : " contains ") +
-                   json(needle).dump();
+                   json(needle).dump(-1, ' ', false, json::error_handler_t::replace);
         }
         const Value left = sum();
         skip_ws();
@@ -237,9 +238,11 @@ private:
                 digits += s_[i_];
             ++i_;
         }
-        if (digits.empty())
+        char* end = nullptr;
+        const double v = std::strtod(digits.c_str(), &end);
+        if (digits.empty() || *end != '\0')
             fail("expected a number");
-        return std::stod(digits);
+        return v;
     }
     std::string comparison()
     {
@@ -387,6 +390,8 @@ private:
         if (!array || !array->is_array() || sel.empty())
             return nullptr;
         if (sel.find_first_not_of("0123456789") == std::string::npos) {
+            if (sel.size() > 9)
+                return nullptr;  // past any array's end
             const size_t k = std::stoul(sel);
             return k < array->size() ? &(*array)[k] : nullptr;
         }
@@ -397,7 +402,7 @@ private:
             if (!e.is_object() || !e.contains(field))
                 continue;
             const json& f = e[field];
-            if ((f.is_string() && f.get<std::string>() == want) || (!f.is_string() && f.dump() == want))
+            if ((f.is_string() && f.get<std::string>() == want) || (!f.is_string() && f.dump(-1, ' ', false, json::error_handler_t::replace) == want))
                 return &e;
         }
         return nullptr;
@@ -408,8 +413,12 @@ private:
         const std::string needle = key + " ";
         std::istringstream in(run_.workload_out);
         for (std::string l; std::getline(in, l);)
-            if (l.compare(0, needle.size(), needle) == 0)
-                return Value{Value::Kind::number, std::stod(l.substr(needle.size())), {}};
+            if (l.compare(0, needle.size(), needle) == 0) {
+                char* end = nullptr;
+                const double v = std::strtod(l.c_str() + needle.size(), &end);
+                if (end != l.c_str() + needle.size())
+                    return Value{Value::Kind::number, v, {}};
+            }
         return Value{};
     }
 
@@ -481,7 +490,8 @@ std::vector<E2eCase> parse_cases(const std::string& text, const std::string& fil
             continue;
         const auto sp = l.find_first_of(" \t", a);
         const std::string key = l.substr(a, sp == std::string::npos ? std::string::npos : sp - a);
-        const std::string rest = sp == std::string::npos ? "" : l.substr(l.find_first_not_of(" \t", sp));
+        const size_t from = sp == std::string::npos ? sp : l.find_first_not_of(" \t", sp);
+        const std::string rest = from == std::string::npos ? "" : l.substr(from);
         const std::vector<std::string> args = words(rest);
         if (key == "NAME" || key == "ERROR") {
             if (c)
@@ -546,7 +556,7 @@ std::vector<E2eCase> parse_cases(const std::string& text, const std::string& fil
                 } else {
                     fail("STEP is 'signal workload|kdelay SIG', 'wait DURATION TEXT' or 'sleep DURATION'");
                 }
-            } catch (const std::invalid_argument&) {
+            } catch (const std::logic_error&) {  // std::stod's invalid_argument and out_of_range
                 fail("a STEP duration is a number with s or ms");
             }
             c->steps.push_back(s);
