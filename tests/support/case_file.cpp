@@ -38,6 +38,8 @@ std::chrono::milliseconds duration_of(const std::string& s)
 {
     size_t used = 0;
     const double v = std::stod(s, &used);
+    if (!(v >= 0 && v <= 86400))  // NaN too: longer than a day is no test's
+        throw std::invalid_argument("range");
     const std::string unit = s.substr(used);
     if (unit == "ms")
         return std::chrono::milliseconds(static_cast<long>(v));
