@@ -99,13 +99,15 @@ RecordSet parse_record_set(const std::string& source, const std::string& text)
             for (const auto& a : p.at("args")) {
                 RecordArg arg;
                 arg.name = a.at("name").get<std::string>();
-                arg.pos = a.at("pos").get<unsigned>();
+                const nlohmann::json& pos = a.at("pos");
                 const std::string type = a.at("type").get<std::string>();
                 if (!is_c_identifier(arg.name) || !names.insert(arg.name).second)
                     fail("bad or repeated argument name '" + arg.name + "' of " + probe.name);
-                if (arg.pos >= KD_RECORD_MAX_ARGS)
-                    fail("argument position " + std::to_string(arg.pos) + " of " + probe.name +
-                         " is not below " + std::to_string(KD_RECORD_MAX_ARGS));
+                // A whole number only: a float past unsigned's range does not convert.
+                if (!pos.is_number_unsigned() || pos.get<uint64_t>() >= KD_RECORD_MAX_ARGS)
+                    fail("argument position " + pos.dump() + " of " + probe.name + " is not a whole number below " +
+                         std::to_string(KD_RECORD_MAX_ARGS));
+                arg.pos = pos.get<unsigned>();
                 if (type != "int" && type != "str")
                     fail("argument type must be int or str, not '" + type + "'");
                 arg.is_string = type == "str";

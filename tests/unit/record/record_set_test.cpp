@@ -69,3 +69,26 @@ TEST(RecordSet, BadAnnotationsAreRefused)
     EXPECT_NE(error_of(R"({"begin":"open","end":"close"})").find("set.json: "), std::string::npos)
         << "a missing key is a JSON error, named";
 }
+
+// An argument's position is a whole number below the limit: a float past
+// unsigned's range (found by fuzz_probe_set) or a negative one is refused,
+// not converted.
+TEST(RecordSet, AnArgumentPositionIsAWholeNumberBelowTheLimit)
+{
+    const auto error_of_pos = [](const std::string& pos) -> std::string {
+        try {
+            parse_record_set("set.json",
+                             R"({"provider":"p","usdt":[{"probe":"a","args":[{"name":"x","pos":)" + pos +
+                                 R"(,"type":"int"}]}]})");
+        } catch (const Error& e) {
+            EXPECT_EQ(e.code(), Exit::dataerr);
+            return e.what();
+        }
+        return "(no error)";
+    };
+    EXPECT_EQ(error_of_pos("3"), "(no error)");
+    EXPECT_EQ(error_of_pos("1e59"), "set.json: argument position 1e+59 of a is not a whole number below 12");
+    EXPECT_EQ(error_of_pos("-1"), "set.json: argument position -1 of a is not a whole number below 12");
+    EXPECT_EQ(error_of_pos("12"), "set.json: argument position 12 of a is not a whole number below 12");
+    EXPECT_EQ(error_of_pos("2.5"), "set.json: argument position 2.5 of a is not a whole number below 12");
+}
