@@ -22,4 +22,11 @@ static __always_inline __u32 typed_u32(void *object, __u64 off)
     return v;
 }
 
+static __always_inline __u8 typed_u8(void *object, __u64 off)
+{
+    __u8 v;
+    asm volatile("%0 = *(u8 *)(%1 + %2)" : "=r"(v) : "r"(object), "i"(off));
+    return v;
+}
+
 #endif

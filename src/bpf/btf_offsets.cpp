@@ -169,7 +169,8 @@ KernelLayout read_kernel_layout(const KernelBtf& btf)
     layout.task_nivcsw = btf.require("task_struct", "nivcsw");
     layout.switch_passes_prev_state = btf.raw_tracepoint_args("sched_switch") >= 4;
     layout.task_on_cpu = btf.member("task_struct", "on_cpu");
-    layout.task_iterator = layout.task_on_cpu && layout.task_on_cpu->size == 4 && btf.has_function("bpf_iter_task");
+    layout.task_iterator = layout.task_on_cpu && (layout.task_on_cpu->size == 1 || layout.task_on_cpu->size == 4) &&
+                           btf.has_function("bpf_iter_task");
     return layout;
 }
 

@@ -88,7 +88,8 @@ struct KernelLayout {
     // it needs no read of the task.
     bool switch_passes_prev_state;
     // --budget: the task iterator (5.8+) reads each thread at a window's
-    // end, and task_struct.on_cpu tells one running from one waiting.
+    // end, and task_struct.on_cpu (an int, a u8 on newer kernels) tells
+    // one running from one waiting.
     std::optional<MemberLayout> task_on_cpu;
     bool task_iterator = false;
 };

@@ -121,6 +121,7 @@ std::string render_delay_program(const DelayProgramParams& p)
     c.number("TASK_NIVCSW_OFF", p.layout.task_nivcsw.offset);
     c.flag("TASK_ITERATOR", p.layout.task_iterator);
     c.number("TASK_ON_CPU_OFF", p.layout.task_on_cpu ? p.layout.task_on_cpu->offset : 0);
+    c.number("TASK_ON_CPU_SIZE", p.layout.task_on_cpu ? p.layout.task_on_cpu->size : 0);
     if (p.stall_poll_nrs.size() > kMaxStallPollNrs)
         throw Error(Exit::software, "more poll-family syscalls than the program compares");
     c.number("STALL_POLL_NRS", p.stall_poll_nrs.size());

@@ -663,5 +663,5 @@ TEST(BudgetE2E, AThreadStarvedAllWindowIsReadyAsTheKernelCountsItOnceItRuns)
     EXPECT_GE(kdelay_wait + after + 10'000'000, waited) << b.dump() << " waited " << waited;
     // Only a kernel stopper thread (migration/0) is above it.
     const json fifo = budget_of(s, "kd-fifo");
-    EXPECT_GE(u64(fifo, "running_ns") + 1'000'000, u64(fifo, "window_ns")) << fifo.dump();
+    EXPECT_GE(u64(fifo, "running_ns") + 1'000'000, u64(fifo, "window_ns")) << fifo.dump() << "\n" << workload.out();
 }

@@ -5,10 +5,12 @@
 //
 //   kd_fifo
 //       "kd-starved" spins on CPU 0 at normal priority. After "ready", over
-//       and over: "kd-fifo" (SCHED_FIFO, CPU 0) spins 400 ms, holding the
-//       CPU; the main thread (CPU 1) fires USDT kdtest:hold_start 100 ms
-//       into the hold and kdtest:hold_end 200 ms later: a window in which
-//       neither thread on CPU 0 switches. 150 ms after the hold it reads
+//       and over: "kd-fifo" (SCHED_FIFO, CPU 0) spins 800 ms, holding the
+//       CPU (under the 950 ms a second that real-time threads may take);
+//       the main thread (CPU 1) fires USDT kdtest:hold_start 100 ms into the
+//       hold and kdtest:hold_end 200 ms later: a window in which neither
+//       thread on CPU 0 switches, and 500 ms after it for kdelay to read
+//       the threads' state (an emulated guest takes hundreds of ms). 150 ms after the hold it reads
 //       kd-starved's run_delay again and prints
 //         hold START_NS END_NS WINDOW_START_NS WINDOW_END_NS WAITED_NS
 //       CLOCK_MONOTONIC around kd-fifo's spin and just before each probe,
@@ -79,7 +81,7 @@ void* fifo(void*)
     }
     for (char c; read(g_ask[0], &c, 1) == 1;) {
         g_hold_start = now_ns();
-        const uint64_t until = g_hold_start + 400'000'000ull;
+        const uint64_t until = g_hold_start + 800'000'000ull;
         while (now_ns() < until) {
         }
         g_hold_end = now_ns();
