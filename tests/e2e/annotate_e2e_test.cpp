@@ -102,10 +102,12 @@ TEST(AnnotateE2E, RecordThenAnnotate)
     const auto out = lines(r.out);
     ASSERT_EQ(out.size(), 8u) << r.out;
     const std::string host = "nqn.2014-08.org.nvmexpress:uuid:4c4c4544-0034-5310-8057-b1c04f4b4a32";
+    // The second host's hostile NQN, as record escaped it: still one line.
+    const std::string hostile = "nqn.evil\\x27\\x1b[2J\\x0anvmf_poll_group_remove_qpair: tsc=0x1";
     const std::string sub = "nqn.2016-06.io.spdk:" + std::string(180, 'c');
     for (size_t i = 0; i < 3; ++i) {
         EXPECT_NE(out[2 * i].find(fmt::format("qpair(ptr=0x{:x}, thread=7, qid={}, subnqn={}, hostnqn={}), qd: 1",
-                                              q[i].ptr, i + 1, sub, host)),
+                                              q[i].ptr, i + 1, sub, i == 1 ? hostile : host)),
                   std::string::npos)
             << out[2 * i];
         EXPECT_NE(out[2 * i + 1].find(fmt::format("qpair: 0x{:x}, qd: 0", q[i].ptr)), std::string::npos)
