@@ -13,17 +13,14 @@ typedef __u64 kd_gen_t;
 
 /* --budget: a thread of the target as the task iterator (bpf_iter__task)
  * finds it when kdelay reads it, just after a window closed, for the
- * threads that showed no event in it: in which state, and whether waiting
- * for a CPU (since waiting_ns before at_ns, CLOCK_MONOTONIC) or on one
- * (since running_ns before at_ns: a thread that got its CPU after the
- * window closed waited all through it). */
+ * threads that showed no event in it: in which state, and whether on a
+ * CPU or waiting for one (since waiting_ns before at_ns, CLOCK_MONOTONIC). */
 struct kd_task_now {
     __u32 tid;
     __u32 state;   /* task_struct.__state: 0 running or runnable */
     __u32 on_cpu;
     __u32 pad;
     __u64 waiting_ns;
-    __u64 running_ns;
     __u64 at_ns;
 };
 

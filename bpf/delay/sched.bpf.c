@@ -188,8 +188,6 @@ int bpf_iter__task(struct kd_iter_task_ctx *ctx)
     __u64 queued = typed_u64(task, TASK_LAST_QUEUED_OFF);
     __u64 clock = rq_clock_of(task);
     now.waiting_ns = queued && clock > queued ? clock - queued : 0;
-    __u64 arrived = typed_u64(task, TASK_LAST_ARRIVAL_OFF);
-    now.running_ns = now.on_cpu && arrived && clock > arrived ? clock - arrived : 0;
     now.at_ns = bpf_ktime_get_ns();
     bpf_seq_write((void *)typed_u64((void *)typed_u64(ctx, 0), 0), &now, sizeof(now));
     return 0;

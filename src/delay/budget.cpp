@@ -51,14 +51,13 @@ uint64_t clipped(uint64_t from, uint64_t to) { return to > from ? to - from : 0;
 void add_state_at_end(TimeBudget& t, BlockedBy& blocked, const ThreadState& now, const kd_task_now* kernel,
                       const BudgetWindow& w, uint64_t ns)
 {
-    // On its CPU since after the window closed (kdelay read it late): it
-    // waited all through the window, since when is no longer told.
-    const bool arrived_after = kernel && kernel->on_cpu && kernel->at_ns - kernel->running_ns > w.end_ns;
-    if (kernel && kernel->state == 0 && (!kernel->on_cpu || arrived_after)) {
+    // On its CPU when kdelay reads it, just after the window: RUNNING. (Its
+    // last arrival after the window does not tell a thread that waited all
+    // through it from one that ran and was preempted since.)
+    if (kernel && kernel->state == 0 && !kernel->on_cpu) {
         // Queued all along, behind others: READY, still open at the end.
         t.ready_ns += ns;
-        if (!arrived_after)
-            t.ready_before_ns = kd_wait_before_window(kernel->at_ns, w.start_ns, kernel->waiting_ns);
+        t.ready_before_ns = kd_wait_before_window(kernel->at_ns, w.start_ns, kernel->waiting_ns);
         if (ns)
             t.ready_blame.push_back({"open", 0, 0, "", ns});
     } else if (kernel && kernel->state == 0) {
