@@ -5,7 +5,9 @@
 #   - the e2e tests that load no eBPF (KDELAY_TEST_NO_BPF=1 skips the others:
 #     those are the main build's, on real eBPF);
 #   - each fuzz target over its seed corpus (tests/fuzz/corpus/TARGET), then
-#     fuzzed for SECONDS (default 20, or KDELAY_FUZZ_SECONDS).
+#     fuzzed for SECONDS (default 20, or KDELAY_FUZZ_SECONDS) from seed
+#     KDELAY_FUZZ_SEED (default 1, so that CI repeats the same search and a
+#     new finding comes from a change; 0 draws a seed, for a longer hunt).
 # A finding stops the run and names the input that caused it; kept in
 # tests/fuzz/corpus/TARGET/, it is checked on every build from then on.
 #
@@ -19,6 +21,7 @@ if [ "${1:-}" = --fuzz ]; then
     shift 2
 fi
 seconds=${1:-${KDELAY_FUZZ_SECONDS:-20}}
+seed=${KDELAY_FUZZ_SEED:-1}
 bash scripts/setup.sh --sanitize
 dir=build-sanitize
 # -O1 and line tables: readable reports, and half the compile time of -O2 -g.
@@ -41,7 +44,7 @@ for t in $targets; do
     found="$dir/fuzz-corpus/$t"
     mkdir -p "$found" "$dir/fuzz-findings"
     echo "== fuzz_$t, ${seconds}s"
-    if ! "$dir/tests/fuzz/fuzz_$t" -max_total_time="$seconds" -close_fd_mask=1 -print_final_stats=1 \
+    if ! "$dir/tests/fuzz/fuzz_$t" -max_total_time="$seconds" -seed="$seed" -close_fd_mask=1 -print_final_stats=1 \
         -artifact_prefix="$dir/fuzz-findings/$t-" "$found" "tests/fuzz/corpus/$t" 2>"$dir/fuzz-$t.log"; then
         tail -n 60 "$dir/fuzz-$t.log" >&2
         echo "sanitize.sh: fuzz_$t found a fault; the input is in $dir/fuzz-findings/ (copy it into tests/fuzz/corpus/$t/ with the fix)" >&2

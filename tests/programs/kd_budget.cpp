@@ -67,56 +67,15 @@
 
 #include "loopback_udp.h"
 #include "cpu_steal.h"
+#include "clocks.h"
 #include "pin_cpu.h"
 
 namespace {
-
-uint64_t now_ns()
-{
-    timespec ts{};
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
-
-void sleep_ms(long ms)
-{
-    timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, nullptr);
-}
-
-uint64_t cpu_ns()
-{
-    timespec ts{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
-
-// ms of this thread's own CPU time, however long a busy machine makes it wait.
-void spin_cpu_ms(long ms)
-{
-    const uint64_t end = cpu_ns() + static_cast<uint64_t>(ms) * 1000000ull;
-    while (cpu_ns() < end) {
-    }
-}
 
 struct Worker {
     std::string name;
     std::atomic<pid_t> tid{0};
 };
-
-// The thread's total wait for a CPU (schedstat's run_delay), which the
-// kernel adds to as each wait ends.
-uint64_t run_delay(pid_t tid)
-{
-    uint64_t run = 0, wait = 0;
-    const std::string path = "/proc/self/task/" + std::to_string(tid) + "/schedstat";
-    if (FILE* f = fopen(path.c_str(), "r")) {
-        if (fscanf(f, "%lu %lu", &run, &wait) != 2)
-            wait = 0;
-        fclose(f);
-    }
-    return wait;
-}
 
 // The thread's CPU time as the kernel charges it (sum_exec_runtime), brought
 // up to date by the read: schedstat's copy lags by up to a tick while the

@@ -29,6 +29,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "clocks.h"
 #include "pin_cpu.h"
 
 namespace {
@@ -37,28 +38,6 @@ int g_ask[2];  // a byte a hold: kd-fifo sleeps in read() between holds, so that
                // preempts kd-starved but for the hold
 std::atomic<uint64_t> g_hold_start{0}, g_hold_end{0};
 std::atomic<pid_t> g_starved{0};
-
-uint64_t now_ns()
-{
-    timespec ts{};
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
-
-void sleep_ms(long ms)
-{
-    timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    nanosleep(&ts, nullptr);
-}
-
-// schedstat's second field: the thread's total wait for a CPU.
-uint64_t run_delay(pid_t tid)
-{
-    std::ifstream in("/proc/self/task/" + std::to_string(tid) + "/schedstat");
-    uint64_t run = 0, delay = 0;
-    in >> run >> delay;
-    return delay;
-}
 
 void* starved(void*)
 {

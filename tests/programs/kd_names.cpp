@@ -24,6 +24,7 @@
 #include <sys/prctl.h>
 #include <unistd.h>
 
+#include "clocks.h"
 #include "pin_cpu.h"
 
 namespace {
@@ -31,20 +32,6 @@ namespace {
 int g_event = -1;
 
 void name(const char* n) { prctl(PR_SET_NAME, n); }
-
-uint64_t cpu_ns()
-{
-    timespec ts{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
-
-void spin_cpu_ms(uint64_t ms)
-{
-    const uint64_t until = cpu_ns() + ms * 1000000;
-    while (cpu_ns() < until) {
-    }
-}
 
 void* sleeper(void*)
 {

@@ -78,6 +78,7 @@
 #include <unistd.h>
 
 #include "cpu_steal.h"
+#include "clocks.h"
 #include "pin_cpu.h"
 
 namespace {
@@ -85,30 +86,6 @@ namespace {
 std::atomic<bool> g_stop{false};
 volatile sig_atomic_t g_go = 0;
 pthread_mutex_t g_print = PTHREAD_MUTEX_INITIALIZER;
-
-uint64_t clock_ns(clockid_t clock)
-{
-    timespec ts{};
-    clock_gettime(clock, &ts);
-    return static_cast<uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<uint64_t>(ts.tv_nsec);
-}
-
-uint64_t now_ns() { return clock_ns(CLOCK_MONOTONIC); }
-uint64_t cpu_ns() { return clock_ns(CLOCK_THREAD_CPUTIME_ID); }
-
-void sleep_ms(long ms)
-{
-    timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, nullptr);
-}
-
-// ms of this thread's own CPU time, however long a busy machine makes it wait.
-void spin_cpu_ms(long ms)
-{
-    const uint64_t end = cpu_ns() + static_cast<uint64_t>(ms) * 1000000ull;
-    while (cpu_ns() < end) {
-    }
-}
 
 pid_t gettid_() { return static_cast<pid_t>(syscall(SYS_gettid)); }
 

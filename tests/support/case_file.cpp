@@ -246,6 +246,14 @@ private:
             fail("expected a number");
         return v;
     }
+    // An index such as sample[2]: a whole number a case could mean.
+    size_t index_literal()
+    {
+        const double v = number_literal();
+        if (!(v >= 0 && v <= 1e6) || v != static_cast<double>(static_cast<size_t>(v)))
+            fail("expected an index from 0 to 1000000");
+        return static_cast<size_t>(v);
+    }
     std::string comparison()
     {
         skip_ws();
@@ -343,7 +351,7 @@ private:
             skip_ws();
             if (i_ < s_.size() && s_[i_] == '[') {
                 ++i_;
-                k = static_cast<size_t>(number_literal());
+                k = index_literal();
                 expect_char(']');
             }
             at = k < report_.samples.size() ? &report_.samples[k] : nullptr;
@@ -359,7 +367,7 @@ private:
             size_t k = 0;
             if (i_ < s_.size() && s_[i_] == '[') {
                 ++i_;
-                k = static_cast<size_t>(number_literal());
+                k = index_literal();
                 expect_char(']');
             }
             const bool marker = w == "marker";
