@@ -11,4 +11,12 @@
 #define KD_CGROUP_DEPTH 32
 #define KD_CGROUP_VERDICTS 4096
 
+/* A cgroup target is also matched by its name under its parent, so that a
+ * unit's cgroup made anew at a restart is the target from its first task
+ * on: the name is compared as its length and its 64-bit FNV-1a hash, both
+ * sides hashing the bytes with these numbers. */
+#define KD_CGROUP_NAME_MAX 256 /* NAME_MAX and its NUL */
+#define KD_FNV1A_OFFSET 0xcbf29ce484222325ULL
+#define KD_FNV1A_PRIME 0x100000001b3ULL
+
 #endif

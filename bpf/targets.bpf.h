@@ -5,7 +5,10 @@
  * one compare. A cgroup is matched by its id (the current task's from a
  * helper, a typed task's by plain loads); a cgroup below it by walking up
  * once: the verdict is kept by the cgroup's id, which the kernel never
- * reuses. */
+ * reuses. A cgroup target also has a parent, TARGET_CGROUP_PARENT_ID (0:
+ * a root), and a name there: a cgroup of that name under that parent is the
+ * target too, so that a unit restarted in a cgroup made anew is followed
+ * from its first task on, before kdelay hears of it. */
 #ifndef KDELAY_TARGETS_BPF_H
 #define KDELAY_TARGETS_BPF_H
 
@@ -61,15 +64,46 @@ static __always_inline void *kernel_ptr(void *object, __u64 off)
     return p;
 }
 
+#if TARGET_CGROUP_PARENT_ID
+struct kd_cgroup_name {
+    char bytes[KD_CGROUP_NAME_MAX];
+};
+BPF_PERCPU_ARRAY(cgroup_name_scratch, struct kd_cgroup_name, 1);
+
+/* Whether cgroup's name is the target's: its length, then its hash. */
+static __always_inline int cgroup_name_is_target(void *cgroup)
+{
+    __u32 zero = 0;
+    struct kd_cgroup_name *name = cgroup_name_scratch.lookup(&zero);
+    if (!name)
+        return 0;
+    const char *kn_name = kernel_ptr(kernel_ptr(cgroup, CGROUP_KN_OFF), KERNFS_NAME_OFF);
+    if (bpf_probe_read_kernel_str(name->bytes, sizeof(name->bytes), kn_name) != TARGET_CGROUP_NAME_LEN + 1)
+        return 0;
+    __u64 hash = KD_FNV1A_OFFSET;
+    for (int i = 0; i < TARGET_CGROUP_NAME_LEN && i < KD_CGROUP_NAME_MAX; i++) {
+        hash ^= (unsigned char)name->bytes[i];
+        hash *= KD_FNV1A_PRIME;
+    }
+    return hash == TARGET_CGROUP_NAME_HASH;
+}
+#endif
+
 /* Whether cgroup or one of its ancestors is the target's: read with
  * helpers, once per cgroup. */
 static __always_inline int cgroup_below_target(void *cgroup)
 {
+    void *below = 0;  /* the child on the way up: the target's name under its parent */
     for (int depth = 0; depth < KD_CGROUP_DEPTH && cgroup; depth++) {
         __u64 id = 0;
         bpf_probe_read_kernel(&id, sizeof(id), (char *)kernel_ptr(cgroup, CGROUP_KN_OFF) + KERNFS_ID_OFF);
         if (id == TARGET_CGROUP_ID)
             return 1;
+#if TARGET_CGROUP_PARENT_ID
+        if (id == TARGET_CGROUP_PARENT_ID)
+            return below && cgroup_name_is_target(below);
+#endif
+        below = cgroup;
         cgroup = kernel_ptr(cgroup, CGROUP_PARENT_OFF);
     }
     return 0;

@@ -217,6 +217,7 @@ CgroupLayout read_cgroup_layout(const KernelBtf& btf, const std::string& control
     const MemberLayout parent = btf.require("cgroup_subsys_state", "parent");
     c.cgroup_parent = {self.offset + parent.offset, parent.size};
     c.kernfs_id = btf.require("kernfs_node", "id");
+    c.kernfs_name = btf.require("kernfs_node", "name");
     if (self.offset != 0)
         throw Error(Exit::osfile, "kernel BTF: cgroup.self is not at the start of struct cgroup");
     if (c.kernfs_id.size != 8)

@@ -138,7 +138,8 @@ struct BlockLayout {
 // The way from a task to its cgroup and up to the root, for a cgroup
 // target: task->cgroups (a css_set), then its cgroup2 cgroup (dfl_cgrp) or
 // a v1 controller's css (subsys[subsys]) and that css's cgroup; a cgroup's
-// id is cgroup->kn->id, its parent cgroup->self.parent.
+// id is cgroup->kn->id, its name cgroup->kn->name, its parent
+// cgroup->self.parent.
 struct CgroupLayout {
     MemberLayout task_cgroups;
     MemberLayout css_set_dfl_cgrp;
@@ -147,6 +148,7 @@ struct CgroupLayout {
     MemberLayout cgroup_kn;
     MemberLayout cgroup_parent;  // self.parent, a css at the start of its cgroup
     MemberLayout kernfs_id;
+    MemberLayout kernfs_name;  // a char *
     int subsys = -1;  // the v1 controller's cgroup_subsys_id; -1: cgroup2
 };
 

@@ -21,7 +21,11 @@ void ConfigHeader::define(const std::string& name, const std::string& value)
     text_ += "#define " + name + " " + value + "\n";
 }
 
-void ConfigHeader::number(const std::string& name, uint64_t value) { define(name, std::to_string(value)); }
+void ConfigHeader::number(const std::string& name, uint64_t value)
+{
+    // Past INT64_MAX, C would read a plain literal with a warning.
+    define(name, std::to_string(value) + (value > INT64_MAX ? "ULL" : ""));
+}
 
 void ConfigHeader::type(const std::string& name, const std::string& type)
 {
@@ -91,6 +95,16 @@ std::string assemble_program(const std::vector<std::string>& parts, const Config
     return assemble_program(parts, config, [](const std::string& name) { return embedded_file(name); });
 }
 
+uint64_t cgroup_name_hash(const std::string& name)
+{
+    uint64_t hash = KD_FNV1A_OFFSET;
+    for (const unsigned char c : name) {
+        hash ^= c;
+        hash *= KD_FNV1A_PRIME;
+    }
+    return hash;
+}
+
 std::optional<CgroupMatch> match_cgroup(const std::optional<CgroupTarget>& cgroup, const KernelBtf& btf)
 {
     if (!cgroup)
@@ -118,6 +132,12 @@ void add_targets(ConfigHeader& config, const std::vector<pid_t>& tgids, const st
     config.number("CGROUP_KN_OFF", c.cgroup_kn.offset);
     config.number("CGROUP_PARENT_OFF", c.cgroup_parent.offset);
     config.number("KERNFS_ID_OFF", c.kernfs_id.offset);
+    config.number("KERNFS_NAME_OFF", c.kernfs_name.offset);
+    const std::string& name = cgroup->target.name;
+    const bool follow = cgroup->target.parent_id && !name.empty() && name.size() < KD_CGROUP_NAME_MAX;
+    config.number("TARGET_CGROUP_PARENT_ID", follow ? cgroup->target.parent_id : 0);
+    config.number("TARGET_CGROUP_NAME_LEN", follow ? name.size() : 0);
+    config.number("TARGET_CGROUP_NAME_HASH", follow ? cgroup_name_hash(name) : 0);
     config.flag("TARGET_CGROUP_V1", c.subsys >= 0);
     config.number("TARGET_CGROUP_SUBSYS", c.subsys >= 0 ? static_cast<uint64_t>(c.subsys) : 0);
 }

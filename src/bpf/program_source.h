@@ -43,6 +43,9 @@ struct CgroupMatch {
     CgroupLayout layout;
 };
 
+// A cgroup's name as targets.bpf.h compares it (FNV-1a, target_abi.h).
+uint64_t cgroup_name_hash(const std::string& name);
+
 // How this kernel's eBPF finds cgroup; nullopt without one.
 std::optional<CgroupMatch> match_cgroup(const std::optional<CgroupTarget>& cgroup, const KernelBtf& btf);
 

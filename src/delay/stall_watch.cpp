@@ -11,6 +11,7 @@
 #include "delay/sampler.h"
 #include "report/format.h"
 #include "report/writer.h"
+#include "sys/cgroup.h"
 #include "sys/event_wait.h"
 
 namespace kdelay {
@@ -93,7 +94,7 @@ void watch_stalls(const DelayConfig& cfg, const std::vector<pid_t>& targets, Del
                   EventWait& wait, ReportWriter& writer, const std::function<void()>& on_start)
 {
     collector.start_capture();
-    writer.marker(Marker{Marker::Kind::watch, std::chrono::system_clock::now(), std::nullopt, std::nullopt});
+    writer.marker(Marker{Marker::Kind::watch, std::chrono::system_clock::now()});
     on_start();
     const auto end = cfg.duration > 0 ? Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                                            std::chrono::duration<double>(cfg.duration))
@@ -104,8 +105,26 @@ void watch_stalls(const DelayConfig& cfg, const std::vector<pid_t>& targets, Del
             writer.stall(stall_report(std::move(s)));
         losses.check();
     };
+    // A cgroup's unit may stop and start again: the kernel side follows it
+    // by name (targets.bpf.h); here the restart is told.
+    std::optional<CgroupFollower> cgroup;
+    if (cfg.bpf.cgroup)
+        cgroup.emplace(*cfg.bpf.cgroup);
     for (;;) {
         report(std::min(end, Clock::now() + kWakeEvery));
+        if (cgroup) {
+            switch (cgroup->look()) {
+            case CgroupFollower::Change::none: break;
+            case CgroupFollower::Change::gone:
+                writer.note("the target's cgroup " + printable(cfg.bpf.cgroup->path) +
+                            " is gone (its unit stopped?); watching for it to come back");
+                break;
+            case CgroupFollower::Change::anew:
+                writer.marker(Marker{Marker::Kind::restart, std::chrono::system_clock::now(), std::nullopt,
+                                     std::nullopt, cgroup->id()});
+                break;
+            }
+        }
         const EventWait::Wake wake = wait.wait_until(Clock::now());
         if (wake == EventWait::Wake::target_exited) {
             report(Clock::now());
@@ -117,7 +136,7 @@ void watch_stalls(const DelayConfig& cfg, const std::vector<pid_t>& targets, Del
             break;
     }
     report(Clock::now());  // the stalls that ended meanwhile
-    writer.marker(Marker{Marker::Kind::watch_end, std::chrono::system_clock::now(), std::nullopt, std::nullopt});
+    writer.marker(Marker{Marker::Kind::watch_end, std::chrono::system_clock::now()});
 
     warn_map_losses(collector, writer);
     if (const uint64_t n = collector.stalls_dropped())

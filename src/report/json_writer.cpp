@@ -23,6 +23,7 @@ const char* kind_name(Marker::Kind k)
     case Marker::Kind::watch_end: return "stop";
     case Marker::Kind::dump: return "dump";
     case Marker::Kind::dump_skipped: return "dump_skipped";
+    case Marker::Kind::restart: return "restart";
     }
     return "unknown";
 }
@@ -47,6 +48,8 @@ public:
             j["trigger_ns"] = *m.trigger_ns;
         if (m.delta_ns)
             j["delta_ns"] = *m.delta_ns;
+        if (m.cgroup_id)
+            j["cgroup_id"] = *m.cgroup_id;
         line(j);
     }
 

@@ -90,6 +90,9 @@ void TextWriter::marker(const Marker& m)
     case Marker::Kind::start: what = "Start sampling" + trigger; break;
     case Marker::Kind::watch: what = "Start watching for stalls"; break;
     case Marker::Kind::watch_end: what = "Stop watching"; break;
+    case Marker::Kind::restart:
+        what = "Target restarted: its cgroup was made anew (id " + std::to_string(m.cgroup_id.value_or(0)) + ")";
+        break;
     case Marker::Kind::stop: what = "Stop sampling" + trigger; break;
     case Marker::Kind::dump:
         what = m.delta_ns ? "Triggered sample dump, stop-start delta " + with_commas(*m.delta_ns) + " ns"

@@ -15,10 +15,13 @@ namespace kdelay {
 // A point in a sampling run.
 struct Marker {
     // watch, watch_end: --stall's start and stop (JSON: "start", "stop").
-    enum class Kind { start, stop, dump, dump_skipped, watch, watch_end } kind;
+    // restart: the target's cgroup was made anew (its unit restarted), and
+    // its new tasks are watched.
+    enum class Kind { start, stop, dump, dump_skipped, watch, watch_end, restart } kind;
     std::chrono::system_clock::time_point when;
-    std::optional<uint64_t> trigger_ns;  // start/stop: the trigger's CLOCK_MONOTONIC time
-    std::optional<uint64_t> delta_ns;    // dump/dump_skipped: stop-start of a triggered sample
+    std::optional<uint64_t> trigger_ns = std::nullopt;  // start/stop: the trigger's CLOCK_MONOTONIC time
+    std::optional<uint64_t> delta_ns = std::nullopt;    // dump/dump_skipped: stop-start of a triggered sample
+    std::optional<uint64_t> cgroup_id = std::nullopt;   // restart: the new cgroup's id
 };
 
 // Something lost while a watch goes on, told as it happens: count more of

@@ -111,7 +111,13 @@ CgroupTarget resolve_cgroup(const std::string& given)
     if (statfs(path.c_str(), &sfs) != 0 || stat(path.c_str(), &st) != 0 || !S_ISDIR(st.st_mode) ||
         (sfs.f_type != CGROUP2_SUPER_MAGIC && sfs.f_type != CGROUP_SUPER_MAGIC))
         throw Error(Exit::usage, "--cgroup: " + given + " is not a cgroup directory (one under /sys/fs/cgroup)");
-    CgroupTarget target{path.string(), static_cast<uint64_t>(st.st_ino), ""};
+    CgroupTarget target{path.string(), static_cast<uint64_t>(st.st_ino), "", 0, path.filename().string()};
+    struct stat parent {};
+    struct statfs parent_fs {};
+    if (path.has_parent_path() && statfs(path.parent_path().c_str(), &parent_fs) == 0 &&
+        parent_fs.f_type == sfs.f_type &&
+        stat(path.parent_path().c_str(), &parent) == 0)
+        target.parent_id = static_cast<uint64_t>(parent.st_ino);
     if (sfs.f_type == CGROUP_SUPER_MAGIC) {
         target.controller = v1_controller(path);
         if (target.controller.empty())
@@ -147,6 +153,23 @@ std::string find_unit_cgroup(const std::string& unit)
             return found.front();
     }
     throw Error(Exit::unavailable, "--unit: no cgroup of a unit named " + name + " (is it running?)");
+}
+
+CgroupFollower::Change CgroupFollower::look()
+{
+    struct stat st {};
+    if (stat(path_.c_str(), &st) != 0) {
+        if (gone_)
+            return Change::none;
+        gone_ = true;
+        return Change::gone;
+    }
+    gone_ = false;
+    if (static_cast<uint64_t>(st.st_ino) == id_)
+        return Change::none;
+    id_ = static_cast<uint64_t>(st.st_ino);
+    ++restarts_;
+    return Change::anew;
 }
 
 std::vector<pid_t> cgroup_processes(const std::string& path)

@@ -15,6 +15,11 @@ struct CgroupTarget {
     // The v1 controller whose hierarchy path is in ("cpu", "memory", ...);
     // empty for cgroup2. eBPF finds a task's v1 cgroup through it.
     std::string controller;
+    // The cgroup is followed by its name under its parent, which outlives
+    // it: systemd makes a unit's cgroup anew, with a new id, at each start.
+    // 0 for a hierarchy's root, which has no parent and never comes anew.
+    uint64_t parent_id = 0;
+    std::string name;
 };
 
 // Checks that path is a cgroup directory (cgroup2, or a v1 hierarchy with a
@@ -33,6 +38,27 @@ std::vector<pid_t> parse_cgroup_ids(const std::string& text);
 // without a suffix means NAME.service. Throws Error(Exit::unavailable) when
 // none or several match.
 std::string find_unit_cgroup(const std::string& unit);
+
+// A cgroup target's directory, looked at again and again: systemd removes a
+// unit's cgroup when the unit stops and makes it anew, with a new id, when
+// it starts again.
+class CgroupFollower {
+public:
+    enum class Change { none, gone, anew };
+    explicit CgroupFollower(const CgroupTarget& target) : path_(target.path), id_(target.id) {}
+
+    // What happened since the last look: gone once when the directory goes,
+    // anew once for each new directory seen at path.
+    Change look();
+    uint64_t id() const { return id_; }
+    uint64_t restarts() const { return restarts_; }
+
+private:
+    std::string path_;
+    uint64_t id_;
+    uint64_t restarts_ = 0;
+    bool gone_ = false;
+};
 
 // The processes in the cgroup at path or below it, now; sorted.
 std::vector<pid_t> cgroup_processes(const std::string& path);

@@ -383,6 +383,63 @@ size_t warnings_with(const std::string& out, const std::string& what)
     return n;
 }
 
+// JSON lines of kdelay's output of type type (and marker kind).
+std::vector<json> lines_of(const std::string& out, const std::string& type, const std::string& marker = "")
+{
+    std::vector<json> all;
+    std::istringstream in(out);
+    for (std::string line; std::getline(in, line);)
+        if (!line.empty() && line[0] == '{') {
+            json j = json::parse(line);
+            if (j["type"] == type && (marker.empty() || j.value("marker", "") == marker))
+                all.push_back(std::move(j));
+        }
+    return all;
+}
+
+// A service restarted three times, each time in its cgroup made anew (as
+// systemd does for a unit), with threads churning and stalls planted at
+// random, the first of each life a few polls in: a watch of the cgroup
+// follows it, reports each restart once, and each planted stall once.
+// TAGS kernel
+TEST(StallE2E, AWatchOfACgroupFollowsItsUnitsRestarts)
+{
+    KD_REQUIRE_BPF();
+    const std::string root = cgroup2_root();
+    if (root.empty())
+        GTEST_SKIP() << "no cgroup2 hierarchy here, and none can be mounted";
+    TestCgroup parent(root, "kdelay-e2e-restarts-" + std::to_string(getpid()));
+    ASSERT_FALSE(parent.path().empty());
+    constexpr int kLives = 3;
+    Process service({KD_SERVICE_BIN, parent.path(), "kd-svc.service", std::to_string(kLives), "2500", "11"});
+    ASSERT_TRUE(service.wait_for_output("ready", 5s)) << service.err();
+    Process kdelay({kKdelay, "--cgroup", parent.path() + "/kd-svc.service", "--stall", "200ms", "--format", "json"});
+    ASSERT_TRUE(kdelay.wait_for_output(kJsonStart, kStartTimeout)) << kdelay.err();
+    service.signal(SIGUSR1);
+    ASSERT_TRUE(service.wait_for_output("done", 60s)) << service.out();
+    kdelay.wait_for_output("never", 300ms);  // the last stalls read
+    kdelay.signal(SIGINT);
+    ASSERT_EQ(kdelay.wait(20s), 0) << kdelay.err();
+
+    const std::vector<json> restarts = lines_of(kdelay.out(), "marker", "restart");
+    ASSERT_EQ(restarts.size(), static_cast<size_t>(kLives)) << kdelay.out();
+    for (size_t i = 1; i < restarts.size(); ++i)
+        EXPECT_NE(restarts[i]["cgroup_id"], restarts[i - 1]["cgroup_id"]) << kdelay.out();
+    const std::vector<Planted> plants = planted(service.out());
+    const std::vector<json> reports = stalls(kdelay.out());
+    ASSERT_GE(plants.size(), static_cast<size_t>(kLives)) << service.out();
+    EXPECT_EQ(reports.size(), plants.size()) << "one report a planted stall, and nothing else:\n" << kdelay.out();
+    EXPECT_EQ(not_reported(kdelay.out()), 0u) << kdelay.out();
+    EXPECT_TRUE(lines_of(kdelay.out(), "lost").empty()) << kdelay.out();
+    for (const Planted& p : plants) {
+        SCOPED_TRACE("stall planted from " + std::to_string(p.start_ns) + " to " + std::to_string(p.end_ns));
+        const auto covering = std::count_if(reports.begin(), reports.end(), [&](const json& r) {
+            return r["thread"]["tid"] == p.tid && u64(r, "start_ns") <= p.start_ns && u64(r, "end_ns") >= p.end_ns;
+        });
+        EXPECT_EQ(covering, 1) << kdelay.out();
+    }
+}
+
 // 100,000 threads made and gone, each inside an interval when it exits
 // (tids come round again many times at the default pid_max): entries and
 // values of exited threads go, no map fills, and a stall of a thread made

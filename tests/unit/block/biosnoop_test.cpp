@@ -36,19 +36,25 @@ TEST(Biosnoop, ProgramFiltersByPidAndDiskWithoutKernelHeaders)
 }
 
 // A cgroup target compares no tgid: the task's cgroup, then its ancestors,
-// with the verdict kept per cgroup.
+// with the verdict kept per cgroup; a cgroup of the target's name under its
+// parent is the target too (a unit's cgroup made anew).
 TEST(Biosnoop, ProgramMatchesACgroupInsteadOfProcesses)
 {
     if (access("/sys/kernel/btf/vmlinux", R_OK) != 0)
         GTEST_SKIP() << "no kernel BTF";
     BiosnoopConfig cfg;
     KernelBtf btf;
-    const CgroupMatch cgroup{{"/sys/fs/cgroup/x", 4711, ""}, read_cgroup_layout(btf, "")};
+    const CgroupMatch cgroup{{"/sys/fs/cgroup/x", 4711, "", 17, "x"}, read_cgroup_layout(btf, "")};
     const std::string src = render_biosnoop_program(cfg, biosnoop_layout(), cgroup);
     EXPECT_NE(src.find("#define TARGET_TGIDS 0\n#define TARGET_CGROUP_ID 4711\n"), std::string::npos) << src;
     const std::string cc = kdtest::preprocessed(src);
     EXPECT_NE(cc.find("target_cgroup_verdicts"), std::string::npos);
     EXPECT_TRUE(std::regex_search(cc, std::regex(R"(== 4711\))"))) << "the cgroup's id compared";
+    EXPECT_TRUE(std::regex_search(cc, std::regex(R"(== 17\))"))) << "its parent's id compared";
+    EXPECT_NE(src.find("#define TARGET_CGROUP_NAME_LEN 1\n"), std::string::npos);
+    // FNV-1a of "x", as any implementation gives it.
+    EXPECT_EQ(cgroup_name_hash("x"), 0xaf63f54c86021707ull);
+    EXPECT_NE(src.find("#define TARGET_CGROUP_NAME_HASH 12638214688346347271ULL\n"), std::string::npos) << src;
     cfg.bpf.pids = {1};
     EXPECT_THROW(render_biosnoop_program(cfg, biosnoop_layout(), cgroup), Error) << "processes and a cgroup";
 }
