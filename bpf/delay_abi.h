@@ -348,6 +348,7 @@ struct kd_thread {
     __u32 site_word;
     __u32 pad4;
     __u64 poll_site;  /* the site of its call in flight, found at its entry */
+    __u64 intervals;  /* --stall: its loop's intervals begun, stalls or not */
     struct kd_stat run;
     struct kd_stat ready;
     struct kd_stat stopped;
@@ -380,8 +381,11 @@ struct kd_stall {
  * that a watch holds only live threads'. */
 struct kd_exit {
     __u32 tid;
-    __u32 pad;
+    __u32 tgid;
     kd_gen_t last_gen;
+    __u64 intervals;  /* its loop's intervals, all of its life (--metrics) */
+    char comm[KD_COMM_LEN];
+    char process[KD_COMM_LEN];  /* its main thread's name */
 };
 
 struct kd_syscall_key {

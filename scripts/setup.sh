@@ -16,6 +16,7 @@ build=(
     libelf-dev                         # --stall: where a program calls poll(), from its ELF file
     libcli11-dev libfmt-dev libseccomp-dev nlohmann-json3-dev libkainjow-mustache-dev
     rapidjson-dev                      # streaming (SAX) reader for spdk_trace -j input
+    libsystemd-dev                     # the journal and the service manager's notifications
 )
 tests=(
     googletest libgtest-dev            # tests
@@ -25,6 +26,8 @@ tests=(
     man-db                             # man -l, to check the installed man page
     time bc                            # bench/annotate.sh
     linux-headers-amd64                # kernel_delay.py in the guests' comparisons (kdelay needs none)
+    systemd-container                  # systemd-nspawn: the service's tests boot systemd in a container
+    prometheus prometheus-node-exporter  # the --metrics test: node_exporter serves the file, Prometheus scrapes it
 )
 packages=("${build[@]}" "${tests[@]}")
 if [ "${1:-}" = "--list" ]; then

@@ -182,6 +182,7 @@ static __always_inline void stall_begins(struct kd_thread *t, __u32 tid, __u64 n
      * was learnt only as it returned. It is not one interval of the loop:
      * it goes unreported, and this one begins. */
     t->interval_start = now;
+    t->intervals++;
     t->gen = 0;  /* until it has keys of its own */
     kd_gen_t gen = next_gen(t->gens);
     __u32 held = interval_tid(tid, gen);
@@ -307,11 +308,17 @@ static __always_inline void stall_thread_exits(struct kd_thread *t, __u32 tid)
 {
     t->interval_start = 0;
     t->gen = 0;
-    if (t->had_interval) {
+    if (t->had_interval || t->intervals) {
         struct kd_exit *e = exits.ringbuf_reserve(sizeof(struct kd_exit));
         if (e) {
             e->tid = tid;
+            e->tgid = t->tgid;
             e->last_gen = t->gens;
+            e->intervals = t->intervals;
+            __builtin_memcpy(e->comm, t->comm, sizeof(e->comm));
+            char *leader = 0;
+            bpf_probe_read_kernel(&leader, sizeof(leader), (char *)bpf_get_current_task() + TASK_GROUP_LEADER_OFF);
+            bpf_probe_read_kernel(e->process, sizeof(e->process), leader + TASK_COMM_OFF);
             exits.ringbuf_submit(e, 0);
         } else {
             count(KD_STAT_EXITS_DROPPED);

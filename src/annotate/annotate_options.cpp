@@ -21,7 +21,7 @@ void add_annotate_command(CLI::App& app, CommonOptions& common, AnnotateOptions&
     c.app->add_flag("--only-listed-tpoints", values.only_listed,
                     "Annotate only the tracepoints the probe set lists (trace.py's RDMA_REQ_* and\n"
                     "TCP_REQ_*), as trace.py does; by default any tracepoint with a qpair argument");
-    add_format_option(*c.app, common.format, "text (default: trace.py's layout) or json (JSON Lines)");
+    add_format_option(*c.app, common, "text (default: trace.py's layout) or json (JSON Lines)");
     c.app->footer("Exit status: 0 ok, 64 bad option, 65 malformed trace or record file (the message\n"
                   "gives the byte offset or line), 66 unreadable file, 74 read or write error.");
 }

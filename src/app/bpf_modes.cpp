@@ -17,6 +17,8 @@ std::unique_ptr<ReportWriter> make_writer(CommonOptions::Format format, std::ost
 {
     if (format == CommonOptions::Format::json)
         return make_json_writer(out);
+    if (format == CommonOptions::Format::journal)
+        return make_journal_writer();
     return make_text_writer(out);
 }
 

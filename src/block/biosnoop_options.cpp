@@ -17,7 +17,7 @@ void add_biosnoop_command(CLI::App& app, CommonOptions& common, BiosnoopOptions&
         ->type_name("SECONDS");
     c.debug_opt = add_debug_option(*c.app, debug_flags);
     c.app->add_flag("--ebpf", common.print_ebpf, "Print the eBPF source and exit (no root needed)");
-    add_format_option(*c.app, common.format, "Output format: text (default) or json (JSON Lines)");
+    add_format_option(*c.app, common, "Output format: text (default) or json (JSON Lines)");
 }
 
 }  // namespace kdelay

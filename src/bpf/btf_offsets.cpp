@@ -166,6 +166,7 @@ KernelLayout read_kernel_layout(const KernelBtf& btf)
     layout.regs_return = ret ? *ret : btf.require("pt_regs", "regs");
     layout.regs_sp = btf.member("pt_regs", "sp");
     layout.task_nvcsw = btf.require("task_struct", "nvcsw");
+    layout.task_group_leader = btf.require("task_struct", "group_leader");
     layout.task_nivcsw = btf.require("task_struct", "nivcsw");
     layout.switch_passes_prev_state = btf.raw_tracepoint_args("sched_switch") >= 4;
     layout.task_on_cpu = btf.member("task_struct", "on_cpu");

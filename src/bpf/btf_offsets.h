@@ -84,6 +84,8 @@ struct KernelLayout {
     // as getrusage() gives them (--stall reports them per interval).
     MemberLayout task_nvcsw;
     MemberLayout task_nivcsw;
+    // Its process's main thread, whose name is the process's (--metrics).
+    MemberLayout task_group_leader;
     // sched_switch passes prev's state as its fourth argument (5.18+), so
     // it needs no read of the task.
     bool switch_passes_prev_state;

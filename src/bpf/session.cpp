@@ -177,6 +177,29 @@ uint64_t BpfSession::skipped_runs()
     return skipped;
 }
 
+std::vector<ProgramStats> BpfSession::program_stats()
+{
+    std::vector<ProgramStats> stats;
+    for (const auto& [function, type] : programs_) {
+        int fd = -1;
+        if (!bpf_->load_func(function, static_cast<bpf_prog_type>(type), fd).ok())
+            continue;
+        bpf_prog_info info{};
+        uint32_t len = sizeof(info);
+        if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0)
+            stats.push_back(ProgramStats{function, info.run_time_ns, info.run_cnt});
+    }
+    return stats;
+}
+
+RunTimeStats::RunTimeStats() : fd_(bpf_enable_stats(BPF_STATS_RUN_TIME)) {}
+
+RunTimeStats::~RunTimeStats()
+{
+    if (fd_ >= 0)
+        close(fd_);
+}
+
 void BpfSession::attach_usdts(pid_t pid)
 {
     for (const auto& u : usdts_)

@@ -25,6 +25,26 @@ struct UsdtAttach {
     std::string function;
 };
 
+struct ProgramStats {
+    std::string function;
+    uint64_t run_time_ns = 0;
+    uint64_t runs = 0;
+};
+
+// The kernel counts every BPF program's run time while this lives
+// (BPF_ENABLE_STATS, Linux 5.8): two clock reads a run, so only on request.
+class RunTimeStats {
+public:
+    RunTimeStats();
+    ~RunTimeStats();
+    RunTimeStats(const RunTimeStats&) = delete;
+    RunTimeStats& operator=(const RunTimeStats&) = delete;
+    bool on() const { return fd_ >= 0; }
+
+private:
+    int fd_;
+};
+
 class BpfSession {
 public:
     // Compiles and loads source with libbcc. With debug (-D) nonzero BCC's
@@ -73,6 +93,9 @@ public:
     // keeps every other task's run of it on that CPU out until it resumes.
     // 0 on kernels before 5.12, which do not count them.
     uint64_t skipped_runs();
+    // Each attached program's run time and runs so far, by the kernel's
+    // count (bpf_prog_info): zero unless run-time stats are on.
+    std::vector<ProgramStats> program_stats();
 
 private:
     // Runs attach() with BCC's noise hidden; a failure is Error(Exit::oserr).

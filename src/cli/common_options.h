@@ -13,8 +13,11 @@ namespace kdelay {
 struct CommonOptions {
     enum class Mode { delay, biosnoop, record, annotate };
     Mode mode = Mode::delay;
-    enum class Format { text, json };
+    // journal: each stall one journal entry (sys/systemd.h); the default
+    // when stdout is the journal (the delay mode under systemd).
+    enum class Format { text, json, journal };
     Format format = Format::text;
+    bool format_given = false;
     std::vector<pid_t> pids;  // -p, in the order given, each once; empty: none
     std::string cgroup;       // --cgroup PATH; empty: none
     std::string unit;         // --unit NAME, a systemd unit's cgroup; empty: none

@@ -196,22 +196,30 @@ CLI::App& begin_subcommand(CLI::App& app, Subcommand& c, CommonOptions::Mode mod
     return *c.app;
 }
 
-void add_format_option(CLI::App& app, CommonOptions::Format& format, const std::string& help)
+void add_format_option(CLI::App& app, CommonOptions& common, const std::string& help, bool with_journal)
 {
     static const std::map<std::string, CommonOptions::Format> formats = {{"text", CommonOptions::Format::text},
-                                                                   {"json", CommonOptions::Format::json}};
+                                                                         {"json", CommonOptions::Format::json},
+                                                                         {"journal", CommonOptions::Format::journal}};
+    const std::string names = with_journal ? "text|json|journal" : "text|json";
     const CLI::Validator one_of(
-        [](std::string& value) -> std::string {
-            if (formats.count(value) == 0)
-                return fmt::format("'{}' is not an output format; give text or json", value);
+        [with_journal](std::string& value) -> std::string {
+            if (formats.count(value) == 0 || (value == "journal" && !with_journal))
+                return fmt::format("'{}' is not an output format; give {}", value,
+                                   with_journal ? "text, json or journal" : "text or json");
             return {};
         },
         "", "format");
     // A callback, not a transform, so that an error quotes what was typed.
     app.add_option_function<std::string>(
-           "--format", [&format](const std::string& name) { format = formats.at(name); }, help)
+           "--format",
+           [&common](const std::string& name) {
+               common.format = formats.at(name);
+               common.format_given = true;
+           },
+           help)
         ->check(one_of)
-        ->type_name("text|json");
+        ->type_name(names);
 }
 
 void check_values_present(const CLI::App& app, const std::vector<std::string>& args)

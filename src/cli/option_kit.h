@@ -63,7 +63,8 @@ CLI::Option* add_pid_option(CLI::App& app, std::vector<int64_t>& pids, const std
 void add_cgroup_options(CLI::App& app, CommonOptions& common);
 // -p's values in the order given, each once.
 std::vector<pid_t> distinct_pids(const std::vector<int64_t>& values);
-void add_format_option(CLI::App& app, CommonOptions::Format& format, const std::string& help);
+// --format text|json, and journal too when with_journal.
+void add_format_option(CLI::App& app, CommonOptions& common, const std::string& help, bool with_journal = false);
 
 // Checks what CLI11 cannot name well before it parses: "--NAME=" with nothing
 // after it, or an option that needs a value given last. Throws

@@ -51,6 +51,9 @@ DelayCollector::DelayCollector(BpfSession& session, const DelayProgramParams& pa
             if (size >= sizeof(kd_exit)) {
                 const auto* e = static_cast<const kd_exit*>(data);
                 exited_[e->tid] = e->last_gen;
+                learn_process_name(e->tgid, e->tgid, bounded(e->process));
+                if (e->intervals)
+                    exited_unnamed_[{e->tgid, bounded(e->comm)}] += e->intervals;
             }
         });
     }
@@ -219,6 +222,48 @@ std::vector<Stall> DelayCollector::take_stalls(std::chrono::steady_clock::time_p
     }
 }
 
+void DelayCollector::learn_process_name(uint32_t tgid, uint32_t tid, const std::string& name)
+{
+    if (tid != tgid)
+        return;
+    if (process_names_.size() >= 4096)  // processes come and go in a long watch
+        process_names_.clear();
+    process_names_[tgid] = name;
+}
+
+std::string DelayCollector::process_name(uint32_t tgid)
+{
+    const auto known = process_names_.find(tgid);
+    if (known != process_names_.end())
+        return known->second;
+    const PidMap ids = ids_ ? ids_() : PidMap{};
+    std::string name = kdelay::process_name(static_cast<pid_t>(ids_ ? ids.local(tgid) : tgid));
+    learn_process_name(tgid, tgid, name);  // gone (empty) too: asked once
+    return name;
+}
+
+std::vector<ProgramStats> DelayCollector::program_stats() { return session_.program_stats(); }
+
+DelayCollector::IntervalCounts DelayCollector::loop_intervals()
+{
+    std::vector<kd_thread> live;
+    for (const auto& [slot, t] : maps_.entries<uint32_t, kd_thread>("thread_slots"))
+        if (t.tid && t.intervals)
+            live.push_back(t);
+    for (const auto& [tid, t] : maps_.entries<uint32_t, kd_thread>("threads"))
+        if (t.intervals)
+            live.push_back(t);
+    for (const kd_thread& t : live)
+        learn_process_name(t.tgid, static_cast<uint32_t>(t.tid), bounded(t.comm));
+    for (const auto& [key, n] : exited_unnamed_)
+        exited_intervals_[{process_name(key.first), key.second}] += n;
+    exited_unnamed_.clear();
+    IntervalCounts counts = exited_intervals_;
+    for (const kd_thread& t : live)
+        counts[{process_name(t.tgid), bounded(t.comm)}] += t.intervals;
+    return counts;
+}
+
 void DelayCollector::read_stalls(std::vector<Stall>& stalls)
 {
     if (ended_.empty())
@@ -231,7 +276,7 @@ void DelayCollector::read_stalls(std::vector<Stall>& stalls)
         t.long_poll = {};  // the interval is the long poll
         add_thread_entry(r, t);
         r.threads[e.tid];  // shown even when it only ran
-        stalls.push_back(Stall{e.start_ns, e.end_ns, e.nvcsw, e.nivcsw, read_sample(r)});
+        stalls.push_back(Stall{e.start_ns, e.end_ns, e.nvcsw, e.nivcsw, process_name(e.thread.tgid), read_sample(r)});
         // Its values' keys are free again for the thread's next intervals.
         maps_.erase("stall_reading", static_cast<uint32_t>(KD_KEY_TID(e.tid, e.gen)));
     }

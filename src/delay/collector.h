@@ -16,6 +16,7 @@
 #include <linux/types.h>
 
 #include "bpf/ring_buffer.h"
+#include "bpf/session.h"
 #include "delay/budget.h"
 #include "delay/program.h"
 #include "delay/sample.h"
@@ -58,6 +59,11 @@ public:
     uint64_t stalls_dropped();
     uint64_t stalls_unwatched();
     uint64_t exits_dropped();
+    // --stall: the loop intervals each thread began so far, live threads
+    // and exited ones, by process name and thread name.
+    using IntervalCounts = std::map<std::pair<std::string, std::string>, uint64_t>;
+    IntervalCounts loop_intervals();
+    std::vector<ProgramStats> program_stats();
 
 private:
     // --stall: reads the stalls on hand into stalls.
@@ -86,6 +92,16 @@ private:
     std::vector<kd_stall> ended_;  // stalls not yet read
     std::unique_ptr<RingBufferReader> exits_;
     std::map<uint32_t, kd_gen_t> exited_;  // threads whose values are to go
+    // Of the threads gone: by process name, and by the kernel's tgid for
+    // those whose process is not named yet (its main thread's exit may
+    // come after theirs).
+    IntervalCounts exited_intervals_;
+    std::map<std::pair<uint32_t, std::string>, uint64_t> exited_unnamed_;
+    // A process's name: its main thread's, by the kernel's tgid, as entries
+    // and exits show it; kept for processes seen lately.
+    std::map<uint32_t, std::string> process_names_;
+    std::string process_name(uint32_t tgid);
+    void learn_process_name(uint32_t tgid, uint32_t tid, const std::string& name);
 };
 
 }  // namespace kdelay

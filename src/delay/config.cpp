@@ -33,6 +33,9 @@ DelayConfig make_delay_config(const CommonOptions& common, const DelayOptions& o
         f.ringbuf_pages <<= 1;  // the kernel wants a power of two
     cfg.stall_ns = options.stall_ns;
     cfg.duration = options.duration;
+    cfg.metrics_path = options.metrics_path;
+    if (common.format == CommonOptions::Format::journal)
+        cfg.stall_reports_per_minute = kJournalStallsPerMinute;
     if (cfg.stall_ns) {
         f.budget = true;         // a stall's report is its time budget
         f.upcall_stats = false;  // counted per CPU, not per thread

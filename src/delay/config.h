@@ -31,8 +31,19 @@ struct DelayConfig {
     // target's exit). Its report is the budget's, so the budget is on.
     std::optional<uint64_t> stall_ns;
     double duration = 0;
+    // --stall: at most this many full reports a minute for each thread name
+    // (0: all), the rest counted; the journal's bound.
+    unsigned stall_reports_per_minute = 0;
+    std::string metrics_path;  // --metrics: Prometheus text file, rewritten as the watch goes
     DelayFeatures features;
 };
+
+// In the journal, at most this many full stall reports a minute for each
+// thread name. A storm's first reports show its shape and the rest repeat
+// it: with Open vSwitch's few thread kinds that is at most a few dozen
+// entries a minute, far below journald's own rate limit (10,000 a service
+// in 30 s by default), so journald never drops kdelay's count of the rest.
+inline constexpr unsigned kJournalStallsPerMinute = 5;
 
 // Checks the options: trigger grammar first (EX_CONFIG, before anything
 // else), then against this system: root (unless only printing the eBPF

@@ -28,6 +28,7 @@ struct DelayOptions {
     uint32_t buffer_page_count = 1024;
     std::optional<uint64_t> stall_ns;  // --stall: report each interval this long or longer
     double duration = 0;               // --duration (--stall): seconds; 0 = until Ctrl-C or exit
+    std::string metrics_path;          // --metrics (--stall): Prometheus text file
 };
 
 }  // namespace kdelay

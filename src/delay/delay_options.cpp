@@ -1,6 +1,7 @@
 #include "delay/delay_options.h"
 
 #include "core/error.h"
+#include "sys/systemd.h"
 
 namespace kdelay {
 
@@ -34,7 +35,15 @@ void add_delay_options(CLI::App& app, CommonOptions& common, DelayOptions& delay
     d.debug_opt = add_debug_option(app, debug_flags);
     app.add_flag("--ebpf", common.print_ebpf,
                  "Print the eBPF source that would be compiled and exit (no root needed)");
-    add_format_option(app, common.format, "Output format: text (default) or json (JSON Lines)");
+    add_format_option(app, common,
+                      "Output format: text (default), json (JSON Lines) or journal (each stall or sample one\n"
+                      "systemd journal entry with its numbers as fields; the default when stdout is the journal)",
+                      true);
+    d.metrics_opt = app.add_option("--metrics", delay.metrics_path,
+                                   "With --stall: keep FILE a Prometheus text file of the watch's counts (stalls,\n"
+                                   "loop intervals, stall lengths, losses, restarts, kdelay's cost), rewritten every\n"
+                                   "5 s; for node_exporter's textfile collector (see ALWAYS ON below)")
+                        ->type_name("FILE");
     for (const FeatureSwitch* s : feature_switches())
         app.add_flag_callback(s->flag, [&delay, s] { s->turn_on(delay.switches); }, s->help);
     app.add_flag("--list-probes", delay.list_probes,
@@ -110,7 +119,14 @@ void finish_delay_options(const DelayParse& d, CommonOptions& common, DelayOptio
             throw Error(Exit::usage, "--trigger-delta is for samples; with --stall, THRESHOLD is the shortest interval shown");
     } else if (d.duration_opt->count() > 0) {
         throw Error(Exit::usage, "--duration is for --stall; a sample's length is --sample-time");
+    } else if (d.metrics_opt->count() > 0) {
+        throw Error(Exit::usage, "--metrics counts a --stall watch's stalls; give --stall THRESHOLD");
     }
+    if (d.metrics_opt->count() > 0 && delay.metrics_path.empty())
+        throw Error(Exit::usage, "--metrics: give a file, such as /var/lib/prometheus/node-exporter/kdelay.prom");
+    // Under systemd, stdout is the journal: each stall one entry there.
+    if (!common.format_given && stdout_is_journal())
+        common.format = CommonOptions::Format::journal;
     if (*d.pid_opt) {
         if (!common.command.empty())
             throw Error(Exit::usage, "-p/--pid and '-- COMMAND' cannot be used together");

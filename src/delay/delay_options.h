@@ -20,6 +20,7 @@ struct DelayParse {
     CLI::Option* events_opt;
     CLI::Option* stall_opt;
     CLI::Option* duration_opt;
+    CLI::Option* metrics_opt;
     std::vector<CLI::Option*> sample_opts;  // --sample-time, --sample-count, --sample-interval
     std::string stall;
     std::vector<int64_t> pids;

@@ -118,6 +118,7 @@ std::string render_delay_program(const DelayProgramParams& p)
     c.number("PT_REGS_SP_OFF", sites ? p.layout.regs_sp->offset : 0);
     c.number("STALL_RESTART_NR", p.stall_restart_nr);
     c.number("TASK_NVCSW_OFF", p.layout.task_nvcsw.offset);
+    c.number("TASK_GROUP_LEADER_OFF", p.layout.task_group_leader.offset);
     c.number("TASK_NIVCSW_OFF", p.layout.task_nivcsw.offset);
     c.flag("TASK_ITERATOR", p.layout.task_iterator);
     c.number("TASK_ON_CPU_OFF", p.layout.task_on_cpu ? p.layout.task_on_cpu->offset : 0);

@@ -95,6 +95,7 @@ struct Stall {
     uint64_t end_ns = 0;
     uint64_t voluntary_switches = 0;  // the kernel's counts over the interval
     uint64_t involuntary_switches = 0;
+    std::string process_name;  // its main thread's name, as the kernel side saw it
     Sample sample;  // that thread alone, over the interval
 };
 

@@ -1,6 +1,7 @@
 #include "delay/stall_watch.h"
 
 #include <algorithm>
+#include <fmt/format.h>
 #include <chrono>
 #include <ctime>
 #include <iostream>
@@ -11,7 +12,11 @@
 #include "delay/sampler.h"
 #include "report/format.h"
 #include "report/writer.h"
+#include "delay/stall_limit.h"
+#include "delay/stall_metrics.h"
+#include "report/prometheus_text.h"
 #include "sys/cgroup.h"
+#include "sys/systemd.h"
 #include "sys/event_wait.h"
 
 namespace kdelay {
@@ -33,6 +38,7 @@ int64_t clock_ns(clockid_t clock)
 StallReport stall_report(Stall stall)
 {
     StallReport s;
+    s.process_name = std::move(stall.process_name);
     s.start_ns = stall.start_ns;
     s.end_ns = stall.end_ns;
     s.voluntary_switches = stall.voluntary_switches;
@@ -49,7 +55,10 @@ StallReport stall_report(Stall stall)
 // writer (JSON: a "lost" line), not only in the closing warnings.
 class LossWatch {
 public:
-    LossWatch(DelayCollector& collector, ReportWriter& writer) : collector_(collector), writer_(writer) {}
+    LossWatch(DelayCollector& collector, ReportWriter& writer, StallMetrics* metrics)
+        : collector_(collector), writer_(writer), metrics_(metrics)
+    {
+    }
 
     void check()
     {
@@ -81,29 +90,77 @@ private:
         told = total;
         std::cerr << "kdelay: lost: " << loss.text << std::endl;
         writer_.lost(loss);
+        if (metrics_)
+            metrics_->lost(loss);
     }
 
     DelayCollector& collector_;
     ReportWriter& writer_;
+    StallMetrics* metrics_;
     std::map<std::string, uint64_t> told_;
 };
+
+// --metrics: the counts, rewritten whole every few seconds and at the end.
+class MetricsFile {
+public:
+    static constexpr auto kEvery = std::chrono::seconds(5);
+
+    MetricsFile(std::string path, uint64_t threshold_ns) : path_(std::move(path)), counts_(threshold_ns) {}
+    StallMetrics& counts() { return counts_; }
+
+    void write_if_due(DelayCollector& collector, bool now = false)
+    {
+        if (!now && Clock::now() < next_)
+            return;
+        counts_.intervals(collector.loop_intervals());
+        replace_file(path_, prometheus_text(counts_.families(
+                                run_time_.on() ? collector.program_stats() : std::vector<ProgramStats>{})));
+        next_ = Clock::now() + kEvery;
+    }
+
+private:
+    std::string path_;
+    StallMetrics counts_;
+    RunTimeStats run_time_;  // the kernel counts the programs' run time while it lives
+    Clock::time_point next_{};
+};
+
+uint64_t steady_ns() { return static_cast<uint64_t>(clock_ns(CLOCK_MONOTONIC)); }
 
 }  // namespace
 
 void watch_stalls(const DelayConfig& cfg, const std::vector<pid_t>& targets, DelayCollector& collector,
                   EventWait& wait, ReportWriter& writer, const std::function<void()>& on_start)
 {
+    std::optional<MetricsFile> metrics;
+    if (!cfg.metrics_path.empty()) {
+        metrics.emplace(cfg.metrics_path, *cfg.stall_ns);
+        metrics->write_if_due(collector, true);  // a file that cannot be written fails now, not in a week
+    }
+    StallLimiter limiter(cfg.stall_reports_per_minute);
+    ServiceNotifier service;
     collector.start_capture();
     writer.marker(Marker{Marker::Kind::watch, std::chrono::system_clock::now()});
     on_start();
+    const std::string watching = fmt::format("watching for stalls of {:g} ms or longer", double(*cfg.stall_ns) / 1e6);
+    service.ready(watching);
     const auto end = cfg.duration > 0 ? Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                                            std::chrono::duration<double>(cfg.duration))
                                       : Clock::time_point::max();
-    LossWatch losses(collector, writer);
+    LossWatch losses(collector, writer, metrics ? &metrics->counts() : nullptr);
+    uint64_t seen = 0;
     const auto report = [&](Clock::time_point deadline) {
-        for (Stall& s : collector.take_stalls(deadline))
-            writer.stall(stall_report(std::move(s)));
+        for (Stall& s : collector.take_stalls(deadline)) {
+            const StallReport r = stall_report(std::move(s));
+            service.status(watching + "; " + with_commas(++seen) + " seen");
+            if (metrics)
+                metrics->counts().stall(r);
+            if (limiter.admit(name_without_digits(r.thread.name), r.end_ns - r.start_ns, steady_ns()))
+                writer.stall(r);
+        }
         losses.check();
+        if (const auto held = limiter.summary(steady_ns()))
+            writer.warning(*held);
     };
     // A cgroup's unit may stop and start again: the kernel side follows it
     // by name (targets.bpf.h); here the restart is told.
@@ -112,6 +169,9 @@ void watch_stalls(const DelayConfig& cfg, const std::vector<pid_t>& targets, Del
         cgroup.emplace(*cfg.bpf.cgroup);
     for (;;) {
         report(std::min(end, Clock::now() + kWakeEvery));
+        service.keep_alive();
+        if (metrics)
+            metrics->write_if_due(collector);
         if (cgroup) {
             switch (cgroup->look()) {
             case CgroupFollower::Change::none: break;
@@ -120,6 +180,8 @@ void watch_stalls(const DelayConfig& cfg, const std::vector<pid_t>& targets, Del
                             " is gone (its unit stopped?); watching for it to come back");
                 break;
             case CgroupFollower::Change::anew:
+                if (metrics)
+                    metrics->counts().restart();
                 writer.marker(Marker{Marker::Kind::restart, std::chrono::system_clock::now(), std::nullopt,
                                      std::nullopt, cgroup->id()});
                 break;
@@ -136,6 +198,10 @@ void watch_stalls(const DelayConfig& cfg, const std::vector<pid_t>& targets, Del
             break;
     }
     report(Clock::now());  // the stalls that ended meanwhile
+    if (const auto held = limiter.summary(steady_ns(), true))
+        writer.warning(*held);
+    if (metrics)
+        metrics->write_if_due(collector, true);
     writer.marker(Marker{Marker::Kind::watch_end, std::chrono::system_clock::now()});
 
     warn_map_losses(collector, writer);

@@ -13,7 +13,7 @@ void add_record_command(CLI::App& app, CommonOptions& common, RecordOptions& val
     c.app->add_option("--probes", values.probe_files, "A probe-set file; may repeat")->type_name("FILE");
     c.app->add_option("-o,--output", values.output, "Write here instead of stdout")->type_name("FILE");
     c.app->add_flag("-g,--ebpf", common.print_ebpf, "Print the generated eBPF program and exit");
-    add_format_option(*c.app, common.format, "text (default: trace.py's format) or json (JSON Lines)");
+    add_format_option(*c.app, common, "text (default: trace.py's format) or json (JSON Lines)");
     c.debug_opt = add_debug_option(*c.app, debug_flags);
 }
 

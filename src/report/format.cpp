@@ -96,4 +96,13 @@ std::string timestamp_suffix(std::chrono::system_clock::time_point when)
     return fmt::format("@{} ({:%H:%M:%S} UTC)", iso, utc);
 }
 
+std::string name_without_digits(std::string_view name)
+{
+    std::string kind;
+    for (const char c : name)
+        if (c < '0' || c > '9')
+            kind += c;
+    return kind;
+}
+
 }  // namespace kdelay

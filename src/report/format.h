@@ -17,6 +17,10 @@ std::string printable(std::string_view text);
 // 1234567 -> "1,234,567".
 std::string with_commas(uint64_t value);
 
+// A thread's name with its digits left out, so that a pool's threads share
+// one (handler12, handler7: handler), as a label of bounded count.
+std::string name_without_digits(std::string_view name);
+
 // An errno's short name (11 -> "EAGAIN"), or unknown when libc has none.
 std::string errno_name(int err, const char* unknown);
 

@@ -59,6 +59,7 @@ struct StallReport {
     uint64_t voluntary_switches = 0;  // as getrusage() counts them, over the interval
     uint64_t involuntary_switches = 0;
     std::chrono::system_clock::time_point start_wall;
+    std::string process_name;  // its main thread's name now; empty when gone
     ThreadSections thread;
 };
 

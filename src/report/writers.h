@@ -15,6 +15,10 @@ std::unique_ptr<ReportWriter> make_text_writer(std::ostream& out);
 // integer nanoseconds. The schema is in docs/json.md.
 std::unique_ptr<ReportWriter> make_json_writer(std::ostream& out);
 
+// The systemd journal: each item one entry, with a one-line MESSAGE, its
+// numbers as KDELAY_* fields and its JSON object in KDELAY_JSON.
+std::unique_ptr<ReportWriter> make_journal_writer();
+
 // For stderr beside a mode's data on stdout: notes and warnings as kdelay's
 // diagnostics ("kdelay: ...", "kdelay: warning: ...").
 std::unique_ptr<ReportWriter> make_diagnostics_writer(std::ostream& err);

@@ -52,6 +52,12 @@ std::string comm_of(const fs::path& task_dir)
     return name;
 }
 
+}  // namespace
+
+std::string process_name(pid_t pid) { return pid > 0 ? comm_of("/proc/" + std::to_string(pid)) : std::string(); }
+
+namespace {
+
 std::string read_file(const fs::path& path)
 {
     std::ifstream in(path);

@@ -36,6 +36,9 @@ std::string process_executable(pid_t pid);
 // it reads from /proc are those eBPF compares with.
 bool in_kernels_pid_namespace();
 
+// The name (comm) of process pid now; empty when it is gone.
+std::string process_name(pid_t pid);
+
 // PIDs whose comm (/proc/PID/comm) contains name, as upstream looks for
 // ovs-vswitchd.
 std::vector<pid_t> find_processes_with_name_containing(const std::string& name);

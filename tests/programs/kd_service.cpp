@@ -19,7 +19,9 @@
 //
 // Output: "ready", then per stall, as it ends:
 //   stall TID START_NS END_NS CPU_NS STEAL_NS  (as kd_stall prints them)
-// per life "life N PID", and "done" when the last life has ended.
+// per life "life N PID" as it starts and "polls N" as it ends (its loop
+// polls, all threads: each one's return begins a loop interval), and "done"
+// when the last life has ended.
 #include <atomic>
 #include <csignal>
 #include <cstdint>
@@ -61,10 +63,13 @@ pid_t gettid_() { return static_cast<pid_t>(syscall(SYS_gettid)); }
 
 int g_idle[2];  // a pipe never written: what the loops wait on
 
+std::atomic<uint64_t> g_polls{0};  // the life's loop polls, all threads
+
 void loop_poll()
 {
     pollfd idle{g_idle[0], POLLIN, 0};
     poll(&idle, 1, 1);
+    ++g_polls;
 }
 
 void plant(int total_ms, int cpu_ms)
@@ -166,6 +171,10 @@ void live(unsigned seed, bool planting)
         if (t)
             pthread_join(t, nullptr);
     pthread_join(main_loop, nullptr);
+    pthread_mutex_lock(&g_print);
+    printf("polls %lu\n", static_cast<unsigned long>(g_polls.load()));
+    fflush(stdout);
+    pthread_mutex_unlock(&g_print);
 }
 
 bool write_file(const std::string& path, const std::string& text)
