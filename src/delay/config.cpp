@@ -1,8 +1,11 @@
 #include "delay/config.h"
 
+#include <cerrno>
+#include <cstring>
 #include <unistd.h>
 
 #include "core/error.h"
+#include "report/format.h"
 #include "sys/process.h"
 
 namespace kdelay {
@@ -34,6 +37,13 @@ DelayConfig make_delay_config(const CommonOptions& common, const DelayOptions& o
     cfg.stall_ns = options.stall_ns;
     cfg.duration = options.duration;
     cfg.metrics_path = options.metrics_path;
+    if (!cfg.metrics_path.empty()) {
+        // Told now, not when the first write fails after the compile.
+        const size_t slash = cfg.metrics_path.rfind('/');
+        const std::string dir = slash == std::string::npos ? "." : cfg.metrics_path.substr(0, slash + 1);
+        if (access(dir.c_str(), W_OK) != 0)
+            throw Error(Exit::cantcreat, "--metrics: cannot write into " + printable(dir) + ": " + strerror(errno));
+    }
     if (common.format == CommonOptions::Format::journal)
         cfg.stall_reports_per_minute = kJournalStallsPerMinute;
     if (cfg.stall_ns) {

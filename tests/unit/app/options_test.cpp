@@ -112,13 +112,13 @@ TEST(Options, ParserErrorsAreKdelaysWords)
               "--format: given 2 times ('text', 'json'); give it once (see kdelay --help)");
     EXPECT_EQ(error_text({"biosnoop", "--duration", "1", "--duration", "1"}),
               "--duration: given 2 times ('1', '1'); give it once (see kdelay --help)");
-    EXPECT_EQ(error_text({"--format"}), "--format: no value given; give text|json (see kdelay --help)");
+    EXPECT_EQ(error_text({"--format"}), "--format: no value given; give text|json|journal (see kdelay --help)");
     EXPECT_EQ(error_text({"-p", "1", "--sample-time"}),
               "--sample-time: no value given; give SECONDS (see kdelay --help)");
     EXPECT_EQ(error_text({"record", "-p"}), "--pid: no value given; give PID (see kdelay --help)");
     EXPECT_EQ(error_text({"-p"}), "--pid: no value given; give PID[,PID...] (see kdelay --help)");
     EXPECT_EQ(error_text({"--format", "xml"}),
-              "--format: 'xml' is not an output format; give text or json (see kdelay --help)");
+              "--format: 'xml' is not an output format; give text, json or journal (see kdelay --help)");
     EXPECT_EQ(error_text({"--bogus"}), "unknown option '--bogus' (see kdelay --help)");
     EXPECT_EQ(error_text({"biosnoop", "--bogus"}), "unknown option '--bogus' (see kdelay --help)");
     EXPECT_EQ(error_text({"-p", "3", "stray"}),
