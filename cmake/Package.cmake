@@ -24,6 +24,11 @@ running, waiting for a CPU and behind whom, blocked and who woke it,
 stopped, interrupts, block I/O, locks and memory reclaim. It is a drop-in
 for Open vSwitch's kernel_delay.py, and also records SPDK qpair lifetimes,
 annotates SPDK traces and prints biosnoop's per-I/O lines.")
+# The settings file is a conffile; the scripts reload systemd and make a
+# purge leave nothing (packaging/debian/).
+set(CPACK_DEBIAN_PACKAGE_CONTROL_EXTRA
+    "${CMAKE_SOURCE_DIR}/packaging/debian/conffiles;${CMAKE_SOURCE_DIR}/packaging/debian/postinst;${CMAKE_SOURCE_DIR}/packaging/debian/prerm;${CMAKE_SOURCE_DIR}/packaging/debian/postrm")
+set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 # Packaging installs what is built; it builds nothing more (the tests).
 set(CMAKE_SKIP_INSTALL_ALL_DEPENDENCY ON)
 include(CPack)

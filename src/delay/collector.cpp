@@ -247,11 +247,12 @@ std::vector<ProgramStats> DelayCollector::program_stats() { return session_.prog
 DelayCollector::IntervalCounts DelayCollector::loop_intervals()
 {
     std::vector<kd_thread> live;
+    threads_tracked_ = 0;
     for (const auto& [slot, t] : maps_.entries<uint32_t, kd_thread>("thread_slots"))
-        if (t.tid && t.intervals)
+        if (t.tid && ++threads_tracked_ && t.intervals)
             live.push_back(t);
     for (const auto& [tid, t] : maps_.entries<uint32_t, kd_thread>("threads"))
-        if (t.intervals)
+        if (++threads_tracked_ && t.intervals)
             live.push_back(t);
     for (const kd_thread& t : live)
         learn_process_name(t.tgid, static_cast<uint32_t>(t.tid), bounded(t.comm));

@@ -63,6 +63,8 @@ public:
     // and exited ones, by process name and thread name.
     using IntervalCounts = std::map<std::pair<std::string, std::string>, uint64_t>;
     IntervalCounts loop_intervals();
+    // How many threads have entries now, as loop_intervals() last saw.
+    size_t threads_tracked() const { return threads_tracked_; }
     std::vector<ProgramStats> program_stats();
 
 private:
@@ -100,6 +102,7 @@ private:
     // A process's name: its main thread's, by the kernel's tgid, as entries
     // and exits show it; kept for processes seen lately.
     std::map<uint32_t, std::string> process_names_;
+    size_t threads_tracked_ = 0;
     std::string process_name(uint32_t tgid);
     void learn_process_name(uint32_t tgid, uint32_t tid, const std::string& name);
 };

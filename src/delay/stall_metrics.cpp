@@ -89,6 +89,10 @@ std::vector<MetricFamily> StallMetrics::families(const std::vector<ProgramStats>
                                     "Times the target's cgroup was made anew (its unit restarted) and followed.");
     restarts.samples.push_back(MetricSample{"", {}, double(restarts_)});
     f.push_back(std::move(restarts));
+    MetricFamily tracked{"kdelay_threads_tracked",
+                         "Threads with an entry in the watch's maps now: the target's live threads.", "gauge", {}};
+    tracked.samples.push_back(MetricSample{"", {}, double(threads_tracked_)});
+    f.push_back(std::move(tracked));
     MetricFamily threshold{"kdelay_stall_threshold_seconds", "The shortest interval counted as a stall.", "gauge", {}};
     threshold.samples.push_back(MetricSample{"", {}, double(threshold_ns_) / 1e9});
     f.push_back(std::move(threshold));

@@ -26,6 +26,7 @@ public:
     void lost(const Loss& loss) { lost_[loss.what] = loss.total; }
     // The loop intervals so far, by process name and thread name.
     void intervals(const std::map<std::pair<std::string, std::string>, uint64_t>& counts);
+    void threads_tracked(size_t n) { threads_tracked_ = n; }
 
     // programs: the BPF programs' run time, when the kernel counts it.
     std::vector<MetricFamily> families(const std::vector<ProgramStats>& programs) const;
@@ -50,6 +51,7 @@ private:
     std::map<std::string, Lengths> lengths_;  // by process
     std::map<std::string, uint64_t> lost_;
     uint64_t restarts_ = 0;
+    size_t threads_tracked_ = 0;
 };
 
 }  // namespace kdelay

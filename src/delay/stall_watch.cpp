@@ -113,6 +113,7 @@ public:
         if (!now && Clock::now() < next_)
             return;
         counts_.intervals(collector.loop_intervals());
+        counts_.threads_tracked(collector.threads_tracked());
         replace_file(path_, prometheus_text(counts_.families(
                                 run_time_.on() ? collector.program_stats() : std::vector<ProgramStats>{})));
         next_ = Clock::now() + kEvery;

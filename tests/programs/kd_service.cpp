@@ -3,6 +3,9 @@
 // systemd does for a unit), and plants stalls at random.
 //
 //   kd_service PARENT NAME LIVES LIFE_MS SEED
+//   kd_service --life SEED
+//       One life, here, until SIGTERM: as systemd runs a unit, which makes
+//       its cgroup and restarts it.
 //
 // Life 0 starts at once and plants nothing. After "ready", SIGUSR1 begins
 // the run: each of lives 1 to LIVES runs about LIFE_MS, then is stopped
@@ -214,8 +217,14 @@ void end_life(pid_t pid, const std::string& cgroup)
 
 int main(int argc, char** argv)
 {
+    if (argc == 3 && std::string(argv[1]) == "--life") {
+        if (pipe(g_idle) != 0)
+            return 1;
+        live(static_cast<unsigned>(atol(argv[2])), true);
+        return 0;
+    }
     if (argc != 6) {
-        fprintf(stderr, "usage: kd_service PARENT NAME LIVES LIFE_MS SEED\n");
+        fprintf(stderr, "usage: kd_service PARENT NAME LIVES LIFE_MS SEED | --life SEED\n");
         return 2;
     }
     const std::string cgroup = std::string(argv[1]) + "/" + argv[2];

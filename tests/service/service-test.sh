@@ -1,0 +1,153 @@
+#!/usr/bin/env bash
+# kdelay-stall@.service, always on, under a real systemd on this machine's
+# kernel: systemd boots in a container (systemd-nspawn, this machine's /usr
+# with kdelay's installed files laid over it, an empty /etc), and watches a
+# service, kd-svc (tests/programs/kd_service --life), that churns threads
+# and plants stalls at random, the first a few polls into each life, while
+# the test restarts it every RESTART_EVERY seconds.
+#
+# It checks what a fleet relies on:
+#   - the unit as packaged: Type=notify (active only once READY=1 came), its
+#     hardening accepted by the kernel, the watchdog kept (no restart of
+#     kdelay in the whole run), /etc/default/kdelay read;
+#   - the journal: each planted stall is one entry, exactly once, with its
+#     fields and KDELAY_JSON; each restart one entry; no loss;
+#   - Prometheus: node_exporter serves the metrics file, Prometheus scrapes
+#     it, and a query through its HTTP API gives the planted stalls' count,
+#     the restarts and the loop intervals of kd-svc's own count;
+#   - kdelay's resident memory, open files and tracked threads stay flat.
+#
+#   tests/service/service-test.sh BUILD_DIR [RESTARTS [RESTART_EVERY]]
+#       (default 3 restarts, 6 s apart: CI's short run; bench/soak.sh runs
+#       it for longer). Exit 77: no systemd-nspawn, Prometheus or BPF here.
+#       KDELAY_KEEP=1 keeps what it collected in /tmp/kdelay-service-*.
+set -euo pipefail
+build=$(cd "${1:?usage: service-test.sh BUILD_DIR [RESTARTS [RESTART_EVERY]]}" && pwd)
+restarts=${2:-3}
+every=${3:-6}
+here=$(cd "$(dirname "$0")" && pwd)
+tree=$(cd "$here/../.." && pwd)
+
+skip() { echo "service-test: skipped: $*"; exit 77; }
+fail() { echo "service-test: FAILED: $*" >&2; exit 1; }
+[ "$(id -u)" = 0 ] || skip "not root"
+[ "${KDELAY_TEST_NO_BPF:-0}" = 1 ] && skip "KDELAY_TEST_NO_BPF=1"
+# A chroot (tests/distro/) is not a machine to boot systemd on.
+[ "$(stat -c %d:%i /)" = "$(stat -c %d:%i /proc/1/root/.)" ] || skip "in a chroot"
+for tool in systemd-nspawn prometheus prometheus-node-exporter; do
+    command -v "$tool" >/dev/null || [ -x "/usr/bin/$tool" ] || skip "no $tool (scripts/setup.sh installs it)"
+done
+
+work=$(mktemp -d /tmp/kdelay-service-XXXXXX)
+leader= nspawn= exporter= prom=
+cleanup() {
+    [ -n "$nspawn" ] && kill "$nspawn" 2>/dev/null && wait "$nspawn" 2>/dev/null
+    [ -n "$exporter" ] && kill "$exporter" 2>/dev/null
+    [ -n "$prom" ] && kill "$prom" 2>/dev/null
+    wait 2>/dev/null || true
+    umount -R "$work/over" 2>/dev/null || true
+    [ -n "${KDELAY_KEEP:-}" ] || rm -rf "$work"
+}
+trap cleanup EXIT
+
+# kdelay as the package installs it (the .deb holds what cmake --install
+# puts here), and the test's units and settings.
+DESTDIR="$work/stage" cmake --install "$build" --prefix /usr >/dev/null
+mkdir -p "$work/units/kdelay-stall@kd-svc.service.d" "$work/metrics" "$work/over"
+cat >"$work/units/kd-svc.service" <<'EOF'
+[Unit]
+Description=a service that stalls (kdelay's test)
+[Service]
+ExecStart=/kdtest/kd_service --life 7
+EOF
+# The watchdog at 3 s, so that the run outlasts it many times over.
+cat >"$work/units/kdelay-stall@kd-svc.service.d/test.conf" <<'EOF'
+[Service]
+WatchdogSec=3s
+EOF
+sed -e 's/^KDELAY_STALL=.*/KDELAY_STALL=200ms/' "$work/stage/etc/default/kdelay" >"$work/default"
+grep -q '^KDELAY_METRICS_DIR=/var/lib/prometheus/node-exporter$' "$work/default" ||
+    fail "/etc/default/kdelay does not name node_exporter's directory"
+
+# /usr with kdelay laid over it, in a mount namespace of the container's own.
+mount -t tmpfs tmpfs "$work/over"
+mkdir -p "$work/over/upper" "$work/over/work" "$work/over/usr"
+mkdir -p /run/systemd/nspawn
+mountpoint -q /run/systemd/nspawn || mount -t tmpfs tmpfs /run/systemd/nspawn
+unshare -m --propagation private bash -c '
+    set -e
+    mount -t overlay overlay -o lowerdir=/usr,upperdir="$1/over/upper",workdir="$1/over/work" /usr
+    cp -a "$1/stage/usr/." /usr/
+    exec systemd-nspawn -D / --volatile=yes --register=no --keep-unit -M kdsvc --boot --console=read-only \
+        --capability=all --system-call-filter="bpf perf_event_open" \
+        --bind=/sys/kernel/tracing --bind-ro="$2:/kdtest" --bind="$1/units:/etc/systemd/system" \
+        --bind-ro="$1/default:/etc/default/kdelay" --bind="$1/metrics:/var/lib/prometheus/node-exporter" \
+        -- systemd.firstboot=off systemd.mask=prometheus.service systemd.mask=prometheus-node-exporter.service \
+        systemd.mask=ovsdb-server.service systemd.mask=ovs-vswitchd.service systemd.mask=openvswitch-switch.service
+' service "$work" "$build/tests" >"$work/console" 2>&1 &
+nspawn=$!
+for _ in $(seq 100); do
+    leader=$(pgrep -P "$nspawn" -f systemd | head -n 1 || true)
+    [ -z "$leader" ] || break
+    sleep 0.1
+done
+[ -n "$leader" ] || { cat "$work/console" >&2; fail "the container did not boot"; }
+in_box() { nsenter -t "$leader" -a "$@"; }
+for _ in $(seq 300); do
+    state=$(in_box systemctl is-system-running 2>/dev/null || true)
+    case $state in running|degraded) break ;; esac
+    sleep 0.1
+done
+case $state in running|degraded) ;; *) cat "$work/console" >&2; fail "systemd in the container is $state" ;; esac
+
+# node_exporter serves the metrics directory; Prometheus scrapes it each second.
+port=$((20000 + $$ % 10000))
+/usr/bin/prometheus-node-exporter --web.listen-address="127.0.0.1:$port" --collector.disable-defaults \
+    --collector.textfile --collector.textfile.directory="$work/metrics" >"$work/exporter.log" 2>&1 &
+exporter=$!
+cat >"$work/prometheus.yml" <<EOF
+global:
+  scrape_interval: 1s
+scrape_configs:
+  - job_name: node
+    static_configs:
+      - targets: ['127.0.0.1:$port']
+EOF
+/usr/bin/prometheus --config.file="$work/prometheus.yml" --storage.tsdb.path="$work/tsdb" \
+    --web.listen-address="127.0.0.1:$((port + 1))" >"$work/prometheus.log" 2>&1 &
+prom=$!
+
+in_box systemctl start kd-svc.service
+started=$(date +%s)
+# Type=notify: start returns once kdelay said READY=1, its programs attached.
+in_box systemctl start kdelay-stall@kd-svc.service ||
+    { in_box journalctl -u kdelay-stall@kd-svc --no-pager >&2; fail "the watch did not start"; }
+ready_ns=$(python3 -c 'import time; print(time.monotonic_ns())')  # the clock the stalls are in
+echo "service-test: the watch is ready $(( $(date +%s) - started )) s after its start"
+main=$(in_box systemctl show -p MainPID --value kdelay-stall@kd-svc.service)
+# kdelay's own cost, by the kernel's count, now and at the end.
+rss() { in_box sh -c "grep VmRSS /proc/$main/status | tr -s ' ' | cut -d' ' -f2"; }
+fds() { in_box sh -c "ls /proc/$main/fd | wc -l"; }
+sleep 2
+rss0=$(rss) fds0=$(fds)
+for i in $(seq "$restarts"); do
+    sleep "$every"
+    in_box systemctl restart kd-svc.service
+done
+sleep "$every"
+in_box systemctl stop kd-svc.service
+sleep 1
+rss1=$(rss) fds1=$(fds)
+[ "$(in_box systemctl show -p MainPID --value kdelay-stall@kd-svc.service)" = "$main" ] ||
+    fail "kdelay was restarted (the watchdog, or a crash): $(in_box systemctl show -p NRestarts -p Result kdelay-stall@kd-svc.service)"
+in_box systemctl stop kdelay-stall@kd-svc.service
+echo "service-test: kdelay's RSS ${rss0} kB then ${rss1} kB, open files $fds0 then $fds1"
+[ "$rss1" -le $((rss0 + 16384)) ] || fail "kdelay's RSS grew from $rss0 kB to $rss1 kB"
+[ "$fds1" -le "$fds0" ] || fail "kdelay's open files grew from $fds0 to $fds1"
+
+in_box journalctl -u kd-svc.service -o cat --no-pager >"$work/planted"
+in_box journalctl -u kdelay-stall@kd-svc.service -o json --no-pager >"$work/journal"
+cp "$work/metrics"/kdelay-kd-svc.prom "$work/final.prom" ||
+    fail "no metrics file; the watch's journal: $(in_box journalctl -u kdelay-stall@kd-svc -o cat --no-pager)"
+sleep 3  # a scrape of the final file
+python3 "$here/check_service.py" "$work" "$restarts" "$((port + 1))" "$ready_ns"
