@@ -11,7 +11,8 @@
 # Before trixie, scripts/sanitize.sh: the unit tests and the e2e tests that
 # load no eBPF under ASan and UBSan, and each fuzz target for 20 s.
 # KDELAY_SKIP_DISTRO=1 skips trixie, KDELAY_SKIP_VM=1 the guests,
-# KDELAY_SKIP_SANITIZE=1 the sanitizers;
+# KDELAY_SKIP_SANITIZE=1 the sanitizers, KDELAY_SKIP_SERVICE=1 the service
+# test (tests/service/: systemd booted in a container; not in a chroot);
 # KDELAY_VM_KERNELS names other kernels; KDELAY_SKIP_LOAD=1 skips the
 # round of the run, ready and budget cases beside a busy host's load (all
 # of tests/load/run.sh's loads at once, after the e2e tests).

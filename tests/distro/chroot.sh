@@ -36,7 +36,7 @@ if [ "$fresh" = 1 ]; then
 elif [ "$bare" = 1 ]; then
     command=${*:-bash /kdelay-check/install-check.sh /kdelay-check}
 else
-    command=${*:-KDELAY_SKIP_VM=1 KDELAY_SKIP_LOAD=1 scripts/test.sh}
+    command=${*:-KDELAY_SKIP_VM=1 KDELAY_SKIP_LOAD=1 KDELAY_SKIP_SERVICE=1 scripts/test.sh}
 fi
 
 if [ "$(id -u)" -ne 0 ]; then

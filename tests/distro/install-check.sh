@@ -22,12 +22,17 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "$deb" >/dev/null
 echo "install-check: installed $(dpkg-query -W -f='${Package} ${Version}' kdelay)"
-for f in /usr/sbin/kdelay /usr/libexec/kdelay/kdelay-bpf /usr/share/man/man8/kdelay.8.gz; do
+for f in /usr/sbin/kdelay /usr/libexec/kdelay/kdelay-bpf /usr/share/man/man8/kdelay.8.gz \
+    /usr/lib/systemd/system/kdelay-stall@.service /etc/default/kdelay; do
     [ -e "$f" ] || fail "$f is missing after install"
 done
 command -v kdelay >/dev/null || fail "kdelay is not on PATH"
 dpkg -L kdelay >"$dir/files"
+# node_exporter's directory, as prometheus-node-exporter makes it: what a
+# watch writes there goes with the purge, the directory stays.
+mkdir -p /var/lib/prometheus/node-exporter
 snapshot >"$dir/installed"
+echo 'kdelay_stalls_total 0' >/var/lib/prometheus/node-exporter/kdelay-ovs-vswitchd.prom
 
 # No kernel headers: on x86-64 kdelay gives BCC a tree of its own.
 if [ "$(dpkg --print-architecture)" = amd64 ] && dpkg-query -W -f='${db:Status-Status} ${Package}\n' 'linux-headers-*' 2>/dev/null | grep -q '^installed '; then

@@ -22,7 +22,7 @@ for suite in "${suites[@]}"; do
     start=$SECONDS
     tests=failed package=not-run
     if bash tests/distro/chroot.sh "$suite" \
-        "$versions; KDELAY_SKIP_VM=1 KDELAY_SKIP_DISTRO=1 KDELAY_SKIP_LOAD=1 KDELAY_SKIP_SANITIZE=1 scripts/test.sh && scripts/package.sh"; then
+        "$versions; KDELAY_SKIP_VM=1 KDELAY_SKIP_DISTRO=1 KDELAY_SKIP_LOAD=1 KDELAY_SKIP_SANITIZE=1 KDELAY_SKIP_SERVICE=1 scripts/test.sh && scripts/package.sh"; then
         tests=passed
         if bash tests/distro/chroot.sh --bare "$suite"; then package=passed; else package=failed; fi
     fi

@@ -3,9 +3,11 @@
 // systemd does for a unit), and plants stalls at random.
 //
 //   kd_service PARENT NAME LIVES LIFE_MS SEED
-//   kd_service --life SEED
+//   kd_service --life SEED [POLL_US]
 //       One life, here, until SIGTERM: as systemd runs a unit, which makes
-//       its cgroup and restarts it.
+//       its cgroup and restarts it. POLL_US: each loop poll's timeout
+//       (default 1000; 2500 gives Open vSwitch's busy 2,000 intervals a
+//       second over the five loops).
 //
 // Life 0 starts at once and plants nothing. After "ready", SIGUSR1 begins
 // the run: each of lives 1 to LIVES runs about LIFE_MS, then is stopped
@@ -13,7 +15,7 @@
 // them in all), and the next one started.
 //
 // In a life, "kd-main" and up to four "handlerN" threads (N counts up, as
-// Open vSwitch names its handlers) each loop on a poll() with a 1 ms
+// Open vSwitch names its handlers) each loop on a ppoll() with a 1 ms
 // timeout. Handlers are churned: each lives 100 to 500 ms and a new one
 // takes its place. A planner picks a random thread, which plants one stall
 // between two of its polls: 50 to 150 ms of its own CPU time and a sleep,
@@ -25,6 +27,7 @@
 // per life "life N PID" as it starts and "polls N" as it ends (its loop
 // polls, all threads: each one's return begins a loop interval), and "done"
 // when the last life has ended.
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdint>
@@ -65,13 +68,14 @@ Slot g_slots[kHandlers + 1];  // 0: kd-main
 pid_t gettid_() { return static_cast<pid_t>(syscall(SYS_gettid)); }
 
 int g_idle[2];  // a pipe never written: what the loops wait on
-
 std::atomic<uint64_t> g_polls{0};  // the life's loop polls, all threads
+long g_poll_us = 1000;             // each loop poll's timeout
 
 void loop_poll()
 {
     pollfd idle{g_idle[0], POLLIN, 0};
-    poll(&idle, 1, 1);
+    const timespec timeout{0, g_poll_us * 1000};
+    ppoll(&idle, 1, &timeout, nullptr);
     ++g_polls;
 }
 
@@ -217,9 +221,11 @@ void end_life(pid_t pid, const std::string& cgroup)
 
 int main(int argc, char** argv)
 {
-    if (argc == 3 && std::string(argv[1]) == "--life") {
+    if ((argc == 3 || argc == 4) && std::string(argv[1]) == "--life") {
         if (pipe(g_idle) != 0)
             return 1;
+        if (argc == 4)
+            g_poll_us = std::max(1L, std::min(999999L, atol(argv[3])));
         live(static_cast<unsigned>(atol(argv[2])), true);
         return 0;
     }
