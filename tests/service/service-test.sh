@@ -131,6 +131,15 @@ rss() { in_box sh -c "grep VmRSS /proc/$main/status | tr -s ' ' | cut -d' ' -f2"
 fds() { in_box sh -c "ls /proc/$main/fd | wc -l"; }
 # utime + stime, in clock ticks (after the comm, which may hold spaces).
 ticks() { in_box sh -c "sed 's/.*) //' /proc/$main/stat" | awk '{ print $12 + $13 }'; }
+# The unit's hardening, in force on the running watch: its capabilities
+# (CAP_BPF, CAP_PERFMON, CAP_SYS_ADMIN, CAP_SYS_PTRACE, CAP_DAC_READ_SEARCH),
+# no new privileges, a read-only system, node_exporter's directory writable.
+in_box grep -q '^CapBnd:[[:space:]]*000000c000280004$' "/proc/$main/status" ||
+    fail "the watch's capabilities: $(in_box grep CapBnd "/proc/$main/status")"
+in_box grep -q '^NoNewPrivs:[[:space:]]*1$' "/proc/$main/status" || fail "the watch may gain privileges"
+in_box nsenter -t "$main" -m sh -c 'touch /etc/kdelay-probe' 2>/dev/null && fail "the watch can write /etc"
+in_box nsenter -t "$main" -m sh -c 'touch /var/lib/prometheus/node-exporter/.probe && rm /var/lib/prometheus/node-exporter/.probe' ||
+    fail "the watch cannot write node_exporter's directory"
 sleep 2
 rss0=$(rss) fds0=$(fds) ticks0=$(ticks) t0=$(date +%s.%N)
 for i in $(seq "$restarts"); do
