@@ -30,6 +30,9 @@
 // Output, per window:
 //   window K START_NS END_NS           CLOCK_MONOTONIC at the two probes
 //   steal NS                           CPU 0's steal time over the window
+//   cpu0_busy NS                       all that ran on CPU 0 over the window,
+//                                      the workers or anything else (/proc/stat,
+//                                      to a tick)
 //   thread NAME TID RUN_LO RUN_HI WAIT_LO WAIT_HI
 //                                      over the window, as the kernel counts
 //                                      them: the thread's run time (its CPU
@@ -309,7 +312,7 @@ int main(int argc, char** argv)
     fflush(stdout);
 
     for (long k = 0;; ++k) {
-        const uint64_t steal_before = cpu0_steal_ns();
+        const uint64_t steal_before = cpu0_steal_ns(), busy_before = cpu0_busy_ns();
         // wake: the window opens while both threads sleep. schedstat adds a
         // wait when it ends; one under way at the start would be the
         // kernel's in full and kdelay's only from the start.
@@ -348,6 +351,7 @@ int main(int argc, char** argv)
         const std::vector<Figures> end_after = read_figures(workers);
         printf("window %ld %lu %lu\n", k, start, end);
         printf("steal %lu\n", cpu0_steal_ns() - steal_before);
+        printf("cpu0_busy %lu\n", cpu0_busy_ns() - busy_before);
         for (size_t i = 0; i < workers.size(); ++i)
             printf("thread %s %d %lu %lu %lu %lu\n", workers[i]->name.c_str(), workers[i]->tid.load(),
                    end_before[i].cpu - start_after[i].cpu, end_after[i].cpu - start_before[i].cpu,
