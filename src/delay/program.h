@@ -73,7 +73,7 @@ std::string render_delay_program(const DelayProgramParams& params);
 std::vector<pid_t> target_processes(const DelayProgramParams& params);
 
 struct SectionMap;
-// The size of a plug-in section's map ({{max_NAME}}).
+// The size of a plug-in section's map (kd_config.h's MAX_NAME).
 uint32_t section_map_size(const SectionMap& m, const DelayMapSizes& sizes);
 
 }  // namespace kdelay
