@@ -26,9 +26,14 @@ tests=(
     man-db                             # man -l, to check the installed man page
     time bc                            # bench/annotate.sh
     linux-headers-amd64                # kernel_delay.py in the guests' comparisons (kdelay needs none)
-    systemd-container                  # systemd-nspawn: the service's tests boot systemd in a container
-    prometheus prometheus-node-exporter  # the --metrics test: node_exporter serves the file, Prometheus scrapes it
 )
+# The service test (tests/service/); not where it is skipped (a chroot).
+if [ "${KDELAY_SKIP_SERVICE:-0}" != 1 ]; then
+    tests+=(
+        systemd-container                  # systemd-nspawn boots systemd in a container
+        prometheus prometheus-node-exporter  # node_exporter serves --metrics' file, Prometheus scrapes it
+    )
+fi
 packages=("${build[@]}" "${tests[@]}")
 if [ "${1:-}" = "--list" ]; then
     printf '%s\n' "${packages[@]}"

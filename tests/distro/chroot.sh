@@ -56,7 +56,7 @@ if [ "$bare" = 1 ]; then
     packages="ca-certificates"
 else
     name=$suite
-    packages="$(bash scripts/setup.sh --list | tr '\n' ',')git,ca-certificates"
+    packages="$(KDELAY_SKIP_SERVICE=1 bash scripts/setup.sh --list | tr '\n' ',')git,ca-certificates"
 fi
 tarball=$cache/$name.tar
 stamp=$cache/$name.packages
