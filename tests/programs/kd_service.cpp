@@ -6,7 +6,7 @@
 //   kd_service --life SEED [POLL_US]
 //       One life, here, until SIGTERM: as systemd runs a unit, which makes
 //       its cgroup and restarts it. POLL_US: each loop poll's timeout
-//       (default 1000; 2500 gives Open vSwitch's busy 2,000 intervals a
+//       (default 1000; 2000 gives about a busy Open vSwitch's 2,000 intervals a
 //       second over the five loops).
 //
 // Life 0 starts at once and plants nothing. After "ready", SIGUSR1 begins
