@@ -9,7 +9,7 @@
 # 6.12 and 6.12-rt in the full matrix (tests/vm/matrix.sh with no kernel
 # named), for CI's time.
 # Before trixie, scripts/sanitize.sh: the unit tests and the e2e tests that
-# load no eBPF under ASan and UBSan, and each fuzz target for 20 s.
+# load no eBPF under ASan and UBSan, and each fuzz target for 10 s.
 # KDELAY_SKIP_DISTRO=1 skips trixie, KDELAY_SKIP_VM=1 the guests,
 # KDELAY_SKIP_SANITIZE=1 the sanitizers, KDELAY_SKIP_SERVICE=1 the service
 # test (tests/service/: systemd booted in a container; not in a chroot);
