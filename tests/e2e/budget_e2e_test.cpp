@@ -676,12 +676,15 @@ TEST(BudgetE2E, AThreadStarvedAllWindowIsReadyAsTheKernelCountsItOnceItRuns)
     // The kernel's count of the whole wait, once it ended: the part before
     // the window, READY, and the hold's rest after the window.
     // Under the load harness, the load's tasks on CPU 0 make kd-starved wait
-    // more around the hold too, which the kernel's count holds.
+    // more around the hold too, which the kernel's count holds. After the
+    // hold, kd-starved waits for its switch-in: a tick here, more in an
+    // emulated guest (5.10 under TCG once took 10.02 ms).
     const uint64_t after = hold_end > window_end ? hold_end - window_end : 0;
     const uint64_t kdelay_wait = u64(b, "ready_before_window_ns") + u64(b, "ready_ns");
+    const uint64_t switch_in = in_emulated_guest() ? 30'000'000 : 10'000'000;
     EXPECT_LE(kdelay_wait, waited + 5'000'000) << b.dump();
     if (!under_load())
-        EXPECT_GE(kdelay_wait + after + 10'000'000, waited) << b.dump() << " waited " << waited;
+        EXPECT_GE(kdelay_wait + after + switch_in, waited) << b.dump() << " waited " << waited;
     // Only a kernel stopper thread (migration/0) is above it.
     const json fifo = budget_of(s, "kd-fifo");
     EXPECT_GE(u64(fifo, "running_ns") + 1'000'000, u64(fifo, "window_ns")) << fifo.dump() << "\n" << workload.out();
