@@ -168,7 +168,6 @@ CgroupFollower::Change CgroupFollower::look()
     if (static_cast<uint64_t>(st.st_ino) == id_)
         return Change::none;
     id_ = static_cast<uint64_t>(st.st_ino);
-    ++restarts_;
     return Change::anew;
 }
 

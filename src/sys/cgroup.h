@@ -51,12 +51,10 @@ public:
     // anew once for each new directory seen at path.
     Change look();
     uint64_t id() const { return id_; }
-    uint64_t restarts() const { return restarts_; }
 
 private:
     std::string path_;
     uint64_t id_;
-    uint64_t restarts_ = 0;
     bool gone_ = false;
 };
 
