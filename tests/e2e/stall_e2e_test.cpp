@@ -42,18 +42,21 @@ std::vector<Planted> planted(const std::string& out)
     return all;
 }
 
-std::vector<json> stalls(const std::string& out)
+// JSON lines of kdelay's output of type type (and marker kind).
+std::vector<json> lines_of(const std::string& out, const std::string& type, const std::string& marker = "")
 {
     std::vector<json> all;
     std::istringstream in(out);
     for (std::string line; std::getline(in, line);)
         if (!line.empty() && line[0] == '{') {
             json j = json::parse(line);
-            if (j["type"] == "stall")
+            if (j["type"] == type && (marker.empty() || j.value("marker", "") == marker))
                 all.push_back(std::move(j));
         }
     return all;
 }
+
+std::vector<json> stalls(const std::string& out) { return lines_of(out, "stall"); }
 
 uint64_t u64(const json& j, const char* key) { return j.at(key).get<uint64_t>(); }
 
@@ -372,29 +375,10 @@ TEST(StallE2E, AStopInsideTheLoopsWaitIsNoStall)
 // Warnings in a JSON run's output whose text holds what.
 size_t warnings_with(const std::string& out, const std::string& what)
 {
-    size_t n = 0;
-    std::istringstream in(out);
-    for (std::string line; std::getline(in, line);)
-        if (line.rfind("{", 0) == 0) {
-            const json j = json::parse(line);
-            if (j["type"] == "warning" && j.value("text", "").find(what) != std::string::npos)
-                ++n;
-        }
-    return n;
-}
-
-// JSON lines of kdelay's output of type type (and marker kind).
-std::vector<json> lines_of(const std::string& out, const std::string& type, const std::string& marker = "")
-{
-    std::vector<json> all;
-    std::istringstream in(out);
-    for (std::string line; std::getline(in, line);)
-        if (!line.empty() && line[0] == '{') {
-            json j = json::parse(line);
-            if (j["type"] == type && (marker.empty() || j.value("marker", "") == marker))
-                all.push_back(std::move(j));
-        }
-    return all;
+    const std::vector<json> warnings = lines_of(out, "warning");
+    return static_cast<size_t>(std::count_if(warnings.begin(), warnings.end(), [&](const json& j) {
+        return j.value("text", "").find(what) != std::string::npos;
+    }));
 }
 
 // A service restarted three times, each time in its cgroup made anew (as
