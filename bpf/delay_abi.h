@@ -94,9 +94,10 @@ struct kd_event {
 #define KD_MAP_UPCALLS 6
 #define KD_MAP_WAKERS 7
 #define KD_MAP_BLAME 8
+#define KD_MAP_TIMELINES 9
 /* The plug-in sections' counters follow (src/delay/section.h): the program
  * defines their macros, and sizes map_full for all. */
-#define KD_MAP_CORE_COUNT 9
+#define KD_MAP_CORE_COUNT 10
 
 /* Open vSwitch upcalls, machine-wide: calls of ovs_dp_upcall() per CPU and
  * return code (0, or -errno). At the tracepoint the code is unknown. */
@@ -301,6 +302,18 @@ struct kd_site_key {
     __u64 ret;  /* the return address */
 };
 
+/* --stall with --wait-stacks N (--timeline: 5): each interval keeps its N
+ * longest waits in a syscall, with the stacks where they began. */
+#define KD_LONGEST_WAITS 8  /* N at the most; a power of two */
+struct kd_wait {
+    __u64 start;
+    __u64 ns;      /* 0: an empty place */
+    __u32 nr;      /* the syscall it blocked in (kd_budget.blocked_nr) */
+    __s32 kernel_stack;  /* stack_traces ids; < 0 when lost */
+    __s32 user_stack;
+    __u32 pad;
+};
+
 struct kd_thread {
     char comm[KD_COMM_LEN];
     __u64 tid;  /* 0: a free slot of thread_slots; 64 bits for the CAS that claims it */
@@ -349,6 +362,12 @@ struct kd_thread {
     __u32 pad4;
     __u64 poll_site;  /* the site of its call in flight, found at its entry */
     __u64 intervals;  /* --stall: its loop's intervals begun, stalls or not */
+    /* --wait-stacks: where its current wait off the CPU began (wait_at: 0
+     * none), and its interval's longest waits so far. */
+    __u64 wait_at;
+    __s32 wait_kernel_stack;
+    __s32 wait_user_stack;
+    struct kd_wait longest[KD_LONGEST_WAITS];
     struct kd_stat run;
     struct kd_stat ready;
     struct kd_stat stopped;
@@ -386,6 +405,42 @@ struct kd_exit {
     __u64 intervals;  /* its loop's intervals, all of its life (--metrics) */
     char comm[KD_COMM_LEN];
     char process[KD_COMM_LEN];  /* its main thread's name */
+};
+
+/* --timeline: what a thread did in its current interval, in order, as
+ * the kernel saw it: the last KD_TIMELINE_EVENTS (KD_TIMELINE_CALLS) events of each ring (its
+ * head counts them all), kept in the kernel and read by kdelay only for a
+ * stall. Slices that
+ * end (a syscall, an interrupt, a holder's turn) are written when they end,
+ * so events are in order of their end. */
+#define KD_TIMELINE_EVENTS 512  /* states, wakeups, holders; a power of two */
+#define KD_TIMELINE_CALLS 256   /* syscalls and IRQs; a power of two */
+#define KD_TL_STATE 1     /* from `at` the thread is in state arg (KD_B_*), blocked in syscall nr */
+#define KD_TL_SYSCALL 2   /* syscall arg from at to end */
+#define KD_TL_HARDIRQ 3   /* hard IRQ comm (its action's name, cut) from at to end */
+#define KD_TL_SOFTIRQ 4   /* softirq vector arg from at to end */
+#define KD_TL_WAKEUP 5    /* woken at `at` by arg (KD_WAKER_*): tid, tgid, comm for a task */
+#define KD_TL_HOLDER 6    /* while it waited for its CPU, tid held it from at to end */
+struct kd_tl_event {
+    __u64 at;
+    __u64 end;
+    __u32 kind;
+    __u32 arg;
+    __u32 nr;
+    __u32 tid;
+    __u32 tgid;
+    __u32 pad;
+    char comm[KD_COMM_LEN];
+};
+
+struct kd_timeline {
+    kd_gen_t gen;
+    /* States, wakeups and holders in events; syscalls and IRQs, which can
+     * be many more, in calls: each ring's events written in interval gen. */
+    __u64 head;
+    __u64 calls_head;
+    struct kd_tl_event events[KD_TIMELINE_EVENTS];
+    struct kd_tl_event calls[KD_TIMELINE_CALLS];
 };
 
 struct kd_syscall_key {

@@ -17,9 +17,11 @@ build=(
     libcli11-dev libfmt-dev libseccomp-dev nlohmann-json3-dev libkainjow-mustache-dev
     rapidjson-dev                      # streaming (SAX) reader for spdk_trace -j input
     libsystemd-dev                     # the journal and the service manager's notifications
+    libprotobuf-dev protobuf-compiler  # --timeline: Perfetto's trace format
 )
 tests=(
     googletest libgtest-dev            # tests
+    python3-protobuf                   # tests/timeline/check_trace.py reads protoc's decoding
     systemtap-sdt-dev                  # <sys/sdt.h> for USDT test programs
     dpkg-dev file                      # scripts/package.sh: dpkg-shlibdeps computes the .deb's dependencies
     util-linux                         # unshare(1), used by an e2e test

@@ -5,6 +5,7 @@
 
 #include "delay/core.bpf.h"
 #include "delay/syscall_state.bpf.h"
+#include "delay/timeline.bpf.h"
 
 static __always_inline __u64 window_start(struct kd_capture *cap)
 {
@@ -80,6 +81,7 @@ static __always_inline void note_waker(struct kd_thread *t, __u32 tid, __u64 blo
         w->tgid = id >> 32;
         bpf_get_current_comm(&w->comm, sizeof(w->comm));
     }
+    timeline_wakeup(tid, gen, key.kind, key.waker_tid, w->tgid, w->comm, now);
     w->count++;
     w->blocked_ns += blocked_ns;
     /* For the syscall event of the syscall this wakeup ends, if any. */
@@ -194,6 +196,7 @@ static __always_inline void blame_wait(__u32 tid, kd_gen_t gen, __u64 w0, __u64 
             if (e_irq > d)
                 e_irq = d;
             blame_add(tid, gen, KD_BLAME_TASK, e, d - e_irq);
+            timeline_holder(tid, gen, e, from, to);
             irq += e_irq;
             covered += d;
         }
@@ -299,6 +302,7 @@ static __always_inline void budget_enter(struct kd_thread *t, __u32 state, __u32
      * clock can fall before the wakeup that queued the thread. */
     if (now > t->budget.since)
         t->budget.since = now;
+    timeline_state(t, state, nr, t->budget.since);
 }
 
 /* The syscall a thread that leaves its CPU is blocked in: the one in this

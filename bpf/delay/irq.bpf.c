@@ -72,8 +72,11 @@ RAW_TRACEPOINT_PROBE(irq_handler_exit)
     bpf_probe_read_kernel(&name, sizeof(name), (char *)slot->what + IRQACTION_NAME_OFF);
     bpf_probe_read_kernel_str(&key.name, sizeof(key.name), name);
     struct kd_stat fresh = {};
-    stat_into(hardirqs.lookup_or_try_init(&key, &fresh), KD_MAP_HARDIRQS, tid, KD_HIST_HARDIRQ, 0,
-              bpf_ktime_get_ns() - start, gen);
+    __u64 now = bpf_ktime_get_ns();
+    stat_into(hardirqs.lookup_or_try_init(&key, &fresh), KD_MAP_HARDIRQS, tid, KD_HIST_HARDIRQ, 0, now - start, gen);
+    struct kd_tl_event *e = timeline_slice(tid, gen, KD_TL_HARDIRQ, 0, start, now);
+    if (e)
+        __builtin_memcpy(e->comm, key.name, KD_COMM_LEN);
     return 0;
 }
 
@@ -94,8 +97,10 @@ RAW_TRACEPOINT_PROBE(softirq_exit)
 
     struct kd_softirq_key key = { .tid = interval_tid(tid, gen), .vec = (__u32)slot->what };
     struct kd_stat fresh = {};
-    stat_into(softirqs.lookup_or_try_init(&key, &fresh), KD_MAP_SOFTIRQS, tid, KD_HIST_SOFTIRQ, key.vec,
-              bpf_ktime_get_ns() - start, gen);
+    __u64 now = bpf_ktime_get_ns();
+    stat_into(softirqs.lookup_or_try_init(&key, &fresh), KD_MAP_SOFTIRQS, tid, KD_HIST_SOFTIRQ, key.vec, now - start,
+              gen);
+    timeline_slice(tid, gen, KD_TL_SOFTIRQ, key.vec, start, now);
     return 0;
 }
 

@@ -43,11 +43,14 @@ static __always_inline void woken(void *task, struct kd_capture *cap, int is_new
     if (state == KD_B_RUNNING || state == KD_B_READY || state == KD_B_DEAD)
         return;
     __u32 was = state;
+    __u32 nr = t->budget.blocked_nr;
     __u64 blocked = budget_leave(t, tid, cap, now, KD_B_BLOCKED);
     budget_enter(t, KD_B_READY, 0, now);
     if (was != KD_B_STOPPED) {
         t->woke_ns = now;
         note_waker(t, tid, blocked, now);
+        if (was == KD_B_BLOCKED && nr < KD_B_SYSCALL_UNKNOWN)
+            wait_stacks_end(t, nr, blocked);
     }
 }
 
@@ -232,8 +235,8 @@ static __always_inline void budget_missed_switch_in(struct kd_thread *t, __u32 t
 }
 
 /* prev (tid, entry t) leaves its CPU in the scheduler's state `state`. */
-static __always_inline void budget_switched_out(struct kd_thread *t, __u32 tid, struct kd_capture *cap, void *prev,
-                                                int preempt, kd_task_state_t state, __u64 *now)
+static __always_inline void budget_switched_out(void *ctx, struct kd_thread *t, __u32 tid, struct kd_capture *cap,
+                                                void *prev, int preempt, kd_task_state_t state, __u64 *now)
 {
     if (t->budget.state == KD_B_DEAD)
         return;
@@ -248,6 +251,8 @@ static __always_inline void budget_switched_out(struct kd_thread *t, __u32 tid, 
         budget_enter(t, KD_B_STOPPED, 0, switched);
     else
         budget_enter(t, KD_B_BLOCKED, nr, switched);
+    if (t->budget.state == KD_B_BLOCKED && nr < KD_B_SYSCALL_UNKNOWN)
+        wait_stacks_begin(ctx, t, t->budget.since);
 }
 
 /* next (tid, entry t) gets the CPU that prev leaves, after waiting `waited`. */
@@ -259,8 +264,8 @@ static __always_inline void budget_next_in(struct kd_thread *t, __u32 tid, struc
 #else
 static __always_inline void budget_holder_turn(void *prev, __u64 *now) {}
 static __always_inline void budget_missed_switch_in(struct kd_thread *t, __u32 tid, struct kd_capture *cap, __u64 in) {}
-static __always_inline void budget_switched_out(struct kd_thread *t, __u32 tid, struct kd_capture *cap, void *prev,
-                                                int preempt, kd_task_state_t state, __u64 *now) {}
+static __always_inline void budget_switched_out(void *ctx, struct kd_thread *t, __u32 tid, struct kd_capture *cap,
+                                                void *prev, int preempt, kd_task_state_t state, __u64 *now) {}
 static __always_inline void budget_next_in(struct kd_thread *t, __u32 tid, struct kd_capture *cap, void *prev,
                                            __u64 waited, __u64 *now) {}
 #endif
@@ -359,7 +364,7 @@ BTF_TRACEPOINT_PROBE(sched_switch)
         }
         /* Before the in-flight slot is spilled, which forgets the syscall. */
         if (t)
-            budget_switched_out(t, prev_tid, cap, prev, preempt, state, &now);
+            budget_switched_out(ctx, t, prev_tid, cap, prev, preempt, state, &now);
         spill_inflight(t, prev_tid, cap);
         if (t) {
             if (run_counts) {

@@ -195,11 +195,14 @@ static __always_inline void stall_begins(struct kd_thread *t, __u32 tid, __u64 n
     t->gens = gen;
     t->gen = gen;
     t->had_interval = 1;
+    timeline_open(tid, gen);
     context_switches(&t->nvcsw_at_start, &t->nivcsw_at_start);
     __builtin_memset(&t->run, 0, sizeof(t->run));
     __builtin_memset(&t->ready, 0, sizeof(t->ready));
     __builtin_memset(&t->stopped, 0, sizeof(t->stopped));
     __builtin_memset(&t->budget, 0, sizeof(t->budget));
+    __builtin_memset(&t->longest, 0, sizeof(t->longest));
+    t->wait_at = 0;
     t->budget.state = KD_B_RUNNING;
     t->budget.since = now;
     t->stop_start = 0;

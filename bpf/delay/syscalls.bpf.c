@@ -92,6 +92,7 @@ static __always_inline void syscall_returned(struct bpf_raw_tracepoint_args *ctx
     kd_gen_t gen = recording_gen(t);
     if (gen)
         syscall_add(&key, now - entry, gen);
+    timeline_slice(key.tid, gen, KD_TL_SYSCALL, key.nr, entry, now);
 #else
     if (own)
         recent_add(&key, now - entry);  /* with its histogram */

@@ -46,6 +46,13 @@ void MapIo::lookup(const std::string& map, uint32_t index, void* value, size_t s
         fail("read", map);
 }
 
+bool MapIo::find_key(const std::string& map, const void* key, void* value, size_t size)
+{
+    if (value_size(map) != static_cast<int64_t>(size))
+        fail("read (value size) of", map);
+    return bpf_map_lookup_elem(fd(map), key, value) == 0;
+}
+
 void MapIo::update(const std::string& map, uint32_t index, const void* value, size_t size)
 {
     if (value_size(map) != static_cast<int64_t>(size))

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -63,6 +64,16 @@ public:
     // first; empty when the id is gone.
     std::vector<uint64_t> stack(const std::string& map, int id);
 
+    // key's entry of a hash; none when it has none.
+    template <class K, class V>
+    std::optional<V> find(const std::string& map, const K& key)
+    {
+        V v{};
+        if (!find_key(map, &key, &v, sizeof(V)))
+            return std::nullopt;
+        return v;
+    }
+
     // Deletes every entry of a hash; zeroes every element of an array.
     void clear(const std::string& map) { clear_map(fd(map)); }
     // Deletes key's entry of a hash, if it has one.
@@ -83,6 +94,7 @@ private:
     void lookup(const std::string& map, uint32_t index, void* value, size_t size);
     void update(const std::string& map, uint32_t index, const void* value, size_t size);
     void erase_key(const std::string& map, const void* key);
+    bool find_key(const std::string& map, const void* key, void* value, size_t size);
     void update_key(const std::string& map, const void* key, const void* value, size_t size);
     void per_cpu_lookup(const std::string& map, uint32_t index, size_t size,
                         const std::function<void(const void*)>& each);

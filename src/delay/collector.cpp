@@ -7,11 +7,13 @@
 
 #include "bpf/map_io.h"
 #include "bpf/session.h"
+#include "bpf/symbolizer.h"
 #include "delay/map_readers.h"
 #include "delay/maps.h"
 #include "delay/section.h"
 #include "delay/syscall_events.h"
 #include "sys/process.h"
+#include "sys/syscall_names.h"
 #include "sys/program_text.h"
 
 namespace kdelay {
@@ -278,10 +280,43 @@ void DelayCollector::read_stalls(std::vector<Stall>& stalls)
         add_thread_entry(r, t);
         r.threads[e.tid];  // shown even when it only ran
         stalls.push_back(Stall{e.start_ns, e.end_ns, e.nvcsw, e.nivcsw, process_name(e.thread.tgid), read_sample(r)});
+        read_stall_extras(e, ids, stalls.back());
         // Its values' keys are free again for the thread's next intervals.
         maps_.erase("stall_reading", static_cast<uint32_t>(KD_KEY_TID(e.tid, e.gen)));
     }
     ended_.clear();
+}
+
+void DelayCollector::read_stall_extras(const kd_stall& e, const PidMap& ids, Stall& stall)
+{
+    const uint32_t key = KD_KEY_TID(e.tid, e.gen);
+    if (params_.features.timeline) {
+        std::vector<kd_tl_event> events;
+        const auto tl = maps_.find<uint32_t, kd_timeline>("timelines", key);
+        if (tl && tl->gen == e.gen) {
+            const auto keep = [&](const kd_tl_event* ring, uint64_t head, uint64_t size) {
+                for (uint64_t i = head - std::min(head, size); i < head; ++i)
+                    events.push_back(ring[i % size]);
+            };
+            keep(tl->events, tl->head, KD_TIMELINE_EVENTS);
+            keep(tl->calls, tl->calls_head, KD_TIMELINE_CALLS);
+            stall.states_written = tl->head;
+            stall.events_written = tl->head + tl->calls_head;
+        }
+        stall.timeline = std::move(events);
+    }
+    if (!params_.features.wait_stacks)
+        return;
+    Symbolizer symbols(static_cast<pid_t>(ids.empty() ? e.thread.tgid : ids.local(e.thread.tgid)));
+    for (const kd_wait& w : e.thread.longest) {
+        if (!w.ns)
+            continue;
+        TimeBudget::LongWait lw{w.start, w.ns, syscall_name(w.nr), {}, w.kernel_stack < 0 || w.user_stack < 0};
+        lw.frames = stack_frames(maps_, symbols, w.kernel_stack, w.user_stack);
+        stall.longest_waits.push_back(std::move(lw));
+    }
+    std::sort(stall.longest_waits.begin(), stall.longest_waits.end(),
+              [](const TimeBudget::LongWait& a, const TimeBudget::LongWait& b) { return a.ns > b.ns; });
 }
 
 Sample DelayCollector::read_sample(SampleReading& r)

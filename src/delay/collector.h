@@ -70,6 +70,8 @@ public:
 private:
     // --stall: reads the stalls on hand into stalls.
     void read_stalls(std::vector<Stall>& stalls);
+    // --timeline, --wait-stacks: the stall e's events and longest waits.
+    void read_stall_extras(const kd_stall& e, const PidMap& ids, Stall& stall);
     // The reading's maps, then the sample it makes.
     Sample read_sample(SampleReading& r);
     void set_capture(uint32_t state);

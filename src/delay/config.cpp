@@ -44,6 +44,14 @@ DelayConfig make_delay_config(const CommonOptions& common, const DelayOptions& o
         if (access(dir.c_str(), W_OK) != 0)
             throw Error(Exit::cantcreat, "--metrics: cannot write into " + printable(dir) + ": " + strerror(errno));
     }
+    cfg.timeline_dir = options.timeline_dir;
+    if (!cfg.timeline_dir.empty() && access(cfg.timeline_dir.c_str(), W_OK) != 0)
+        throw Error(Exit::cantcreat,
+                    "--timeline: cannot write into " + printable(cfg.timeline_dir) + ": " + strerror(errno));
+    f.timeline = !cfg.timeline_dir.empty();
+    f.wait_stacks = options.wait_stacks.value_or(f.timeline ? kDefaultWaitStacks : 0);
+    if (f.wait_stacks && f.stack_trace_size == 0)
+        throw Error(Exit::usage, "--wait-stacks needs stack traces; leave out --stack-trace-size 0");
     if (common.format == CommonOptions::Format::journal)
         cfg.stall_reports_per_minute = kJournalStallsPerMinute;
     if (cfg.stall_ns) {

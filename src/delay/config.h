@@ -35,6 +35,7 @@ struct DelayConfig {
     // (0: all), the rest counted; the journal's bound.
     unsigned stall_reports_per_minute = 0;
     std::string metrics_path;  // --metrics: Prometheus text file, rewritten as the watch goes
+    std::string timeline_dir;  // --timeline: each stall's Perfetto trace goes there
     DelayFeatures features;
 };
 
@@ -44,6 +45,10 @@ struct DelayConfig {
 // entries a minute, far below journald's own rate limit (10,000 a service
 // in 30 s by default), so journald never drops kdelay's count of the rest.
 inline constexpr unsigned kJournalStallsPerMinute = 5;
+
+// --timeline without --wait-stacks: the stacks of each stall's five longest
+// waits, the few that usually hold the answer.
+inline constexpr unsigned kDefaultWaitStacks = 5;
 
 // Checks the options: trigger grammar first (EX_CONFIG, before anything
 // else), then against this system: root (unless only printing the eBPF

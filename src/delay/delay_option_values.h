@@ -29,6 +29,8 @@ struct DelayOptions {
     std::optional<uint64_t> stall_ns;  // --stall: report each interval this long or longer
     double duration = 0;               // --duration (--stall): seconds; 0 = until Ctrl-C or exit
     std::string metrics_path;          // --metrics (--stall): Prometheus text file
+    std::string timeline_dir;          // --timeline (--stall): a Perfetto trace of each stall there
+    std::optional<unsigned> wait_stacks;  // --wait-stacks (--stall); default: 5 with --timeline, else 0
 };
 
 }  // namespace kdelay

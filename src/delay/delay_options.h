@@ -21,6 +21,9 @@ struct DelayParse {
     CLI::Option* stall_opt;
     CLI::Option* duration_opt;
     CLI::Option* metrics_opt;
+    CLI::Option* timeline_opt;
+    CLI::Option* wait_stacks_opt;
+    unsigned wait_stacks = 0;
     std::vector<CLI::Option*> sample_opts;  // --sample-time, --sample-count, --sample-interval
     std::string stall;
     std::vector<int64_t> pids;

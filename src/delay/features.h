@@ -17,14 +17,18 @@ struct DelayFeatures {
     uint32_t stack_trace_size = 4096;  // 0: no stack traces
     uint32_t ringbuf_pages = 1024;     // a power of two
     bool upcall_stats = true;
+    // --stall --timeline: each thread keeps its interval's events in the
+    // kernel (kd_timeline); --wait-stacks: the stacks of its N longest waits.
+    bool timeline = false;
+    unsigned wait_stacks = 0;
     // The core's switches (kCoreSwitches).
     bool histograms = false;
     bool budget = false;  // per-thread time budget (--budget), in text and JSON
     // The plug-in sections turned on, by name (delay/section.h).
     std::set<std::string> sections;
 
-    // Syscall events carry stack ids: the program has a stack table.
-    bool stack_traces() const { return syscall_events && stack_trace_size > 0; }
+    // Syscall events or waits carry stack ids: the program has a stack table.
+    bool stack_traces() const { return (syscall_events || wait_stacks) && stack_trace_size > 0; }
 };
 
 // A part of the report that one flag turns on: the option declares it, the

@@ -334,6 +334,13 @@ void forget_exited(MapIo& maps, const DelayProgramParams& params, const std::map
         forget_exited_in<kd_waker_key, kd_waker>(maps, "wakers", exited, [](const kd_waker& w) { return w.gen; });
         forget_exited_in<kd_blame_key, kd_blame>(maps, "blame", exited, [](const kd_blame& b) { return b.gen; });
     }
+    if (delay_maps::timeline(params))
+        for (const auto& [tid, last_gen] : exited)
+            for (const uint32_t key : {tid, tid | KD_KEY_INTERVAL_BIT}) {
+                const auto tl = maps.find<uint32_t, kd_timeline>("timelines", key);
+                if (tl && tl->gen <= last_gen)
+                    maps.erase("timelines", key);
+            }
     for (const RegisteredSection& s : registered_sections())
         if (s.def->on.is_on(params.features))
             forget_exited_in<kd_row_key, kd_stat>(maps, s.def->maps.front().name, exited, stat_gen);

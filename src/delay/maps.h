@@ -39,9 +39,10 @@ inline bool histograms(const DelayProgramParams& p) { return p.features.histogra
 inline bool budget(const DelayProgramParams& p) { return p.features.budget; }
 inline bool block_io(const DelayProgramParams& p) { return p.block.has_value(); }
 inline bool upcalls(const DelayProgramParams& p) { return p.upcalls != UpcallPlan::Probe::none; }
+inline bool timeline(const DelayProgramParams& p) { return p.features.timeline; }
 }  // namespace delay_maps
 
-inline constexpr std::array<DelayMap, 18> kCoreMaps = {{
+inline constexpr std::array<DelayMap, 19> kCoreMaps = {{
     {"thread_slots", DelayMap::Reset::zero, delay_maps::always},
     {"threads", DelayMap::Reset::clear, delay_maps::always, KD_MAP_THREADS, "thread"},
     {"syscalls", DelayMap::Reset::clear, delay_maps::always, KD_MAP_SYSCALLS, "syscall"},
@@ -60,6 +61,7 @@ inline constexpr std::array<DelayMap, 18> kCoreMaps = {{
     {"waiting", DelayMap::Reset::zero, delay_maps::budget},  // threads left waiting when the window closed
     {"bio_start", DelayMap::Reset::clear, delay_maps::block_io},
     {"upcalls", DelayMap::Reset::clear, delay_maps::upcalls, KD_MAP_UPCALLS, "upcall"},
+    {"timelines", DelayMap::Reset::clear, delay_maps::timeline, KD_MAP_TIMELINES, "timeline"},
 }};
 
 // kCoreMaps, then every plug-in section's maps.

@@ -109,6 +109,9 @@ std::string render_delay_program(const DelayProgramParams& p)
     c.number("RINGBUF_PAGES", f.ringbuf_pages);
     c.flag("WITH_STACK_TRACES", f.stack_traces());
     c.number("STACK_TRACE_SIZE", f.stack_trace_size);
+    c.flag("WITH_TIMELINE", f.timeline);
+    c.number("TIMELINE_THREADS", kTimelineThreads);
+    c.number("WAIT_STACKS", f.wait_stacks);
     c.flag("WITH_UPCALLS", p.upcalls != UpcallPlan::Probe::none);
     c.flag("STALL", p.stall_min_ns.has_value());
     c.number("STALL_MIN_NS", p.stall_min_ns.value_or(0));

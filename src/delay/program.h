@@ -62,6 +62,10 @@ struct DelayProgramParams {
 
 // How many poll-family syscalls the program compares (bpf/delay/stall.bpf.h).
 inline constexpr size_t kMaxStallPollNrs = 8;
+// --timeline: the kernel keeps the events of this many threads' intervals,
+// two sets of keys a thread (one for a stall kdelay has yet to read): 64
+// threads, about 5.5 MB. Other threads' events are counted as lost.
+inline constexpr uint64_t kTimelineThreads = 128;
 
 // The functions triggers attach to.
 inline constexpr const char* kStartTriggerFunction = "kd_start_trigger";

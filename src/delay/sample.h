@@ -11,6 +11,9 @@
 #include "report/time_budget.h"
 #include "report/upcall_counts.h"
 
+#include <linux/types.h>
+#include "delay_abi.h"
+
 namespace kdelay {
 
 struct Stat {
@@ -97,6 +100,12 @@ struct Stall {
     uint64_t involuntary_switches = 0;
     std::string process_name;  // its main thread's name, as the kernel side saw it
     Sample sample;  // that thread alone, over the interval
+    std::vector<TimeBudget::LongWait> longest_waits;  // --wait-stacks
+    // --timeline: the interval's events as the kernel kept them: the last
+    // of its states (states_written in all), then of its syscalls and IRQs.
+    std::optional<std::vector<kd_tl_event>> timeline;
+    uint64_t states_written = 0;
+    uint64_t events_written = 0;
 };
 
 // The name of a softirq vector: hi (0) to rcu (9), else vec_N.

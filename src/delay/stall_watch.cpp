@@ -7,6 +7,7 @@
 #include <iostream>
 #include <map>
 
+#include "core/error.h"
 #include "delay/collector.h"
 #include "delay/report_sections.h"
 #include "delay/sampler.h"
@@ -14,6 +15,9 @@
 #include "report/writer.h"
 #include "delay/stall_limit.h"
 #include "delay/stall_metrics.h"
+#include "delay/stall_timeline.h"
+#include "timeline/perfetto.h"
+#include "timeline/trace_file.h"
 #include "report/prometheus_text.h"
 #include "sys/cgroup.h"
 #include "sys/systemd.h"
@@ -33,9 +37,19 @@ int64_t clock_ns(clockid_t clock)
     return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
 }
 
+// --timeline: the stall's trace file, written before its report names it.
+std::string write_timeline(const std::string& dir, const Stall& stall, const StallReport& r)
+{
+    StallEvents events{stall.start_ns,        stall.end_ns,  r.thread.pid, r.thread.tid, printable(r.process_name),
+                       printable(r.thread.name), *stall.timeline, stall.states_written, stall.longest_waits};
+    const std::string name =
+        trace_file_name(TraceFileName{r.process_name, r.thread.pid, r.thread.name, r.thread.tid, r.start_wall});
+    return write_trace_file(dir, name, perfetto_trace(stall_timeline(events)));
+}
+
 // A stall as the writers print it: its thread's sections, and its start by
 // the wall clock too.
-StallReport stall_report(Stall stall)
+StallReport stall_report(Stall stall, const std::string& timeline_dir)
 {
     StallReport s;
     s.process_name = std::move(stall.process_name);
@@ -48,6 +62,17 @@ StallReport stall_report(Stall stall)
     Report report = delay_report(std::move(stall.sample));
     if (!report.threads.empty())
         s.thread = std::move(report.threads.front());
+    for (Section& section : s.thread.sections)
+        if (auto* b = std::get_if<BudgetSection>(&section); b && b->budget)
+            b->budget->longest_waits = stall.longest_waits;
+    if (!timeline_dir.empty() && stall.timeline) {
+        try {
+            s.timeline_path = write_timeline(timeline_dir, stall, s);
+            s.timeline_not_kept = stall.events_written - std::min<uint64_t>(stall.events_written, stall.timeline->size());
+        } catch (const Error& e) {
+            std::cerr << "kdelay: warning: " << e.what() << std::endl;  // the report goes on without it
+        }
+    }
     return s;
 }
 
@@ -152,7 +177,7 @@ void watch_stalls(const DelayConfig& cfg, const std::vector<pid_t>& targets, Del
     uint64_t seen = 0;
     const auto report = [&](Clock::time_point deadline) {
         for (Stall& s : collector.take_stalls(deadline)) {
-            const StallReport r = stall_report(std::move(s));
+            const StallReport r = stall_report(std::move(s), cfg.timeline_dir);
             service.status(watching + "; " + with_commas(++seen) + " seen");
             if (metrics)
                 metrics->counts().stall(r);

@@ -13,6 +13,21 @@
 
 namespace kdelay {
 
+std::vector<std::string> stack_frames(MapIo& maps, Symbolizer& symbols, int kernel_stack, int user_stack)
+{
+    std::vector<std::string> frames;
+    for (uint64_t addr : maps.stack("stack_traces", kernel_stack)) {
+        std::string frame = symbols.kernel(addr);
+        // The stack starts inside kdelay's own program.
+        if (frames.empty() && is_tracer_frame(frame))
+            continue;
+        frames.push_back(std::move(frame));
+    }
+    for (uint64_t addr : maps.stack("stack_traces", user_stack))
+        frames.push_back(symbols.user(addr));
+    return frames;
+}
+
 std::vector<SyscallEvent> resolve_events(const std::deque<kd_event>& pending, MapIo& maps, bool stack_traces,
                                          const PidMap& ids)
 {
@@ -36,15 +51,7 @@ std::vector<SyscallEvent> resolve_events(const std::deque<kd_event>& pending, Ma
                 made = std::make_unique<Symbolizer>(static_cast<pid_t>(ids.local(e.tgid)));
             Symbolizer& symbols = *made;
             ev.stack_lost = e.kernel_stack < 0 || e.user_stack < 0;
-            for (uint64_t addr : maps.stack("stack_traces", e.kernel_stack)) {
-                std::string frame = symbols.kernel(addr);
-                // The stack starts inside kdelay's own program.
-                if (ev.frames.empty() && is_tracer_frame(frame))
-                    continue;
-                ev.frames.push_back(std::move(frame));
-            }
-            for (uint64_t addr : maps.stack("stack_traces", e.user_stack))
-                ev.frames.push_back(symbols.user(addr));
+            ev.frames = stack_frames(maps, symbols, e.kernel_stack, e.user_stack);
         }
         events.push_back(std::move(ev));
     }

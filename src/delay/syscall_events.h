@@ -16,6 +16,11 @@
 namespace kdelay {
 
 class MapIo;
+class Symbolizer;
+
+// The frames of a kernel and a user stack of stack_traces (ids < 0: none),
+// kernel frames first, each innermost first, without kdelay's own.
+std::vector<std::string> stack_frames(MapIo& maps, Symbolizer& symbols, int kernel_stack, int user_stack);
 
 // stack_traces: the program has the stack_traces map. User frames are
 // symbolized in each event's own process.

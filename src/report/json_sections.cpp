@@ -64,8 +64,16 @@ json budget(const BudgetSection& section)
         j["ns"] = h.ns;
         ready_by.push_back(j);
     }
+    json longest_waits = json::array();
+    for (const auto& w : b.longest_waits)
+        longest_waits.push_back({{"start_ns", w.start_ns},
+                                 {"ns", w.ns},
+                                 {"syscall", w.syscall},
+                                 {"frames", w.frames},
+                                 {"stack_lost", w.stack_lost}});
     return {{"wakers", wakers},
             {"ready_by", ready_by},
+            {"longest_waits", longest_waits},
             {"window_ns", b.window_ns},       {"running_ns", b.running_ns}, {"irq_ns", b.irq_ns},
             {"ready_ns", b.ready_ns},         {"ready_before_window_ns", b.ready_before_ns},
             {"blocked_ns", b.blocked_ns},     {"blocked", blocked},

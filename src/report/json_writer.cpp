@@ -73,6 +73,8 @@ public:
                   {"start_unix_ns", unix_ns(s.start_wall)},
                   {"voluntary_switches", s.voluntary_switches},
                   {"involuntary_switches", s.involuntary_switches},
+                  {"timeline", s.timeline_path.empty() ? json(nullptr) : json(s.timeline_path)},
+                  {"timeline_events_not_kept", s.timeline_not_kept},
                   {"thread", thread_json(s.thread)}});
     }
 

@@ -61,6 +61,8 @@ struct StallReport {
     std::chrono::system_clock::time_point start_wall;
     std::string process_name;  // its main thread's name now; empty when gone
     ThreadSections thread;
+    std::string timeline_path;  // --timeline: its Perfetto trace ("": none)
+    uint64_t timeline_not_kept = 0;  // events the kernel did not keep for it (the oldest)
 };
 
 }  // namespace kdelay

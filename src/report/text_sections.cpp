@@ -118,6 +118,22 @@ Table wakers(const std::vector<TimeBudget::Waker>& all)
     return s;
 }
 
+// --wait-stacks: each long wait, then its stack, innermost first.
+Table longest_waits(const std::vector<TimeBudget::LongWait>& waits)
+{
+    Table s{"[LONGEST WAITS, WITH THE STACKS WHERE THEY BEGAN]", "",
+            {Column{"MSECS", "", 12}.fixed(3, 1e6), Column{"BLOCKED IN", "", 0}.left()}};
+    for (const auto& w : waits) {
+        Row r{{w.ns, w.syscall}};
+        for (const auto& frame : w.frames)
+            r.text_after.push_back(std::string(42, ' ') + frame);
+        if (w.stack_lost)
+            r.text_after.push_back(std::string(42, ' ') + "[stack lost: the stack_traces map was full]");
+        s.rows.push_back(std::move(r));
+    }
+    return s;
+}
+
 // The budget's states, then READY blame and wakers when there are any.
 std::vector<Table> budget(const BudgetSection& section)
 {
@@ -130,6 +146,8 @@ std::vector<Table> budget(const BudgetSection& section)
         out.push_back(ready_blame(b.ready_blame));
     if (!b.wakers.empty())
         out.push_back(wakers(b.wakers));
+    if (!b.longest_waits.empty())
+        out.push_back(longest_waits(b.longest_waits));
     return out;
 }
 

@@ -136,6 +136,10 @@ void TextWriter::stall(const StallReport& s)
     out_ << fmt::format("# monotonic {} to {}\n", with_commas(s.start_ns), with_commas(s.end_ns));
     out_ << fmt::format("# context switches: {} voluntary, {} involuntary\n", with_commas(s.voluntary_switches),
                         with_commas(s.involuntary_switches));
+    if (!s.timeline_path.empty())
+        out_ << "# timeline: " << printable(s.timeline_path)
+             << (s.timeline_not_kept ? " (its first " + with_commas(s.timeline_not_kept) + " events not kept)" : "")
+             << "\n";
     column_header();
     thread(s.thread);
     out_ << std::flush;

@@ -62,6 +62,17 @@ struct TimeBudget {
         uint64_t ns = 0;
     };
     std::vector<Holder> ready_blame;  // by ns, descending
+
+    // --wait-stacks: the longest waits in a syscall, with the kernel and
+    // user stacks where each began.
+    struct LongWait {
+        uint64_t start_ns = 0;  // CLOCK_MONOTONIC
+        uint64_t ns = 0;
+        std::string syscall;
+        std::vector<std::string> frames;  // kernel frames, then user frames, innermost first
+        bool stack_lost = false;
+    };
+    std::vector<LongWait> longest_waits;  // by ns, descending
 };
 
 }  // namespace kdelay

@@ -220,6 +220,68 @@ TEST(StallE2E, AStallThatWaitsBehindASpinnerNamesItInReadyBlame)
     });
 }
 
+// --timeline: each stall's Perfetto trace, decoded by protoc and checked
+// (tests/timeline/check_trace.py: slices nest, flows have both ends, the
+// states cover the interval), shows what was planted: the sleep as a
+// blocked slice with the stack where it began, the spin as running, the
+// wait behind the spinner as ready slices held by kd-rival, on whose track
+// its runs are; the states add up to the report's budget.
+// TAGS kernel
+TEST(StallE2E, ATimelineShowsTheStallsSleepSpinAndWaitsBehindASpinner)
+{
+    KD_REQUIRE_BPF();
+    char dir[] = "/tmp/kdelay-timeline-XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    expect_each_planted_stall_reported({kStall, "poll", "2", "rival"}, {"--timeline", dir}, [](const Planted&,
+                                                                                                const json& r) {
+        ASSERT_TRUE(r["timeline"].is_string()) << r.dump();
+        const Result check = run({"/usr/bin/python3", KD_TIMELINE_CHECK, KD_PERFETTO_PROTO, r["timeline"],
+                                  std::to_string(u64(r, "start_ns")), std::to_string(u64(r, "end_ns"))},
+                                 30s);
+        ASSERT_EQ(check.status, 0) << check.out << check.err;
+        const json c = json::parse(check.out);
+        const json& states = c["states"];
+        const json& b = r["thread"]["budget"];
+        // The slices add up to the budget's parts; the oldest state changes
+        // of the spin behind kd-rival may not all be kept, and are shown
+        // as one slice that says so.
+        uint64_t not_kept = 0;
+        for (const auto& [name, ns] : states.items())
+            if (name.find("not kept") != std::string::npos)
+                not_kept += ns.get<uint64_t>();
+        const auto state_ns = [&](const char* name) { return states.value(name, uint64_t{0}); };
+        EXPECT_NEAR(double(state_ns("blocked in clock_nanosleep")), double(blocked_in(b, "clock_nanosleep")), 1e3)
+            << states.dump();
+        EXPECT_NEAR(double(state_ns("running") + state_ns("ready") + not_kept),
+                    double(u64(b, "running_ns") + u64(b, "ready_ns")), 1e5)
+            << states.dump();
+        EXPECT_LE(state_ns("running"), u64(b, "running_ns") + 100'000) << states.dump();
+        EXPECT_LE(state_ns("ready"), u64(b, "ready_ns") + 100'000) << states.dump();
+        EXPECT_GE(state_ns("ready"), 30'000'000u) << states.dump();
+        bool rival_track = false, held_by_rival = false, sleep_stack = false;
+        for (const json& t : c["tracks"]) {
+            rival_track |= t["name"] == "kd-rival" && !t["slices"].empty();
+            for (const json& s : t["slices"]) {
+                for (const auto& [key, value] : s["args"].items())
+                    held_by_rival |= key.find("held by kd-rival") == 0;
+                for (const json& f : s["frames"])
+                    sleep_stack |= s["name"] == "blocked in clock_nanosleep" &&
+                                   f.get<std::string>().find("nanosleep") != std::string::npos;
+            }
+        }
+        EXPECT_TRUE(rival_track) << check.out;
+        EXPECT_TRUE(held_by_rival) << check.out;
+        EXPECT_TRUE(sleep_stack) << check.out;
+        EXPECT_GE(c["flows"].get<uint64_t>(), 1u) << check.out;  // the timer's wakeup of the sleep
+        // The report's longest waits: the sleep first, with its stack.
+        ASSERT_FALSE(b["longest_waits"].empty()) << r.dump();
+        EXPECT_EQ(b["longest_waits"][0]["syscall"], "clock_nanosleep") << r.dump();
+        EXPECT_FALSE(b["longest_waits"][0]["frames"].empty()) << r.dump();
+        unlink(r["timeline"].get<std::string>().c_str());
+    });
+    rmdir(dir);
+}
+
 // Back-to-back stalls (a poll that does not wait between them), and two
 // with a short interval between: the second begins microseconds after the
 // first ends, long before kdelay has read the first, and is recorded

@@ -1,0 +1,182 @@
+/* ---- --timeline and --wait-stacks: what a thread did in its current
+ * interval, kept in the kernel; kdelay reads it only for a stall ----
+ *
+ * Each hook calls these steps unconditionally; with the feature off they
+ * are empty. Values are keyed as the interval's other values are
+ * (interval_tid), so the events of a stall that kdelay has yet to read stay
+ * beside the next interval's. */
+#ifndef KD_DELAY_TIMELINE_BPF_H
+#define KD_DELAY_TIMELINE_BPF_H
+
+#include "delay/core.bpf.h"
+
+#ifndef WITH_TIMELINE
+#error "kd_config.h must define WITH_TIMELINE"
+#endif
+#ifndef WAIT_STACKS
+#error "kd_config.h must define WAIT_STACKS"
+#endif
+#if WAIT_STACKS > KD_LONGEST_WAITS
+#error "WAIT_STACKS is above KD_LONGEST_WAITS"
+#endif
+#if WAIT_STACKS && !WITH_STACK_TRACES
+#error "--wait-stacks needs the stack_traces map"
+#endif
+
+#if WITH_TIMELINE
+BPF_HASH(timelines, __u32, struct kd_timeline, TIMELINE_THREADS);
+BPF_ARRAY(timeline_empty, struct kd_timeline, 1);  /* never written: a new value's zeros */
+
+/* Thread tid begins its interval gen: its events from here are kept in
+ * its key's value (made now, not at each event, to keep the hooks' paths
+ * few: sched_switch is near the verifier's limit of states). */
+static __always_inline void timeline_open(__u32 tid, kd_gen_t gen)
+{
+    __u32 key = interval_tid(tid, gen);
+    struct kd_timeline *tl = timelines.lookup(&key);
+    if (!tl) {
+        int zero = 0;
+        struct kd_timeline *empty = timeline_empty.lookup(&zero);
+        if (!empty)
+            return;
+        tl = timelines.lookup_or_try_init(&key, empty);
+        if (!tl) {
+            note_full(KD_MAP_TIMELINES);
+            return;
+        }
+    }
+    tl->gen = gen;
+    tl->head = 0;
+    tl->calls_head = 0;
+}
+
+/* The next event of thread tid's interval gen (0: none is recorded), of
+ * kind at `at`; 0 when it cannot be kept. The oldest is overwritten. */
+static __always_inline struct kd_tl_event *timeline_add(__u32 tid, kd_gen_t gen, __u32 kind, __u64 at)
+{
+    __u32 key = interval_tid(tid, gen);
+    struct kd_timeline *tl = timelines.lookup(&key);
+    if (!tl || tl->gen != gen || !gen)
+        return 0;
+    struct kd_tl_event *e;
+    if (kind == KD_TL_SYSCALL || kind == KD_TL_HARDIRQ || kind == KD_TL_SOFTIRQ)
+        e = &tl->calls[tl->calls_head++ & (KD_TIMELINE_CALLS - 1)];
+    else
+        e = &tl->events[tl->head++ & (KD_TIMELINE_EVENTS - 1)];
+    e->at = at;
+    e->end = 0;
+    e->kind = kind;
+    e->arg = 0;
+    e->nr = 0;
+    e->tid = 0;
+    e->tgid = 0;
+    return e;
+}
+
+/* The thread (entry t) is in state from `at`, blocked in syscall nr. */
+static __always_inline void timeline_state(struct kd_thread *t, __u32 state, __u32 nr, __u64 at)
+{
+    struct kd_tl_event *e = timeline_add((__u32)t->tid, recording_gen(t), KD_TL_STATE, at);
+    if (e) {
+        e->arg = state;
+        e->nr = nr;
+    }
+}
+
+/* A slice of thread tid (its interval gen) that ended: a syscall, an
+ * interrupt. */
+static __always_inline struct kd_tl_event *timeline_slice(__u32 tid, kd_gen_t gen, __u32 kind, __u32 arg,
+                                                          __u64 at, __u64 end)
+{
+    struct kd_tl_event *e = timeline_add(tid, gen, kind, at);
+    if (e) {
+        e->arg = arg;
+        e->end = end;
+    }
+    return e;
+}
+
+/* Thread tid was woken at `at` by a waker of kind (tid waker, of process
+ * tgid, named comm, for a task). */
+static __always_inline void timeline_wakeup(__u32 tid, kd_gen_t gen, __u32 kind, __u32 waker, __u32 tgid,
+                                            const char *comm, __u64 at)
+{
+    struct kd_tl_event *e = timeline_add(tid, gen, KD_TL_WAKEUP, at);
+    if (e) {
+        e->arg = kind;
+        e->tid = waker;
+        e->tgid = tgid;
+        __builtin_memcpy(e->comm, comm, KD_COMM_LEN);
+    }
+}
+
+/* While thread tid waited for its CPU, holder ran on it from `from` to `to`. */
+static __always_inline void timeline_holder(__u32 tid, kd_gen_t gen, struct kd_holder *holder, __u64 from, __u64 to)
+{
+    struct kd_tl_event *e = timeline_add(tid, gen, KD_TL_HOLDER, from);
+    if (e) {
+        e->end = to;
+        e->tid = holder->tid;
+        e->tgid = holder->tgid;
+        __builtin_memcpy(e->comm, holder->comm, KD_COMM_LEN);
+    }
+}
+#else
+static __always_inline void timeline_open(__u32 tid, kd_gen_t gen) {}
+static __always_inline void timeline_state(struct kd_thread *t, __u32 state, __u32 nr, __u64 at) {}
+static __always_inline void *timeline_slice(__u32 tid, kd_gen_t gen, __u32 kind, __u32 arg, __u64 at, __u64 end)
+{
+    return 0;
+}
+static __always_inline void timeline_wakeup(__u32 tid, kd_gen_t gen, __u32 kind, __u32 waker, __u32 tgid,
+                                            const char *comm, __u64 at)
+{
+}
+static __always_inline void timeline_holder(__u32 tid, kd_gen_t gen, struct kd_holder *holder, __u64 from, __u64 to)
+{
+}
+#endif
+
+#if WAIT_STACKS
+/* The current thread (entry t) leaves its CPU to wait in a syscall, in an
+ * interval: where it waits from (ctx: the switch's context). A stack is
+ * taken at every such wait, as which waits will be the longest is known
+ * only when they end. */
+static __always_inline void wait_stacks_begin(void *ctx, struct kd_thread *t, __u64 at)
+{
+    if (!recording_gen(t)) {
+        t->wait_at = 0;
+        return;
+    }
+    t->wait_at = at;
+    t->wait_kernel_stack = stack_traces.get_stackid(ctx, 0);
+    t->wait_user_stack = stack_traces.get_stackid(ctx, BPF_F_USER_STACK);
+}
+
+/* The thread's wait (entry t), blocked in syscall nr, ended after ns: kept
+ * when it is among its interval's WAIT_STACKS longest. */
+static __always_inline void wait_stacks_end(struct kd_thread *t, __u32 nr, __u64 ns)
+{
+    if (!t->wait_at || !recording_gen(t))
+        return;
+    __u32 shortest = 0;
+#pragma unroll
+    for (__u32 i = 1; i < WAIT_STACKS; i++)
+        if (t->longest[i].ns < t->longest[shortest].ns)
+            shortest = i;
+    struct kd_wait *w = &t->longest[shortest & (KD_LONGEST_WAITS - 1)];
+    if (w->ns < ns) {
+        w->start = t->wait_at;
+        w->ns = ns;
+        w->nr = nr;
+        w->kernel_stack = t->wait_kernel_stack;
+        w->user_stack = t->wait_user_stack;
+    }
+    t->wait_at = 0;
+}
+#else
+static __always_inline void wait_stacks_begin(void *ctx, struct kd_thread *t, __u64 at) {}
+static __always_inline void wait_stacks_end(struct kd_thread *t, __u32 nr, __u64 ns) {}
+#endif
+
+#endif

@@ -1,0 +1,214 @@
+#include "delay/stall_timeline.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <map>
+
+#include "delay/map_readers.h"
+#include "delay/sample.h"
+#include "report/format.h"
+#include "sys/syscall_names.h"
+
+namespace kdelay {
+namespace {
+
+// Track ids: one a thread (its process's, its own, its states'), one for
+// each kind of interrupt that woke the thread.
+uint64_t process_uuid(uint32_t pid) { return uint64_t{pid} << 8 | 1; }
+uint64_t thread_uuid(uint32_t tid) { return uint64_t{tid} << 8 | 2; }
+uint64_t states_uuid(uint32_t tid) { return uint64_t{tid} << 8 | 3; }
+uint64_t interrupt_uuid(uint32_t kind) { return 16 + kind; }
+
+std::string ms(uint64_t ns) { return fmt::format("{:.3f} ms", static_cast<double>(ns) / 1e6); }
+
+std::string state_name(const kd_tl_event& e)
+{
+    switch (e.arg) {
+    case KD_B_RUNNING: return "running";
+    case KD_B_READY: return "ready";
+    case KD_B_STOPPED: return "stopped";
+    case KD_B_DEAD: return "not alive";
+    case KD_B_BLOCKED:
+        if (e.nr == KD_B_NO_SYSCALL)
+            return "blocked outside syscalls";
+        if (e.nr == KD_B_SYSCALL_UNKNOWN)
+            return "blocked";
+        return "blocked in " + syscall_name(e.nr);
+    }
+    return "unknown";
+}
+
+const char* interrupt_name(uint32_t kind)
+{
+    switch (kind) {
+    case KD_WAKER_HARDIRQ: return "hardirq";
+    case KD_WAKER_SOFTIRQ: return "softirq";
+    default: return "timer";
+    }
+}
+
+class Builder {
+public:
+    explicit Builder(const StallEvents& s) : s_(s) {}
+
+    Timeline build()
+    {
+        TimelineTrack& process = track(process_uuid(s_.pid));
+        process.pid = s_.pid;
+        process.process_name = s_.process;
+        TimelineTrack& thread = thread_track(s_.tid, s_.pid, s_.thread);
+        TimelineTrack& states = track(states_uuid(s_.tid));
+        states.parent = thread.uuid;
+        states.name = "state";
+        add_states();
+        for (const kd_tl_event& e : s_.events)
+            add(e);
+        mark_longest_waits();
+        Timeline t;
+        for (auto& [uuid, tr] : tracks_) {
+            std::stable_sort(tr.slices.begin(), tr.slices.end(), [](const TimelineSlice& a, const TimelineSlice& b) {
+                return a.start_ns != b.start_ns ? a.start_ns < b.start_ns : a.end_ns > b.end_ns;
+            });
+            t.tracks.push_back(std::move(tr));
+        }
+        return t;
+    }
+
+private:
+    TimelineTrack& track(uint64_t uuid)
+    {
+        TimelineTrack& t = tracks_[uuid];
+        t.uuid = uuid;
+        return t;
+    }
+
+    TimelineTrack& thread_track(uint32_t tid, uint32_t pid, const std::string& name)
+    {
+        if (pid && pid != s_.pid) {
+            TimelineTrack& p = track(process_uuid(pid));
+            p.pid = pid;
+        }
+        TimelineTrack& t = track(thread_uuid(tid));
+        t.pid = pid;
+        t.tid = tid;
+        t.thread_name = name;
+        return t;
+    }
+
+    // The states' slices cover the interval: the first kept state change
+    // ends what was not kept, if anything was not.
+    void add_states()
+    {
+        std::vector<kd_tl_event> changes;
+        for (const kd_tl_event& e : s_.events)
+            if (e.kind == KD_TL_STATE)
+                changes.push_back(e);
+        std::stable_sort(changes.begin(), changes.end(),
+                         [](const kd_tl_event& a, const kd_tl_event& b) { return a.at < b.at; });
+        uint64_t at = s_.start_ns;
+        std::string name = "running";
+        if (s_.states_written > changes.size())
+            name = fmt::format("{} earlier state changes not kept", s_.states_written - changes.size());
+        std::vector<TimelineSlice>& out = track(states_uuid(s_.tid)).slices;
+        for (const kd_tl_event& e : changes) {
+            const uint64_t when = std::clamp<uint64_t>(e.at, s_.start_ns, s_.end_ns);
+            if (when > at)
+                out.push_back(TimelineSlice{at, when, name});
+            if (when >= at) {
+                at = when;
+                name = state_name(e);
+            }
+        }
+        if (s_.end_ns > at)
+            out.push_back(TimelineSlice{at, s_.end_ns, name});
+    }
+
+    void add(const kd_tl_event& e)
+    {
+        std::vector<TimelineSlice>& own = track(thread_uuid(s_.tid)).slices;
+        switch (e.kind) {
+        case KD_TL_SYSCALL:
+            own.push_back(TimelineSlice{e.at, e.end, syscall_name(e.arg)});
+            break;
+        case KD_TL_HARDIRQ:
+            own.push_back(TimelineSlice{e.at, e.end, "hardirq " + printable(bounded(e.comm))});
+            break;
+        case KD_TL_SOFTIRQ:
+            own.push_back(TimelineSlice{e.at, e.end, "softirq " + softirq_name(e.arg)});
+            break;
+        case KD_TL_HOLDER: {
+            const std::string holder = printable(bounded(e.comm));
+            TimelineTrack& t = thread_track(e.tid, e.tgid, holder);
+            t.slices.push_back(TimelineSlice{e.at, e.end, "running", {{"while waiting", s_.thread}}});
+            holders_.push_back(e);
+            break;
+        }
+        case KD_TL_WAKEUP: wakeup(e); break;
+        }
+    }
+
+    void wakeup(const kd_tl_event& e)
+    {
+        const uint64_t flow = ++flows_;
+        TimelineSlice wake{e.at, e.at, "wakes " + s_.thread};
+        wake.instant = true;
+        wake.flows_out.push_back(flow);
+        if (e.arg == KD_WAKER_TASK) {
+            thread_track(e.tid, e.tgid, printable(bounded(e.comm))).slices.push_back(wake);
+        } else {
+            TimelineTrack& t = track(interrupt_uuid(e.arg));
+            t.name = interrupt_name(e.arg);
+            t.slices.push_back(wake);
+        }
+        // The flow ends at the state the wakeup began (ready, after it).
+        std::vector<TimelineSlice>& states = track(states_uuid(s_.tid)).slices;
+        for (TimelineSlice& s : states)
+            if (s.start_ns >= e.at || s.end_ns > e.at) {
+                s.flows_in.push_back(flow);
+                s.args.emplace_back("woken by", e.arg == KD_WAKER_TASK
+                                                    ? waker_label("task", printable(bounded(e.comm)), e.tgid, e.tid)
+                                                    : std::string(interrupt_name(e.arg)));
+                return;
+            }
+    }
+
+    // Who held the CPU in each ready slice, and the stacks of the longest
+    // waits on their blocked slices.
+    void mark_longest_waits()
+    {
+        std::vector<TimelineSlice>& states = track(states_uuid(s_.tid)).slices;
+        for (TimelineSlice& s : states) {
+            if (s.name != "ready")
+                continue;
+            std::map<std::string, uint64_t> by;
+            for (const kd_tl_event& h : holders_) {
+                const uint64_t from = std::max<uint64_t>(h.at, s.start_ns), to = std::min<uint64_t>(h.end, s.end_ns);
+                if (to > from)
+                    by[waker_label("task", printable(bounded(h.comm)), h.tgid, h.tid)] += to - from;
+            }
+            for (const auto& [who, ns] : by)
+                s.args.emplace_back("held by " + who, ms(ns));
+        }
+        for (size_t i = 0; i < s_.longest_waits.size(); ++i) {
+            const TimeBudget::LongWait& w = s_.longest_waits[i];
+            for (TimelineSlice& s : states)
+                if (s.start_ns <= w.start_ns && w.start_ns < std::max(s.end_ns, s.start_ns + 1) &&
+                    s.name.rfind("blocked", 0) == 0) {
+                    s.frames = w.frames;
+                    s.args.emplace_back("longest wait", fmt::format("#{} of the stall, {}", i + 1, ms(w.ns)));
+                    break;
+                }
+        }
+    }
+
+    const StallEvents& s_;
+    std::map<uint64_t, TimelineTrack> tracks_;
+    std::vector<kd_tl_event> holders_;
+    uint64_t flows_ = 0;
+};
+
+}  // namespace
+
+Timeline stall_timeline(const StallEvents& stall) { return Builder(stall).build(); }
+
+}  // namespace kdelay

@@ -1,0 +1,32 @@
+// --timeline: a stall's events, as the kernel kept them, made into tracks:
+// the stalled thread's states, its syscalls and IRQs, who held its CPU
+// while it waited, and who woke it (flows from the waker).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <linux/types.h>
+
+#include "delay_abi.h"
+#include "report/time_budget.h"
+#include "timeline/timeline.h"
+
+namespace kdelay {
+
+struct StallEvents {
+    uint64_t start_ns = 0;
+    uint64_t end_ns = 0;
+    uint32_t pid = 0;
+    uint32_t tid = 0;
+    std::string process;
+    std::string thread;
+    std::vector<kd_tl_event> events;  // as the kernel kept them
+    uint64_t states_written = 0;      // state events written, kept or not
+    std::vector<TimeBudget::LongWait> longest_waits;
+};
+
+Timeline stall_timeline(const StallEvents& stall);
+
+}  // namespace kdelay

@@ -1,0 +1,39 @@
+// A timeline: tracks of slices and instants, with flows between them, as
+// the trace writers print it (timeline/perfetto.h).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace kdelay {
+
+struct TimelineSlice {
+    uint64_t start_ns = 0;  // CLOCK_MONOTONIC
+    uint64_t end_ns = 0;    // equal to start_ns: an instant
+    std::string name;
+    std::vector<std::pair<std::string, std::string>> args;
+    std::vector<std::string> frames;  // a stack, innermost first
+    std::vector<uint64_t> flows_out;  // flows that begin here
+    std::vector<uint64_t> flows_in;   // flows that end here
+    bool instant = false;
+};
+
+struct TimelineTrack {
+    uint64_t uuid = 0;
+    uint64_t parent = 0;  // 0: none
+    std::string name;
+    // A process's track (pid, no tid), a thread's (both), or a plain one.
+    uint32_t pid = 0;
+    uint32_t tid = 0;
+    std::string process_name;
+    std::string thread_name;
+    std::vector<TimelineSlice> slices;  // by start; nested, never crossing
+};
+
+struct Timeline {
+    std::vector<TimelineTrack> tracks;
+};
+
+}  // namespace kdelay

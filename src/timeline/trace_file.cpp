@@ -1,0 +1,77 @@
+#include "timeline/trace_file.h"
+
+#include <cerrno>
+#include <cstring>
+#include <ctime>
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include "core/error.h"
+
+namespace kdelay {
+namespace {
+
+// At most 32 characters of a name, each safe in a file name.
+std::string safe(const std::string& name)
+{
+    std::string out;
+    for (unsigned char c : name) {
+        if (out.size() == 32)
+            break;
+        out += std::isalnum(c) || c == '.' || c == '_' || c == '-' ? static_cast<char>(c) : '_';
+    }
+    if (out.empty() || out[0] == '.' || out[0] == '-')
+        out.insert(out.begin(), '_');
+    return out;
+}
+
+}  // namespace
+
+std::string trace_file_name(const TraceFileName& n)
+{
+    const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(n.start.time_since_epoch()).count();
+    const time_t seconds = static_cast<time_t>(ms / 1000);
+    tm local{};
+    localtime_r(&seconds, &local);
+    char when[32];
+    strftime(when, sizeof(when), "%Y%m%dT%H%M%S", &local);
+    return fmt::format("kdelay-stall-{}.{:03}-{}-{}-{}-{}.pftrace", when, ms % 1000, safe(n.process), n.pid,
+                       safe(n.thread), n.tid);
+}
+
+std::string write_trace_file(const std::string& dir, const std::string& name, const std::string& bytes)
+{
+    const int dfd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd < 0)
+        throw Error(Exit::cantcreat, "--timeline: cannot open " + dir + ": " + strerror(errno));
+    std::string chosen = name;
+    int fd = -1;
+    for (int n = 1; n < 100 && fd < 0; ++n) {
+        fd = openat(dfd, chosen.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0640);
+        if (fd < 0 && errno != EEXIST)
+            break;
+        if (fd < 0)
+            chosen = name.substr(0, name.size() - 8) + "-" + std::to_string(n) + ".pftrace";
+    }
+    const int open_errno = errno;
+    close(dfd);
+    if (fd < 0)
+        throw Error(Exit::cantcreat, "--timeline: cannot create a trace in " + dir + ": " + strerror(open_errno));
+    size_t done = 0;
+    while (done < bytes.size()) {
+        const ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            const int write_errno = errno;
+            close(fd);
+            throw Error(Exit::cantcreat, "--timeline: cannot write " + chosen + ": " + strerror(write_errno));
+        }
+        done += static_cast<size_t>(n);
+    }
+    close(fd);
+    return dir + (dir.empty() || dir.back() == '/' ? "" : "/") + chosen;
+}
+
+}  // namespace kdelay

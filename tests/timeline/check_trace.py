@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""Checks a kdelay timeline (a Perfetto trace) decoded by protoc.
+
+    check_trace.py PROTO TRACE [START_NS END_NS]
+
+Decodes TRACE with `protoc --decode` against PROTO (kdelay's part of
+Perfetto's format), then checks that on each track the slices nest (each
+begin has its end, and an inner slice ends before its outer one), that every
+flow has a start and an end, and, given the interval, that the slices of
+the "state" track cover it without gap or overlap (within 1 us an event).
+Prints one JSON object: each track's name and slices, each state's total,
+and the problems found; exits 1 when there is a problem.
+"""
+import json
+import subprocess
+import sys
+import tempfile
+
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory, text_format
+
+
+def message_class(proto, name):
+    with tempfile.NamedTemporaryFile(suffix=".desc") as desc:
+        subprocess.run(["protoc", "-I", proto.rsplit("/", 1)[0] or ".", "--descriptor_set_out=" + desc.name, proto],
+                       check=True)
+        files = descriptor_pb2.FileDescriptorSet.FromString(open(desc.name, "rb").read())
+    pool = descriptor_pool.DescriptorPool()
+    for f in files.file:
+        pool.Add(f)
+    return message_factory.MessageFactory(pool).GetPrototype(pool.FindMessageTypeByName(name))
+
+
+def main():
+    proto, trace_path = sys.argv[1], sys.argv[2]
+    interval = (int(sys.argv[3]), int(sys.argv[4])) if len(sys.argv) > 4 else None
+    decoded = subprocess.run(["protoc", "-I", proto.rsplit("/", 1)[0] or ".", "--decode=perfetto.protos.Trace",
+                              proto], stdin=open(trace_path, "rb"), capture_output=True, text=True)
+    problems = []
+    if decoded.returncode != 0:
+        print(json.dumps({"problems": ["protoc cannot decode it: " + decoded.stderr.strip()]}))
+        return 1
+    trace = message_class(proto, "perfetto.protos.Trace")()
+    text_format.Parse(decoded.stdout, trace)
+
+    tracks = {}
+    for p in trace.packet:
+        if p.HasField("track_descriptor"):
+            d = p.track_descriptor
+            name = d.name or d.thread.thread_name or d.process.process_name
+            tracks[d.uuid] = {"name": name, "tid": d.thread.tid, "pid": d.thread.pid or d.process.pid,
+                              "parent": d.parent_uuid, "slices": []}
+    open_slices = {}
+    flows_out, flows_in = set(), set()
+    last_time = {}
+    for p in trace.packet:
+        if not p.HasField("track_event"):
+            continue
+        e, ts = p.track_event, p.timestamp
+        if e.track_uuid not in tracks:
+            problems.append(f"an event on track {e.track_uuid}, which is not described")
+            continue
+        if ts < last_time.get(e.track_uuid, 0):
+            problems.append(f"track {tracks[e.track_uuid]['name']}: an event at {ts} after one at "
+                            f"{last_time[e.track_uuid]}")
+        last_time[e.track_uuid] = ts
+        flows_out.update(e.flow_ids)
+        flows_in.update(e.terminating_flow_ids)
+        stack = open_slices.setdefault(e.track_uuid, [])
+        if e.type == e.TYPE_SLICE_BEGIN or e.type == e.TYPE_INSTANT:
+            s = {"name": e.name, "start_ns": ts, "end_ns": ts,
+                 "args": {a.name: a.string_value for a in e.debug_annotations},
+                 "frames": [f.function_name for f in e.callstack.frames], "depth": len(stack)}
+            tracks[e.track_uuid]["slices"].append(s)
+            if e.type == e.TYPE_SLICE_BEGIN:
+                stack.append(s)
+        elif e.type == e.TYPE_SLICE_END:
+            if not stack:
+                problems.append(f"track {tracks[e.track_uuid]['name']}: an end at {ts} without a begin")
+                continue
+            stack.pop()["end_ns"] = ts
+    for uuid, stack in open_slices.items():
+        for s in stack:
+            problems.append(f"track {tracks[uuid]['name']}: slice {s['name']} never ends")
+    for f in flows_out ^ flows_in:
+        problems.append(f"flow {f} has only one end")
+
+    states = {}
+    for uuid, t in tracks.items():
+        if t["name"] != "state":
+            continue
+        slices = sorted(t["slices"], key=lambda s: s["start_ns"])
+        if interval:
+            at, slack = interval[0], 1000 * max(1, len(slices))
+            covered = sum(s["end_ns"] - s["start_ns"] for s in slices)
+            if abs(covered - (interval[1] - interval[0])) > slack:
+                problems.append(f"the states cover {covered} ns of an interval of {interval[1] - interval[0]} ns")
+            for s in slices:
+                if abs(s["start_ns"] - at) > 1000:
+                    problems.append(f"state {s['name']} begins at {s['start_ns']}, where the last ended at {at}")
+                at = s["end_ns"]
+        for s in slices:
+            if s["depth"] != 0:
+                problems.append(f"state {s['name']} at {s['start_ns']} nests in another state")
+            states[s["name"]] = states.get(s["name"], 0) + s["end_ns"] - s["start_ns"]
+
+    print(json.dumps({"tracks": list(tracks.values()), "states": states, "flows": len(flows_out),
+                      "problems": problems}, indent=1, sort_keys=True))
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
