@@ -300,7 +300,7 @@ void DelayCollector::read_stall_extras(const kd_stall& e, const PidMap& ids, Sta
             };
             keep(tl->events, tl->head, KD_TIMELINE_EVENTS);
             keep(tl->calls, tl->calls_head, KD_TIMELINE_CALLS);
-            stall.states_written = tl->head;
+            stall.states_not_kept = tl->head - std::min<uint64_t>(tl->head, KD_TIMELINE_EVENTS);
             stall.events_written = tl->head + tl->calls_head;
         }
         stall.timeline = std::move(events);

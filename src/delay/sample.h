@@ -102,9 +102,10 @@ struct Stall {
     Sample sample;  // that thread alone, over the interval
     std::vector<TimeBudget::LongWait> longest_waits;  // --wait-stacks
     // --timeline: the interval's events as the kernel kept them: the last
-    // of its states (states_written in all), then of its syscalls and IRQs.
+    // of its states, wakeups and holders, then of its syscalls and IRQs;
+    // the first states_not_kept of the former are not there.
     std::optional<std::vector<kd_tl_event>> timeline;
-    uint64_t states_written = 0;
+    uint64_t states_not_kept = 0;
     uint64_t events_written = 0;
 };
 

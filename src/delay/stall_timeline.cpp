@@ -107,8 +107,8 @@ private:
                          [](const kd_tl_event& a, const kd_tl_event& b) { return a.at < b.at; });
         uint64_t at = s_.start_ns;
         std::string name = "running";
-        if (s_.states_written > changes.size())
-            name = fmt::format("{} earlier state changes not kept", s_.states_written - changes.size());
+        if (s_.states_not_kept)
+            name = fmt::format("{} earlier events not kept", s_.states_not_kept);
         std::vector<TimelineSlice>& out = track(states_uuid(s_.tid)).slices;
         for (const kd_tl_event& e : changes) {
             const uint64_t when = std::clamp<uint64_t>(e.at, s_.start_ns, s_.end_ns);

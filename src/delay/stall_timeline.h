@@ -23,7 +23,7 @@ struct StallEvents {
     std::string process;
     std::string thread;
     std::vector<kd_tl_event> events;  // as the kernel kept them
-    uint64_t states_written = 0;      // state events written, kept or not
+    uint64_t states_not_kept = 0;     // the first state, wakeup and holder events, not kept
     std::vector<TimeBudget::LongWait> longest_waits;
 };
 

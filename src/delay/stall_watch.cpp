@@ -41,7 +41,7 @@ int64_t clock_ns(clockid_t clock)
 std::string write_timeline(const std::string& dir, const Stall& stall, const StallReport& r)
 {
     StallEvents events{stall.start_ns,        stall.end_ns,  r.thread.pid, r.thread.tid, printable(r.process_name),
-                       printable(r.thread.name), *stall.timeline, stall.states_written, stall.longest_waits};
+                       printable(r.thread.name), *stall.timeline, stall.states_not_kept, stall.longest_waits};
     const std::string name =
         trace_file_name(TraceFileName{r.process_name, r.thread.pid, r.thread.name, r.thread.tid, r.start_wall});
     return write_trace_file(dir, name, perfetto_trace(stall_timeline(events)));
