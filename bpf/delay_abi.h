@@ -421,6 +421,7 @@ struct kd_exit {
 #define KD_TL_SOFTIRQ 4   /* softirq vector arg from at to end */
 #define KD_TL_WAKEUP 5    /* woken at `at` by arg (KD_WAKER_*): tid, tgid, comm for a task */
 #define KD_TL_HOLDER 6    /* while it waited for its CPU, tid held it from at to end */
+#define KD_TL_BLOCKIO 7   /* a block request of op arg on disk nr, of tid bytes, from at to end */
 struct kd_tl_event {
     __u64 at;
     __u64 end;

@@ -98,6 +98,7 @@ static __always_inline void syscall_returned(struct bpf_raw_tracepoint_args *ctx
         recent_add(&key, now - entry);  /* with its histogram */
     else
         syscall_add(&key, now - entry, 1);
+    timeline_slice(key.tid, 1, KD_TL_SYSCALL, key.nr, entry, now);
 #endif
 #if WITH_SYSCALL_EVENTS
     if ((SYSCALL_EVENT_MIN_NS == 0 || now - entry > SYSCALL_EVENT_MIN_NS) && !(SKIP_POLL_EVENTS && key.nr == POLL_NR)) {

@@ -50,6 +50,15 @@ static __always_inline void timeline_open(__u32 tid, kd_gen_t gen)
     tl->calls_head = 0;
 }
 
+/* A sample keeps each thread's events from its first sight (with --stall,
+ * from the start of each interval: stall_begins). */
+static __always_inline void timeline_thread_seen(__u32 tid)
+{
+#if !STALL
+    timeline_open(tid, 1);
+#endif
+}
+
 /* The next event of thread tid's interval gen (0: none is recorded), of
  * kind at `at`; 0 when it cannot be kept. The oldest is overwritten. */
 static __always_inline struct kd_tl_event *timeline_add(__u32 tid, kd_gen_t gen, __u32 kind, __u64 at)
@@ -59,7 +68,7 @@ static __always_inline struct kd_tl_event *timeline_add(__u32 tid, kd_gen_t gen,
     if (!tl || tl->gen != gen || !gen)
         return 0;
     struct kd_tl_event *e;
-    if (kind == KD_TL_SYSCALL || kind == KD_TL_HARDIRQ || kind == KD_TL_SOFTIRQ)
+    if (kind == KD_TL_SYSCALL || kind == KD_TL_HARDIRQ || kind == KD_TL_SOFTIRQ || kind == KD_TL_BLOCKIO)
         e = &tl->calls[tl->calls_head++ & (KD_TIMELINE_CALLS - 1)];
     else
         e = &tl->events[tl->head++ & (KD_TIMELINE_EVENTS - 1)];
@@ -123,6 +132,7 @@ static __always_inline void timeline_holder(__u32 tid, kd_gen_t gen, struct kd_h
 }
 #else
 static __always_inline void timeline_open(__u32 tid, kd_gen_t gen) {}
+static __always_inline void timeline_thread_seen(__u32 tid) {}
 static __always_inline void timeline_state(struct kd_thread *t, __u32 state, __u32 nr, __u64 at) {}
 static __always_inline void *timeline_slice(__u32 tid, kd_gen_t gen, __u32 kind, __u32 arg, __u64 at, __u64 end)
 {

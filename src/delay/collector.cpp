@@ -12,11 +12,29 @@
 #include "delay/maps.h"
 #include "delay/section.h"
 #include "delay/syscall_events.h"
+#include "report/format.h"
 #include "sys/process.h"
 #include "sys/syscall_names.h"
 #include "sys/program_text.h"
 
 namespace kdelay {
+
+namespace {
+
+// A thread's kept events, states first, then syscalls and IRQs; how many
+// of the former the kernel did not keep.
+void append_timeline_events(const kd_timeline& tl, std::vector<kd_tl_event>& events, uint64_t& states_not_kept)
+{
+    const auto keep = [&](const kd_tl_event* ring, uint64_t head, uint64_t size) {
+        for (uint64_t i = head - std::min(head, size); i < head; ++i)
+            events.push_back(ring[i % size]);
+    };
+    keep(tl.events, tl.head, KD_TIMELINE_EVENTS);
+    keep(tl.calls, tl.calls_head, KD_TIMELINE_CALLS);
+    states_not_kept = tl.head - std::min<uint64_t>(tl.head, KD_TIMELINE_EVENTS);
+}
+
+}  // namespace
 namespace {
 
 template <class T>
@@ -197,7 +215,38 @@ Sample DelayCollector::collect()
 {
     const PidMap ids = ids_ ? ids_() : PidMap{};
     SampleReading r{params_, ids, window_, {}, {}, {}, {}, {}, {}, tasks_at_end_, {}, {}};
-    return read_sample(r);
+    Sample sample = read_sample(r);
+    if (params_.features.timeline)
+        sample.timelines = read_timelines(r);
+    return sample;
+}
+
+std::vector<ThreadEvents> DelayCollector::read_timelines(const SampleReading& r)
+{
+    const auto name = [&](uint32_t tid) {
+        const auto n = r.names.find(tid);
+        return n != r.names.end() ? printable(n->second) : std::string("<unknown>");
+    };
+    const auto local = [&](uint32_t id) { return r.ids.empty() ? id : static_cast<uint32_t>(r.ids.local(id)); };
+    std::vector<ThreadEvents> threads;
+    for (const auto& [tid, tl] : maps_.entries<uint32_t, kd_timeline>("timelines")) {
+        if (tl.gen != 1)
+            continue;
+        ThreadEvents t;
+        t.start_ns = window_.start_ns;
+        t.end_ns = window_.end_ns;
+        t.tid = local(tid);
+        const auto pid = r.pids.find(tid);
+        t.pid = pid != r.pids.end() ? local(pid->second) : 0;
+        t.thread = name(tid);
+        t.process = pid != r.pids.end() ? name(pid->second) : std::string();
+        t.first_state = "no event yet";
+        append_timeline_events(tl, t.events, t.states_not_kept);
+        threads.push_back(std::move(t));
+    }
+    std::sort(threads.begin(), threads.end(),
+              [](const ThreadEvents& a, const ThreadEvents& b) { return a.pid != b.pid ? a.pid < b.pid : a.tid < b.tid; });
+    return threads;
 }
 
 std::vector<Stall> DelayCollector::take_stalls(std::chrono::steady_clock::time_point deadline)
@@ -287,6 +336,7 @@ void DelayCollector::read_stalls(std::vector<Stall>& stalls)
     ended_.clear();
 }
 
+
 void DelayCollector::read_stall_extras(const kd_stall& e, const PidMap& ids, Stall& stall)
 {
     const uint32_t key = KD_KEY_TID(e.tid, e.gen);
@@ -294,13 +344,7 @@ void DelayCollector::read_stall_extras(const kd_stall& e, const PidMap& ids, Sta
         std::vector<kd_tl_event> events;
         const auto tl = maps_.find<uint32_t, kd_timeline>("timelines", key);
         if (tl && tl->gen == e.gen) {
-            const auto keep = [&](const kd_tl_event* ring, uint64_t head, uint64_t size) {
-                for (uint64_t i = head - std::min(head, size); i < head; ++i)
-                    events.push_back(ring[i % size]);
-            };
-            keep(tl->events, tl->head, KD_TIMELINE_EVENTS);
-            keep(tl->calls, tl->calls_head, KD_TIMELINE_CALLS);
-            stall.states_not_kept = tl->head - std::min<uint64_t>(tl->head, KD_TIMELINE_EVENTS);
+            append_timeline_events(*tl, events, stall.states_not_kept);
             stall.events_written = tl->head + tl->calls_head;
         }
         stall.timeline = std::move(events);

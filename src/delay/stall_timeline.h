@@ -15,7 +15,8 @@
 
 namespace kdelay {
 
-struct StallEvents {
+// One thread's events over a window: a stall's interval, or a sample's.
+struct ThreadEvents {
     uint64_t start_ns = 0;
     uint64_t end_ns = 0;
     uint32_t pid = 0;
@@ -25,8 +26,15 @@ struct StallEvents {
     std::vector<kd_tl_event> events;  // as the kernel kept them
     uint64_t states_not_kept = 0;     // the first state, wakeup and holder events, not kept
     std::vector<TimeBudget::LongWait> longest_waits;
+    // Its state when the window opened, until its first state change: a
+    // stall begins running; a thread in a sample is not known.
+    std::string first_state = "running";
 };
+using StallEvents = ThreadEvents;
 
-Timeline stall_timeline(const StallEvents& stall);
+// The tracks of one thread or of several (a sample's), those of the
+// threads that held their CPUs or woke them shared.
+Timeline threads_timeline(const std::vector<ThreadEvents>& threads);
+inline Timeline stall_timeline(const ThreadEvents& stall) { return threads_timeline({stall}); }
 
 }  // namespace kdelay

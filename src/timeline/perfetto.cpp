@@ -83,8 +83,10 @@ void events(pb::Trace& trace, const TimelineTrack& t)
             open.pop_back();
         }
         begin(trace, t, s);
+        // A slice that would outlast the one it begins in ends with it:
+        // slices on a track nest, and an end closes the innermost.
         if (!s.instant)
-            open.push_back(s.end_ns);
+            open.push_back(open.empty() ? s.end_ns : std::min(s.end_ns, open.back()));
     }
     while (!open.empty()) {
         end(trace, t, open.back());

@@ -254,8 +254,13 @@ TEST(StallE2E, ATimelineShowsTheStallsSleepSpinAndWaitsBehindASpinner)
         EXPECT_GT(u64(r, "timeline_events_not_kept"), 0u) << r.dump();
         EXPECT_GE(state_ns("ready"), 30'000'000u) << states.dump();
         bool rival_track = false, held_by_rival = false, sleep_stack = false;
+        uint64_t rival = 0;
+        for (const json& t : c["tracks"])
+            if (t["name"] == "kd-rival")
+                rival = t["uuid"].get<uint64_t>();
         for (const json& t : c["tracks"]) {
-            rival_track |= t["name"] == "kd-rival" && !t["slices"].empty();
+            // kd-rival's turns on the CPU, under its track.
+            rival_track |= rival && t["parent"] == rival && !t["slices"].empty();
             for (const json& s : t["slices"]) {
                 for (const auto& [key, value] : s["args"].items())
                     held_by_rival |= key.find("held by kd-rival") == 0;

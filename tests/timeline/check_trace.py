@@ -8,8 +8,9 @@ Perfetto's format), then checks that on each track the slices nest (each
 begin has its end, and an inner slice ends before its outer one), that every
 flow has a start and an end, and, given the interval, that the slices of
 the "state" track cover it without gap or overlap (within 1 us an event).
-Prints one JSON object: each track's name and slices, each state's total,
-and the problems found; exits 1 when there is a problem.
+Prints one JSON object: each track's name, slices and the time its
+outermost slices cover, each state's total, and the problems found; exits
+1 when there is a problem.
 """
 import json
 import subprocess
@@ -47,7 +48,7 @@ def main():
         if p.HasField("track_descriptor"):
             d = p.track_descriptor
             name = d.name or d.thread.thread_name or d.process.process_name
-            tracks[d.uuid] = {"name": name, "tid": d.thread.tid, "pid": d.thread.pid or d.process.pid,
+            tracks[d.uuid] = {"uuid": d.uuid, "name": name, "tid": d.thread.tid, "pid": d.thread.pid or d.process.pid,
                               "parent": d.parent_uuid, "slices": []}
     open_slices = {}
     flows_out, flows_in = set(), set()
@@ -103,6 +104,8 @@ def main():
                 problems.append(f"state {s['name']} at {s['start_ns']} nests in another state")
             states[s["name"]] = states.get(s["name"], 0) + s["end_ns"] - s["start_ns"]
 
+    for t in tracks.values():
+        t["covered_ns"] = sum(s["end_ns"] - s["start_ns"] for s in t["slices"] if s["depth"] == 0)
     print(json.dumps({"tracks": list(tracks.values()), "states": states, "flows": len(flows_out),
                       "problems": problems}, indent=1, sort_keys=True))
     return 1 if problems else 0
