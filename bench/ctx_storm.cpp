@@ -2,10 +2,13 @@
 // scheduler-path benchmark: every round trip is two wakeups and two context
 // switches.
 //
-//   ctx_storm pipe1|pipe2|pipe|futex|getppid SECONDS [WARMUP]
+//   ctx_storm pipe1|pipe2|pipe|poll1|poll2|futex|getppid SECONDS [WARMUP]
 //     pipe1    a byte over two pipes, both threads on CPU 0
 //     pipe2    the same, the threads on CPUs 0 and 1
 //     pipe     the same, unpinned: the scheduler places the threads
+//     poll1    pipe1, each read after a poll() that waits for it: an event
+//              loop, whose every turn is a --stall interval
+//     poll2    the same on CPUs 0 and 1
 //     futex    a shared word and futex(2) wait/wake, on CPUs 0 and 1
 //     getppid  no second thread: one thread calls getppid() (the syscall
 //              path alone), counted per call
@@ -18,6 +21,7 @@
 #include <cstring>
 #include <ctime>
 #include <linux/futex.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <string>
@@ -46,10 +50,21 @@ void futex_hand_over(int me)
     syscall(SYS_futex, reinterpret_cast<int*>(&g_turn), FUTEX_WAKE_PRIVATE, 1, nullptr, nullptr, 0);
 }
 
+bool polling() { return g_mode == "poll1" || g_mode == "poll2"; }
+
+// A byte from fd, after waiting for it in poll() when polling.
+bool receive(int fd, char& c)
+{
+    pollfd p{fd, POLLIN, 0};
+    if (polling() && poll(&p, 1, -1) != 1)
+        return false;
+    return read(fd, &c, 1) == 1;
+}
+
 void* responder(void*)
 {
     if (g_mode != "pipe")
-        pin_to_cpu(g_mode == "pipe1" ? 0 : 1);
+        pin_to_cpu(g_mode == "pipe1" || g_mode == "poll1" ? 0 : 1);
     char c;
     for (;;) {
         if (g_mode == "futex") {
@@ -58,7 +73,7 @@ void* responder(void*)
                 return nullptr;
             futex_hand_over(1);
         } else {
-            if (read(g_ping[0], &c, 1) != 1 || c == 'q')
+            if (!receive(g_ping[0], c) || c == 'q')
                 return nullptr;
             if (write(g_pong[1], &c, 1) != 1)
                 return nullptr;
@@ -70,7 +85,7 @@ void* responder(void*)
 
 int main(int argc, char** argv)
 {
-    const char* usage = "usage: ctx_storm pipe1|pipe2|pipe|futex|getppid SECONDS [WARMUP]\n";
+    const char* usage = "usage: ctx_storm pipe1|pipe2|pipe|poll1|poll2|futex|getppid SECONDS [WARMUP]\n";
     if (argc != 3 && argc != 4) {
         fputs(usage, stderr);
         return 64;
@@ -79,7 +94,7 @@ int main(int argc, char** argv)
     const double seconds = atof(argv[2]);
     const double warmup = argc == 4 ? atof(argv[3]) : 0;
     const bool alone = g_mode == "getppid";
-    if ((g_mode != "pipe1" && g_mode != "pipe2" && g_mode != "pipe" && g_mode != "futex" && !alone) ||
+    if ((g_mode != "pipe1" && g_mode != "pipe2" && g_mode != "pipe" && !polling() && g_mode != "futex" && !alone) ||
         seconds <= 0) {
         fputs(usage, stderr);
         return 64;
@@ -102,7 +117,7 @@ int main(int argc, char** argv)
             } else if (g_mode == "futex") {
                 futex_hand_over(0);
                 futex_wait_for(0);
-            } else if (write(g_ping[1], &c, 1) != 1 || read(g_pong[0], &c, 1) != 1) {
+            } else if (write(g_ping[1], &c, 1) != 1 || !receive(g_pong[0], c)) {
                 return 74;
             }
         }

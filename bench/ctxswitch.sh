@@ -5,7 +5,9 @@
 # across two CPUs (futex); getppid is the syscall path alone. Each runs
 # untraced, under empty programs on every hook kdelay uses (the floor), and
 # traced by kdelay, kdelay --histogram and kdelay --budget (and, in KINDS
-# only, watched by kdelay --stall 1s: kdelay_stall); kdelay_pids3
+# only, watched by kdelay --stall 1s: kdelay_stall, and with --timeline DIR
+# or --wait-stacks 5: kdelay_timeline, kdelay_wait_stacks; their storm is
+# best poll1 or poll2, whose every turn is an interval); kdelay_pids3
 # traces it in a list of three processes (-p STORM,IDLE,IDLE) and
 # kdelay_cgroup as the one process of a cgroup2 cgroup (--cgroup), both
 # started beside a storm that waits TARGET_WARMUP seconds (default 3)
@@ -23,6 +25,8 @@ set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 seconds=${STORM_SECONDS:-3}
 rate() { grep -o '_per_sec [0-9]*' | awk '{print $2}'; }
+timelines=$(mktemp -d)
+trap 'rm -rf "$timelines"' EXIT
 
 upstream() {  # MODE: the storm under kernel_delay.py, which needs a running pid
     local out report pid warmup=${UPSTREAM_WARMUP:-15}
@@ -71,6 +75,8 @@ measure() {
     kdelay_histogram) "$kdelay" --skip-upcall-stats --histogram --sample-time 60 -- $b/ctx_storm "$mode" "$seconds" | rate ;;
     kdelay_budget) "$kdelay" --skip-upcall-stats --budget --sample-time 60 -- $b/ctx_storm "$mode" "$seconds" | rate ;;
     kdelay_stall) "$kdelay" --stall 1s -- $b/ctx_storm "$mode" "$seconds" | rate ;;
+    kdelay_timeline) "$kdelay" --stall 1s --timeline "$timelines" -- $b/ctx_storm "$mode" "$seconds" | rate ;;
+    kdelay_wait_stacks) "$kdelay" --stall 1s --wait-stacks 5 -- $b/ctx_storm "$mode" "$seconds" | rate ;;
     kdelay_pids3) beside pids3 "$mode" ;;
     kdelay_cgroup) beside cgroup "$mode" ;;
     baseline) "$KDELAY_BASELINE" ${BASELINE_ARGS:-} --sample-time 60 -- $b/ctx_storm "$mode" "$seconds" | rate ;;

@@ -63,9 +63,11 @@ static __always_inline void timeline_thread_seen(__u32 tid)
  * kind at `at`; 0 when it cannot be kept. The oldest is overwritten. */
 static __always_inline struct kd_tl_event *timeline_add(__u32 tid, kd_gen_t gen, __u32 kind, __u64 at)
 {
+    if (!gen)
+        return 0;  /* outside an interval: no look-up */
     __u32 key = interval_tid(tid, gen);
     struct kd_timeline *tl = timelines.lookup(&key);
-    if (!tl || tl->gen != gen || !gen)
+    if (!tl || tl->gen != gen)
         return 0;
     struct kd_tl_event *e;
     if (kind == KD_TL_SYSCALL || kind == KD_TL_HARDIRQ || kind == KD_TL_SOFTIRQ || kind == KD_TL_BLOCKIO)

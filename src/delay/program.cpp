@@ -62,6 +62,7 @@ DelayMapSizes size_delay_maps(size_t thread_count)
         16384,
         next_pow2(std::max<uint64_t>(16384, uint64_t{threads} * 512)),
         next_pow2(std::max<uint64_t>(1024, uint64_t{threads} * 16)),
+        static_cast<uint32_t>(2 * std::clamp<uint64_t>(thread_count + 16, 64, 256)),
     };
 }
 
@@ -110,7 +111,7 @@ std::string render_delay_program(const DelayProgramParams& p)
     c.flag("WITH_STACK_TRACES", f.stack_traces());
     c.number("STACK_TRACE_SIZE", f.stack_trace_size);
     c.flag("WITH_TIMELINE", f.timeline);
-    c.number("TIMELINE_THREADS", kTimelineThreads);
+    c.number("TIMELINE_THREADS", p.sizes.timelines);
     c.number("WAIT_STACKS", f.wait_stacks);
     c.flag("WITH_UPCALLS", p.upcalls != UpcallPlan::Probe::none);
     c.flag("STALL", p.stall_min_ns.has_value());

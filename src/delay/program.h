@@ -24,6 +24,11 @@ struct DelayMapSizes {
     uint32_t bios;  // requests in flight, machine-wide
     uint32_t hist;  // histogram buckets (with --histogram)
     uint32_t wakers;  // (woken thread, waker) pairs (with the budget)
+    // --timeline: keys of the kernel's per-thread events, two a thread (one
+    // for a stall kdelay has yet to read): the target's threads and 16
+    // more, from 64 to 256 threads, about 84 KiB each. Other threads'
+    // events are counted as lost.
+    uint32_t timelines;
 };
 
 // Room for the target's threads with headroom for ones created while
@@ -62,10 +67,6 @@ struct DelayProgramParams {
 
 // How many poll-family syscalls the program compares (bpf/delay/stall.bpf.h).
 inline constexpr size_t kMaxStallPollNrs = 8;
-// --timeline: the kernel keeps the events of this many threads' intervals,
-// two sets of keys a thread (one for a stall kdelay has yet to read): 64
-// threads, about 5.5 MB. Other threads' events are counted as lost.
-inline constexpr uint64_t kTimelineThreads = 128;
 
 // The functions triggers attach to.
 inline constexpr const char* kStartTriggerFunction = "kd_start_trigger";

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "core/write_all.h"
 #include "report/format.h"
 
 namespace kdelay {
@@ -88,19 +89,12 @@ void replace_file(const std::string& path, const std::string& text)
     const int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0)
         fail("write");
-    size_t done = 0;
-    while (done < text.size()) {
-        const ssize_t n = write(fd, text.data() + done, text.size() - done);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            const int err = errno;
-            close(fd);
-            unlink(temp.c_str());
-            errno = err;
-            fail("write");
-        }
-        done += static_cast<size_t>(n);
+    if (!write_all(fd, text)) {
+        const int err = errno;
+        close(fd);
+        unlink(temp.c_str());
+        errno = err;
+        fail("write");
     }
     if (close(fd) != 0 || rename(temp.c_str(), path.c_str()) != 0) {
         const int err = errno;

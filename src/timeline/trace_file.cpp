@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "core/error.h"
+#include "core/write_all.h"
 
 namespace kdelay {
 namespace {
@@ -58,17 +59,10 @@ std::string write_trace_file(const std::string& dir, const std::string& name, co
     close(dfd);
     if (fd < 0)
         throw Error(Exit::cantcreat, "--timeline: cannot create a trace in " + dir + ": " + strerror(open_errno));
-    size_t done = 0;
-    while (done < bytes.size()) {
-        const ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            const int write_errno = errno;
-            close(fd);
-            throw Error(Exit::cantcreat, "--timeline: cannot write " + chosen + ": " + strerror(write_errno));
-        }
-        done += static_cast<size_t>(n);
+    if (!write_all(fd, bytes)) {
+        const int write_errno = errno;
+        close(fd);
+        throw Error(Exit::cantcreat, "--timeline: cannot write " + chosen + ": " + strerror(write_errno));
     }
     close(fd);
     return dir + (dir.empty() || dir.back() == '/' ? "" : "/") + chosen;

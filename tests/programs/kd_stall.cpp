@@ -2,7 +2,7 @@
 // SIGUSR1, plants COUNT stalls about a second apart, prints "done" and
 // exits.
 //
-//   kd_stall poll COUNT [rival | twice | thrice | gap]
+//   kd_stall poll COUNT [rival | twice | thrice | gap | busy]
 //       "kd-staller" (CPU 0) polls with a 1 ms timeout; each stall is, between
 //       two polls, 100 ms of its own CPU time spinning, then a 150 ms
 //       nanosleep. "kd-quiet" (CPU 1) polls with 1 ms timeouts and never
@@ -12,6 +12,8 @@
 //       does not wait: it begins microseconds after the last one ends.
 //       With gap, each stall is followed by a short interval (between two
 //       polls that do not wait) and a second stall.
+//       With busy, every short interval also makes 50 getppid() calls
+//       (bench/stall.sh: some 100,000 syscalls a second).
 //   kd_stall inner COUNT
 //       "kd-staller" waits in a poll of two pipes (1 ms timeout) between
 //       short intervals; each stall is four chunks of 60 ms of CPU time,
@@ -115,7 +117,15 @@ __attribute__((noinline, noclone)) void loop_poll(int timeout_ms)
     g_waits_returned = g_waits_returned + poll(g_wait_nfds ? g_wait_fds : nullptr, g_wait_nfds, timeout_ms);
 }
 
-void poll_once() { loop_poll(1); }
+// kd_stall poll COUNT busy: calls made in every short interval.
+int g_calls_between_polls = 0;
+
+void poll_once()
+{
+    loop_poll(1);
+    for (int i = 0; i < g_calls_between_polls; ++i)
+        syscall(SYS_getppid);
+}
 
 void* quiet(void*)
 {
@@ -591,7 +601,7 @@ int main(int argc, char** argv)
     const bool known = mode == "poll" || mode == "usdt" || mode == "inner" || mode == "immediate" ||
                        mode == "stopped" || mode == "churn" || mode == "reuse";
     if (!known || (argc < 3 && mode != "reuse") || (mode == "stopped" && argc < 4)) {
-        fprintf(stderr, "usage: kd_stall poll COUNT [rival | twice | thrice | gap] | kd_stall "
+        fprintf(stderr, "usage: kd_stall poll COUNT [rival | twice | thrice | gap | busy] | kd_stall "
                         "inner|immediate|usdt COUNT | kd_stall stopped COUNT CGROUP | kd_stall churn THREADS | kd_stall reuse\n");
         return 64;
     }
@@ -618,6 +628,8 @@ int main(int argc, char** argv)
         else
             plant_reuse();
     } else if (mode == "poll") {
+        if (argc > 3 && strcmp(argv[3], "busy") == 0)
+            g_calls_between_polls = 50;
         pthread_t q, r;
         pthread_create(&q, nullptr, quiet, nullptr);
         const bool with_rival = argc > 3 && strcmp(argv[3], "rival") == 0;
