@@ -17,10 +17,10 @@ stall_bin=build/tests/kd_stall
 timelines=$(mktemp -d)
 trap 'rm -rf "$timelines"' EXIT
 
-run_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{s += $1} END {print s + 0}'; }
+run_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{s += $1} END {printf "%d\n", s}'; }
 switches() { cat /proc/"$1"/task/*/status 2>/dev/null | awk '/^voluntary_ctxt_switches/ {s += $2} END {print s + 0}'; }
 # The kernel memory of PID's BPF maps and programs, as the kernel charges it.
-memlock() { cat /proc/"$1"/fdinfo/* 2>/dev/null | awk '/^memlock:/ {s += $2} END {print s + 0}'; }
+memlock() { cat /proc/"$1"/fdinfo/* 2>/dev/null | awk '/^memlock:/ {s += $2} END {printf "%d\n", s}'; }
 
 # One round of kdelay with ARGS... on a fresh target: "CPU% intervals/s MiB"
 # (MiB: its maps' and programs' kernel memory).

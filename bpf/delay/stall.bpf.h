@@ -311,6 +311,16 @@ static __always_inline void stall_thread_exits(struct kd_thread *t, __u32 tid)
 {
     t->interval_start = 0;
     t->gen = 0;
+    /* Its events go now, but a stall's that kdelay has yet to read (which
+     * kdelay deletes once read): threads that come and go by the thousand
+     * a second must not fill the map between kdelay's sweeps. */
+#if WITH_TIMELINE
+    __u32 even = KD_KEY_TID(tid, 0), odd = KD_KEY_TID(tid, 1);
+    if (!stall_reading.lookup(&even))
+        timeline_forget(even);
+    if (!stall_reading.lookup(&odd))
+        timeline_forget(odd);
+#endif
     if (t->had_interval || t->intervals) {
         struct kd_exit *e = exits.ringbuf_reserve(sizeof(struct kd_exit));
         if (e) {

@@ -59,6 +59,12 @@ static __always_inline void timeline_thread_seen(__u32 tid)
 #endif
 }
 
+/* The events under key go (a thread exited). */
+static __always_inline void timeline_forget(__u32 key)
+{
+    timelines.delete(&key);
+}
+
 /* The next event of thread tid's interval gen (0: none is recorded), of
  * kind at `at`; 0 when it cannot be kept. The oldest is overwritten. */
 static __always_inline struct kd_tl_event *timeline_add(__u32 tid, kd_gen_t gen, __u32 kind, __u64 at)
@@ -134,6 +140,7 @@ static __always_inline void timeline_holder(__u32 tid, kd_gen_t gen, struct kd_h
 }
 #else
 static __always_inline void timeline_open(__u32 tid, kd_gen_t gen) {}
+static __always_inline void timeline_forget(__u32 key) {}
 static __always_inline void timeline_thread_seen(__u32 tid) {}
 static __always_inline void timeline_state(struct kd_thread *t, __u32 state, __u32 nr, __u64 at) {}
 static __always_inline void *timeline_slice(__u32 tid, kd_gen_t gen, __u32 kind, __u32 arg, __u64 at, __u64 end)

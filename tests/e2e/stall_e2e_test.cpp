@@ -502,6 +502,29 @@ TEST(StallE2E, AWatchOutlivesAHundredThousandThreads)
     });
 }
 
+// With --timeline too: an exited thread's events go in the kernel, so the
+// churn never fills the timeline map, and the stall after it has its trace.
+// TAGS kernel
+TEST(StallE2E, ATimelineWatchOutlivesAHundredThousandThreads)
+{
+    KD_REQUIRE_BPF();
+    char dir[] = "/tmp/kdelay-timeline-XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    ReleasedRun run;
+    ASSERT_NO_FATAL_FAILURE(run_released(run, {kStall, "churn", "100000"},
+                                         {"--stall", "200ms", "--format", "json", "--timeline", dir}, 60s, 20s,
+                                         kJsonStart));
+    ASSERT_EQ(run.status, 0) << run.err;
+    const std::vector<json> reports = stalls(run.out);
+    ASSERT_EQ(reports.size(), 1u) << run.out;
+    EXPECT_EQ(reports[0]["thread"]["name"], "kd-late") << reports[0].dump();
+    ASSERT_TRUE(reports[0]["timeline"].is_string()) << reports[0].dump();
+    EXPECT_EQ(lines_of(run.out, "lost").size(), 0u) << run.out;
+    EXPECT_EQ(warnings_with(run.out, "full"), 0u) << run.out;
+    unlink(reports[0]["timeline"].get<std::string>().c_str());
+    rmdir(dir);
+}
+
 // A thread exits 50 ms into an interval; 300 ms later another takes its
 // tid (clone3's set_tid) and polls. Its entry is new: no stall of the
 // dead thread's interval ending at the new one's poll.
