@@ -95,9 +95,10 @@ struct kd_event {
 #define KD_MAP_WAKERS 7
 #define KD_MAP_BLAME 8
 #define KD_MAP_TIMELINES 9
+#define KD_MAP_WAIT_STACKS 10
 /* The plug-in sections' counters follow (src/delay/section.h): the program
  * defines their macros, and sizes map_full for all. */
-#define KD_MAP_CORE_COUNT 10
+#define KD_MAP_CORE_COUNT 11
 
 /* Open vSwitch upcalls, machine-wide: calls of ovs_dp_upcall() per CPU and
  * return code (0, or -errno). At the tracepoint the code is unknown. */
@@ -303,7 +304,9 @@ struct kd_site_key {
 };
 
 /* --stall with --wait-stacks N (--timeline: 5): each interval keeps its N
- * longest waits in a syscall, with the stacks where they began. */
+ * longest waits in a syscall, with the stacks where they began, in a map
+ * of their own (wait_stacks, keyed as the interval's other values), not in
+ * the thread's entry, which every hook copies and clears. */
 #define KD_LONGEST_WAITS 8  /* N at the most; a power of two */
 struct kd_wait {
     __u64 start;
@@ -312,6 +315,14 @@ struct kd_wait {
     __s32 kernel_stack;  /* stack_traces ids; < 0 when lost */
     __s32 user_stack;
     __u32 pad;
+};
+struct kd_wait_stacks {
+    kd_gen_t gen;
+    /* Where its current wait off the CPU began (wait_at: 0 none). */
+    __u64 wait_at;
+    __s32 wait_kernel_stack;
+    __s32 wait_user_stack;
+    struct kd_wait longest[KD_LONGEST_WAITS];
 };
 
 struct kd_thread {
@@ -362,12 +373,6 @@ struct kd_thread {
     __u32 pad4;
     __u64 poll_site;  /* the site of its call in flight, found at its entry */
     __u64 intervals;  /* --stall: its loop's intervals begun, stalls or not */
-    /* --wait-stacks: where its current wait off the CPU began (wait_at: 0
-     * none), and its interval's longest waits so far. */
-    __u64 wait_at;
-    __s32 wait_kernel_stack;
-    __s32 wait_user_stack;
-    struct kd_wait longest[KD_LONGEST_WAITS];
     struct kd_stat run;
     struct kd_stat ready;
     struct kd_stat stopped;

@@ -196,13 +196,12 @@ static __always_inline void stall_begins(struct kd_thread *t, __u32 tid, __u64 n
     t->gen = gen;
     t->had_interval = 1;
     timeline_open(tid, gen);
+    wait_stacks_open(tid, gen);
     context_switches(&t->nvcsw_at_start, &t->nivcsw_at_start);
     __builtin_memset(&t->run, 0, sizeof(t->run));
     __builtin_memset(&t->ready, 0, sizeof(t->ready));
     __builtin_memset(&t->stopped, 0, sizeof(t->stopped));
     __builtin_memset(&t->budget, 0, sizeof(t->budget));
-    __builtin_memset(&t->longest, 0, sizeof(t->longest));
-    t->wait_at = 0;
     t->budget.state = KD_B_RUNNING;
     t->budget.since = now;
     t->stop_start = 0;
@@ -314,12 +313,16 @@ static __always_inline void stall_thread_exits(struct kd_thread *t, __u32 tid)
     /* Its events go now, but a stall's that kdelay has yet to read (which
      * kdelay deletes once read): threads that come and go by the thousand
      * a second must not fill the map between kdelay's sweeps. */
-#if WITH_TIMELINE
+#if WITH_TIMELINE || WAIT_STACKS
     __u32 even = KD_KEY_TID(tid, 0), odd = KD_KEY_TID(tid, 1);
-    if (!stall_reading.lookup(&even))
+    if (!stall_reading.lookup(&even)) {
         timeline_forget(even);
-    if (!stall_reading.lookup(&odd))
+        wait_stacks_forget(even);
+    }
+    if (!stall_reading.lookup(&odd)) {
         timeline_forget(odd);
+        wait_stacks_forget(odd);
+    }
 #endif
     if (t->had_interval || t->intervals) {
         struct kd_exit *e = exits.ringbuf_reserve(sizeof(struct kd_exit));

@@ -157,45 +157,83 @@ static __always_inline void timeline_holder(__u32 tid, kd_gen_t gen, struct kd_h
 #endif
 
 #if WAIT_STACKS
-/* The current thread (entry t) leaves its CPU to wait in a syscall, in an
- * interval: where it waits from (ctx: the switch's context). A stack is
- * taken at every such wait, as which waits will be the longest is known
- * only when they end. */
-static __always_inline void wait_stacks_begin(void *ctx, struct kd_thread *t, __u64 at)
+BPF_HASH(wait_stacks, __u32, struct kd_wait_stacks, TIMELINE_THREADS);
+BPF_ARRAY(wait_stacks_empty, struct kd_wait_stacks, 1);  /* never written: a new value's zeros */
+
+/* Thread tid begins its interval gen: its longest waits start anew. */
+static __always_inline void wait_stacks_open(__u32 tid, kd_gen_t gen)
 {
-    if (!recording_gen(t)) {
-        t->wait_at = 0;
+    __u32 key = interval_tid(tid, gen);
+    int zero = 0;
+    struct kd_wait_stacks *empty = wait_stacks_empty.lookup(&zero);
+    if (!empty)
+        return;
+    struct kd_wait_stacks *w = wait_stacks.lookup_or_try_init(&key, empty);
+    if (!w) {
+        note_full(KD_MAP_WAIT_STACKS);
         return;
     }
-    t->wait_at = at;
-    t->wait_kernel_stack = stack_traces.get_stackid(ctx, 0);
-    t->wait_user_stack = stack_traces.get_stackid(ctx, BPF_F_USER_STACK);
+    __builtin_memset(w, 0, sizeof(*w));
+    w->gen = gen;
+}
+
+/* The thread's values of its current interval, if it is in one. */
+static __always_inline struct kd_wait_stacks *wait_stacks_of(struct kd_thread *t)
+{
+    kd_gen_t gen = recording_gen(t);
+    if (!gen)
+        return 0;
+    __u32 key = interval_tid((__u32)t->tid, gen);
+    struct kd_wait_stacks *w = wait_stacks.lookup(&key);
+    return w && w->gen == gen ? w : 0;
+}
+
+/* The current thread (entry t) leaves its CPU to wait in a syscall at
+ * `at`: where it waits from (ctx: the switch's context). A stack is taken
+ * at every such wait inside an interval, as which waits will be the
+ * longest is known only when they end. */
+static __always_inline void wait_stacks_begin(void *ctx, struct kd_thread *t, __u64 at)
+{
+    struct kd_wait_stacks *w = wait_stacks_of(t);
+    if (!w)
+        return;
+    w->wait_at = at;
+    w->wait_kernel_stack = stack_traces.get_stackid(ctx, 0);
+    w->wait_user_stack = stack_traces.get_stackid(ctx, BPF_F_USER_STACK);
 }
 
 /* The thread's wait (entry t), blocked in syscall nr, ended after ns: kept
  * when it is among its interval's WAIT_STACKS longest. */
 static __always_inline void wait_stacks_end(struct kd_thread *t, __u32 nr, __u64 ns)
 {
-    if (!t->wait_at || !recording_gen(t))
+    struct kd_wait_stacks *w = wait_stacks_of(t);
+    if (!w || !w->wait_at)
         return;
     __u32 shortest = 0;
 #pragma unroll
     for (__u32 i = 1; i < WAIT_STACKS; i++)
-        if (t->longest[i].ns < t->longest[shortest].ns)
+        if (w->longest[i].ns < w->longest[shortest].ns)
             shortest = i;
-    struct kd_wait *w = &t->longest[shortest & (KD_LONGEST_WAITS - 1)];
-    if (w->ns < ns) {
-        w->start = t->wait_at;
-        w->ns = ns;
-        w->nr = nr;
-        w->kernel_stack = t->wait_kernel_stack;
-        w->user_stack = t->wait_user_stack;
+    struct kd_wait *kept = &w->longest[shortest & (KD_LONGEST_WAITS - 1)];
+    if (kept->ns < ns) {
+        kept->start = w->wait_at;
+        kept->ns = ns;
+        kept->nr = nr;
+        kept->kernel_stack = w->wait_kernel_stack;
+        kept->user_stack = w->wait_user_stack;
     }
-    t->wait_at = 0;
+    w->wait_at = 0;
+}
+
+static __always_inline void wait_stacks_forget(__u32 key)
+{
+    wait_stacks.delete(&key);
 }
 #else
+static __always_inline void wait_stacks_open(__u32 tid, kd_gen_t gen) {}
 static __always_inline void wait_stacks_begin(void *ctx, struct kd_thread *t, __u64 at) {}
 static __always_inline void wait_stacks_end(struct kd_thread *t, __u32 nr, __u64 ns) {}
+static __always_inline void wait_stacks_forget(__u32 key) {}
 #endif
 
 #endif

@@ -351,8 +351,21 @@ void DelayCollector::read_stall_extras(const kd_stall& e, const PidMap& ids, Sta
     }
     if (!params_.features.wait_stacks)
         return;
-    Symbolizer symbols(static_cast<pid_t>(ids.empty() ? e.thread.tgid : ids.local(e.thread.tgid)));
-    for (const kd_wait& w : e.thread.longest) {
+    const auto waits = maps_.find<uint32_t, kd_wait_stacks>("wait_stacks", key);
+    if (!waits || waits->gen != e.gen)
+        return;
+    // BCC's symbol caches are kept across stalls: the kernel's alone takes
+    // tens of milliseconds to build. A process that is gone is not asked
+    // again; the cache is bounded for a long watch.
+    auto made = symbolizers_.find(e.thread.tgid);
+    if (made == symbolizers_.end()) {
+        if (symbolizers_.size() >= 64)
+            symbolizers_.clear();
+        const auto pid = static_cast<pid_t>(ids.empty() ? e.thread.tgid : ids.local(e.thread.tgid));
+        made = symbolizers_.emplace(e.thread.tgid, std::make_unique<Symbolizer>(pid)).first;
+    }
+    Symbolizer& symbols = *made->second;
+    for (const kd_wait& w : waits->longest) {
         if (!w.ns)
             continue;
         TimeBudget::LongWait lw{w.start, w.ns, syscall_name(w.nr), {}, w.kernel_stack < 0 || w.user_stack < 0};

@@ -27,6 +27,7 @@
 namespace kdelay {
 
 class BpfSession;
+class Symbolizer;
 class MapIo;
 struct SampleReading;
 
@@ -107,6 +108,8 @@ private:
     // and exits show it; kept for processes seen lately.
     std::map<uint32_t, std::string> process_names_;
     size_t threads_tracked_ = 0;
+    // --wait-stacks: symbol caches by the kernel's tgid.
+    std::map<uint32_t, std::unique_ptr<Symbolizer>> symbolizers_;
     std::string process_name(uint32_t tgid);
     void learn_process_name(uint32_t tgid, uint32_t tid, const std::string& name);
 };

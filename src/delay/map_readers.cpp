@@ -334,13 +334,16 @@ void forget_exited(MapIo& maps, const DelayProgramParams& params, const std::map
         forget_exited_in<kd_waker_key, kd_waker>(maps, "wakers", exited, [](const kd_waker& w) { return w.gen; });
         forget_exited_in<kd_blame_key, kd_blame>(maps, "blame", exited, [](const kd_blame& b) { return b.gen; });
     }
-    if (delay_maps::timeline(params))
-        for (const auto& [tid, last_gen] : exited)
-            for (const uint32_t key : {tid, tid | KD_KEY_INTERVAL_BIT}) {
-                const auto tl = maps.find<uint32_t, kd_timeline>("timelines", key);
-                if (tl && tl->gen <= last_gen)
+    // An exit deleted these in the kernel, but an unread stall's.
+    for (const auto& [tid, last_gen] : exited)
+        for (const uint32_t key : {tid, tid | KD_KEY_INTERVAL_BIT}) {
+            if (delay_maps::timeline(params))
+                if (const auto tl = maps.find<uint32_t, kd_timeline>("timelines", key); tl && tl->gen <= last_gen)
                     maps.erase("timelines", key);
-            }
+            if (delay_maps::wait_stacks(params))
+                if (const auto w = maps.find<uint32_t, kd_wait_stacks>("wait_stacks", key); w && w->gen <= last_gen)
+                    maps.erase("wait_stacks", key);
+        }
     for (const RegisteredSection& s : registered_sections())
         if (s.def->on.is_on(params.features))
             forget_exited_in<kd_row_key, kd_stat>(maps, s.def->maps.front().name, exited, stat_gen);

@@ -40,9 +40,10 @@ inline bool budget(const DelayProgramParams& p) { return p.features.budget; }
 inline bool block_io(const DelayProgramParams& p) { return p.block.has_value(); }
 inline bool upcalls(const DelayProgramParams& p) { return p.upcalls != UpcallPlan::Probe::none; }
 inline bool timeline(const DelayProgramParams& p) { return p.features.timeline; }
+inline bool wait_stacks(const DelayProgramParams& p) { return p.features.wait_stacks > 0; }
 }  // namespace delay_maps
 
-inline constexpr std::array<DelayMap, 19> kCoreMaps = {{
+inline constexpr std::array<DelayMap, 20> kCoreMaps = {{
     {"thread_slots", DelayMap::Reset::zero, delay_maps::always},
     {"threads", DelayMap::Reset::clear, delay_maps::always, KD_MAP_THREADS, "thread"},
     {"syscalls", DelayMap::Reset::clear, delay_maps::always, KD_MAP_SYSCALLS, "syscall"},
@@ -62,6 +63,7 @@ inline constexpr std::array<DelayMap, 19> kCoreMaps = {{
     {"bio_start", DelayMap::Reset::clear, delay_maps::block_io},
     {"upcalls", DelayMap::Reset::clear, delay_maps::upcalls, KD_MAP_UPCALLS, "upcall"},
     {"timelines", DelayMap::Reset::clear, delay_maps::timeline, KD_MAP_TIMELINES, "timeline"},
+    {"wait_stacks", DelayMap::Reset::clear, delay_maps::wait_stacks, KD_MAP_WAIT_STACKS, "wait stacks"},
 }};
 
 // kCoreMaps, then every plug-in section's maps.

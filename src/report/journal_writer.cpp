@@ -85,6 +85,8 @@ public:
                            {"KDELAY_PROCESS", printable(s.process_name)},
                            {"KDELAY_VOLUNTARY_SWITCHES", std::to_string(s.voluntary_switches)},
                            {"KDELAY_INVOLUNTARY_SWITCHES", std::to_string(s.involuntary_switches)}};
+        if (!s.timeline_path.empty())
+            f.emplace_back("KDELAY_TIMELINE", printable(s.timeline_path));
         if (const TimeBudget* b = budget_of(t)) {
             if (const std::string parts = largest_parts(*b); !parts.empty())
                 message += ": " + parts;

@@ -504,7 +504,8 @@ TEST(StallE2E, AWatchOutlivesAHundredThousandThreads)
 
 // With --timeline too: an exited thread's events go in the kernel, so the
 // churn never fills the timeline map, and the stall after it has its trace.
-// TAGS kernel
+// (Logic: the guests' timeline tests load the same exit path.)
+// TAGS logic
 TEST(StallE2E, ATimelineWatchOutlivesAHundredThousandThreads)
 {
     KD_REQUIRE_BPF();
