@@ -225,8 +225,10 @@ TEST(StallE2E, AStallThatWaitsBehindASpinnerNamesItInReadyBlame)
 // states cover the interval), shows what was planted: the sleep as a
 // blocked slice with the stack where it began, the spin as running, the
 // wait behind the spinner as ready slices held by kd-rival, on whose track
-// its runs are; the states add up to the report's budget.
-// TAGS kernel
+// its runs are; the states add up to the report's budget. (Logic: as with
+// the spinner's READY blame, an emulated guest's timing is too loose for
+// the planted intervals; ProgramE2E loads the timeline's program there.)
+// TAGS logic
 TEST(StallE2E, ATimelineShowsTheStallsSleepSpinAndWaitsBehindASpinner)
 {
     KD_REQUIRE_BPF();
