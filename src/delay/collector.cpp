@@ -328,8 +328,14 @@ void DelayCollector::read_stalls(std::vector<Stall>& stalls)
         t.long_poll = {};  // the interval is the long poll
         add_thread_entry(r, t);
         r.threads[e.tid];  // shown even when it only ran
-        stalls.push_back(Stall{e.start_ns, e.end_ns, e.nvcsw, e.nivcsw, process_name(e.thread.tgid), read_sample(r)});
-        read_stall_extras(e, ids, stalls.back());
+        Stall& stall = stalls.emplace_back();
+        stall.start_ns = e.start_ns;
+        stall.end_ns = e.end_ns;
+        stall.voluntary_switches = e.nvcsw;
+        stall.involuntary_switches = e.nivcsw;
+        stall.process_name = process_name(e.thread.tgid);
+        stall.sample = read_sample(r);
+        read_stall_extras(e, ids, stall);
         // Its values' keys are free again for the thread's next intervals.
         maps_.erase("stall_reading", static_cast<uint32_t>(KD_KEY_TID(e.tid, e.gen)));
     }
