@@ -214,9 +214,6 @@ static __always_inline void take_ids(struct kd_thread *t, void *task)
     }
 }
 
-/* A sample has just made thread tid's entry (delay/timeline.bpf.h). */
-static __always_inline void timeline_thread_seen(__u32 tid);
-
 /* The thread's entry, created on first sight. The name is taken now, in the
  * kernel, so a thread that exits before the report keeps it. */
 static __always_inline struct kd_thread *thread_entry(__u32 tid, void *task)
@@ -242,7 +239,6 @@ static __always_inline struct kd_thread *thread_entry(__u32 tid, void *task)
         if (held == 0) {
             thread_fresh(t);
             take_ids(t, task);
-            timeline_thread_seen(tid);
         }
         if (held == 0 || held == tid)
             return t;
@@ -267,7 +263,6 @@ static __always_inline struct kd_thread *thread_entry(__u32 tid, void *task)
         t->tid = tid;
         thread_fresh(t);
         take_ids(t, task);
-        timeline_thread_seen(tid);
     }
     return t;
 }

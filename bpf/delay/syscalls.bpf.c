@@ -13,6 +13,7 @@ RAW_TRACEPOINT_PROBE(sys_enter)
 
     __u64 now = bpf_ktime_get_ns();
     struct kd_syscall_key key = { .tid = (__u32)id, .nr = (__u32)ctx->args[1] };
+    timeline_thread_seen(key.tid);
 #if STALL
     if (is_poll_family(key.nr)) {
         struct kd_thread *t = thread_entry(key.tid, 0);

@@ -50,12 +50,16 @@ static __always_inline void timeline_open(__u32 tid, kd_gen_t gen)
     tl->calls_head = 0;
 }
 
-/* A sample keeps each thread's events from its first sight (with --stall,
- * from the start of each interval: stall_begins). */
+/* A sample keeps a thread's events from its first syscall or wakeup in the
+ * window (with --stall, from the start of each interval: stall_begins).
+ * Not at its first switch: sched_switch's paths are near the verifier's
+ * limit, which trixie's compiler took it past; a thread that only runs,
+ * never calling the kernel nor woken, has no timeline. */
 static __always_inline void timeline_thread_seen(__u32 tid)
 {
 #if !STALL
-    timeline_open(tid, 1);
+    if (!timelines.lookup(&tid))
+        timeline_open(tid, 1);
 #endif
 }
 
