@@ -19,6 +19,9 @@
 #if WAIT_STACKS > KD_LONGEST_WAITS
 #error "WAIT_STACKS is above KD_LONGEST_WAITS"
 #endif
+#if (WITH_TIMELINE || WAIT_STACKS) && !STALL
+#error "--timeline and --wait-stacks are --stall's"
+#endif
 #if WAIT_STACKS && !WITH_STACK_TRACES
 #error "--wait-stacks needs the stack_traces map"
 #endif
@@ -48,19 +51,6 @@ static __always_inline void timeline_open(__u32 tid, kd_gen_t gen)
     tl->gen = gen;
     tl->head = 0;
     tl->calls_head = 0;
-}
-
-/* A sample keeps a thread's events from its first syscall or wakeup in the
- * window (with --stall, from the start of each interval: stall_begins).
- * Not at its first switch: sched_switch's paths are near the verifier's
- * limit, which trixie's compiler took it past; a thread that only runs,
- * never calling the kernel nor woken, has no timeline. */
-static __always_inline void timeline_thread_seen(__u32 tid)
-{
-#if !STALL
-    if (!timelines.lookup(&tid))
-        timeline_open(tid, 1);
-#endif
 }
 
 /* The events under key go (a thread exited). */
@@ -145,7 +135,6 @@ static __always_inline void timeline_holder(__u32 tid, kd_gen_t gen, struct kd_h
 #else
 static __always_inline void timeline_open(__u32 tid, kd_gen_t gen) {}
 static __always_inline void timeline_forget(__u32 key) {}
-static __always_inline void timeline_thread_seen(__u32 tid) {}
 static __always_inline void timeline_state(struct kd_thread *t, __u32 state, __u32 nr, __u64 at) {}
 static __always_inline void *timeline_slice(__u32 tid, kd_gen_t gen, __u32 kind, __u32 arg, __u64 at, __u64 end)
 {

@@ -2,7 +2,6 @@
 
 #include <cerrno>
 #include <cstring>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/error.h"
@@ -55,13 +54,9 @@ DelayConfig make_delay_config(const CommonOptions& common, const DelayOptions& o
         if (access(dir.c_str(), W_OK) != 0)
             throw Error(Exit::cantcreat, "--metrics: cannot write into " + printable(dir) + ": " + strerror(errno));
     }
-    (options.stall_ns ? cfg.timeline_dir : cfg.timeline_file) = options.timeline_path;
+    cfg.timeline_dir = options.timeline_path;
     if (!options.timeline_path.empty()) {
-        const std::string dir = options.stall_ns ? options.timeline_path : directory_of(options.timeline_path);
-        struct stat st {};
-        if (!options.stall_ns && stat(options.timeline_path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
-            throw Error(Exit::usage, "--timeline: " + printable(options.timeline_path) +
-                                         " is a directory; without --stall the samples' trace is one file");
+        const std::string& dir = options.timeline_path;
         if (access(dir.c_str(), W_OK) != 0)
             throw Error(Exit::cantcreat, "--timeline: cannot write into " + printable(dir) + ": " + strerror(errno));
         f.timeline = true;

@@ -119,21 +119,21 @@ private:
         std::stable_sort(changes.begin(), changes.end(),
                          [](const kd_tl_event& a, const kd_tl_event& b) { return a.at < b.at; });
         uint64_t at = s_().start_ns;
-        std::string name = s_().first_state;
+        std::string name = "running";
         if (s_().states_not_kept)
             name = fmt::format("{} earlier events not kept", s_().states_not_kept);
         std::vector<TimelineSlice>& out = track(states_uuid(s_().tid)).slices;
         for (const kd_tl_event& e : changes) {
             const uint64_t when = std::clamp<uint64_t>(e.at, s_().start_ns, s_().end_ns);
             if (when > at)
-                out.push_back(TimelineSlice{at, when, name});
+                out.push_back(make_slice(at, when, name));
             if (when >= at) {
                 at = when;
                 name = state_name(e);
             }
         }
         if (s_().end_ns > at)
-            out.push_back(TimelineSlice{at, s_().end_ns, name});
+            out.push_back(make_slice(at, s_().end_ns, name));
     }
 
     void add(const kd_tl_event& e)
@@ -141,13 +141,13 @@ private:
         std::vector<TimelineSlice>& own = track(thread_uuid(s_().tid)).slices;
         switch (e.kind) {
         case KD_TL_SYSCALL:
-            own.push_back(TimelineSlice{e.at, e.end, syscall_name(e.arg)});
+            own.push_back(make_slice(e.at, e.end, syscall_name(e.arg)));
             break;
         case KD_TL_HARDIRQ:
-            own.push_back(TimelineSlice{e.at, e.end, "hardirq " + printable(bounded(e.comm))});
+            own.push_back(make_slice(e.at, e.end, "hardirq " + printable(bounded(e.comm))));
             break;
         case KD_TL_SOFTIRQ:
-            own.push_back(TimelineSlice{e.at, e.end, "softirq " + softirq_name(e.arg)});
+            own.push_back(make_slice(e.at, e.end, "softirq " + softirq_name(e.arg)));
             break;
         case KD_TL_HOLDER: {
             // On a track of its own under the holder's: its syscalls (in a
@@ -156,7 +156,7 @@ private:
             TimelineTrack& turns = track(turns_uuid(e.tid));
             turns.parent = holder.uuid;
             turns.name = "held a waiting thread's CPU";
-            turns.slices.push_back(TimelineSlice{e.at, e.end, "running", {{"while waiting", s_().thread}}});
+            turns.slices.push_back(make_slice(e.at, e.end, "running", {{"while waiting", s_().thread}}));
             holders_.push_back(e);
             break;
         }
@@ -171,7 +171,7 @@ private:
     void block_io(const kd_tl_event& e)
     {
         const std::string name = fmt::format("{} {} B on {}", static_cast<char>(e.arg), e.tid, disk_name(e.nr));
-        block_ios_.push_back(TimelineSlice{e.at, e.end, name});
+        block_ios_.push_back(make_slice(e.at, e.end, name));
     }
 
     void add_block_io_tracks()
@@ -197,7 +197,7 @@ private:
     void wakeup(const kd_tl_event& e)
     {
         const uint64_t flow = ++flows_;
-        TimelineSlice wake{e.at, e.at, "wakes " + s_().thread};
+        TimelineSlice wake = make_slice(e.at, e.at, "wakes " + s_().thread);
         wake.instant = true;
         wake.flows_out.push_back(flow);
         if (e.arg == KD_WAKER_TASK) {

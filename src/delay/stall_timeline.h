@@ -15,7 +15,7 @@
 
 namespace kdelay {
 
-// One thread's events over a window: a stall's interval, or a sample's.
+// One thread's events over its stall's interval, which it began running.
 struct ThreadEvents {
     uint64_t start_ns = 0;
     uint64_t end_ns = 0;
@@ -26,9 +26,6 @@ struct ThreadEvents {
     std::vector<kd_tl_event> events;  // as the kernel kept them
     uint64_t states_not_kept = 0;     // the first state, wakeup and holder events, not kept
     std::vector<TimeBudget::LongWait> longest_waits;
-    // Its state when the window opened, until its first state change: a
-    // stall begins running; a thread in a sample is not known.
-    std::string first_state = "running";
 };
 using StallEvents = ThreadEvents;
 

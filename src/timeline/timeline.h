@@ -2,7 +2,6 @@
 // the trace writers print it (timeline/perfetto.h).
 #pragma once
 
-#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -21,6 +20,17 @@ struct TimelineSlice {
     bool instant = false;
 };
 
+inline TimelineSlice make_slice(uint64_t start_ns, uint64_t end_ns, std::string name,
+                                std::vector<std::pair<std::string, std::string>> args = {})
+{
+    TimelineSlice s;
+    s.start_ns = start_ns;
+    s.end_ns = end_ns;
+    s.name = std::move(name);
+    s.args = std::move(args);
+    return s;
+}
+
 struct TimelineTrack {
     uint64_t uuid = 0;
     uint64_t parent = 0;  // 0: none
@@ -36,25 +46,6 @@ struct TimelineTrack {
 struct Timeline {
     std::vector<TimelineTrack> tracks;
 
-    // Adds a later window's tracks: a track both have gets the later
-    // slices after its own.
-    void add(Timeline later)
-    {
-        for (TimelineTrack& t : later.tracks) {
-            auto same = std::find_if(tracks.begin(), tracks.end(),
-                                     [&](const TimelineTrack& mine) { return mine.uuid == t.uuid; });
-            if (same == tracks.end()) {
-                tracks.push_back(std::move(t));
-                continue;
-            }
-            if (same->thread_name.empty())
-                same->thread_name = t.thread_name;
-            if (same->process_name.empty())
-                same->process_name = t.process_name;
-            for (TimelineSlice& s : t.slices)
-                same->slices.push_back(std::move(s));
-        }
-    }
 };
 
 }  // namespace kdelay
