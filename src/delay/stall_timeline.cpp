@@ -52,13 +52,11 @@ const char* interrupt_name(uint32_t kind)
 
 class Builder {
 public:
-    Timeline build(const std::vector<ThreadEvents>& threads)
+    explicit Builder(const StallEvents& stall) : t_(&stall) {}
+
+    Timeline build()
     {
-        for (const ThreadEvents& thread : threads) {
-            t_ = &thread;
-            holders_.clear();
-            add_thread();
-        }
+        add_thread();
         Timeline t;
         for (auto& [uuid, tr] : tracks_) {
             std::stable_sort(tr.slices.begin(), tr.slices.end(), [](const TimelineSlice& a, const TimelineSlice& b) {
@@ -86,7 +84,7 @@ private:
         mark_longest_waits();
     }
 
-    const ThreadEvents& s_() const { return *t_; }
+    const StallEvents& s_() const { return *t_; }
 
     TimelineTrack& track(uint64_t uuid)
     {
@@ -248,7 +246,7 @@ private:
         }
     }
 
-    const ThreadEvents* t_ = nullptr;
+    const StallEvents* t_;
     std::map<uint64_t, TimelineTrack> tracks_;
     std::vector<kd_tl_event> holders_;
     std::vector<TimelineSlice> block_ios_;
@@ -257,6 +255,6 @@ private:
 
 }  // namespace
 
-Timeline threads_timeline(const std::vector<ThreadEvents>& threads) { return Builder().build(threads); }
+Timeline stall_timeline(const StallEvents& stall) { return Builder(stall).build(); }
 
 }  // namespace kdelay

@@ -15,8 +15,8 @@
 
 namespace kdelay {
 
-// One thread's events over its stall's interval, which it began running.
-struct ThreadEvents {
+// A stall's events: its thread's, over its interval, which it began running.
+struct StallEvents {
     uint64_t start_ns = 0;
     uint64_t end_ns = 0;
     uint32_t pid = 0;
@@ -27,11 +27,6 @@ struct ThreadEvents {
     uint64_t states_not_kept = 0;     // the first state, wakeup and holder events, not kept
     std::vector<TimeBudget::LongWait> longest_waits;
 };
-using StallEvents = ThreadEvents;
-
-// The tracks of one thread or of several (a sample's), those of the
-// threads that held their CPUs or woke them shared.
-Timeline threads_timeline(const std::vector<ThreadEvents>& threads);
-inline Timeline stall_timeline(const ThreadEvents& stall) { return threads_timeline({stall}); }
+Timeline stall_timeline(const StallEvents& stall);
 
 }  // namespace kdelay
