@@ -10,17 +10,6 @@
 
 namespace kdelay {
 
-namespace {
-
-// The directory a file of path goes into ("." for a bare name).
-std::string directory_of(const std::string& path)
-{
-    const size_t slash = path.rfind('/');
-    return slash == std::string::npos ? "." : path.substr(0, slash + 1);
-}
-
-}  // namespace
-
 DelayConfig make_delay_config(const CommonOptions& common, const DelayOptions& options)
 {
     DelayConfig cfg;
@@ -50,17 +39,17 @@ DelayConfig make_delay_config(const CommonOptions& common, const DelayOptions& o
     cfg.metrics_path = options.metrics_path;
     if (!cfg.metrics_path.empty()) {
         // Told now, not when the first write fails after the compile.
-        const std::string dir = directory_of(cfg.metrics_path);
+        const size_t slash = cfg.metrics_path.rfind('/');
+        const std::string dir = slash == std::string::npos ? "." : cfg.metrics_path.substr(0, slash + 1);
         if (access(dir.c_str(), W_OK) != 0)
             throw Error(Exit::cantcreat, "--metrics: cannot write into " + printable(dir) + ": " + strerror(errno));
     }
     cfg.timeline_dir = options.timeline_path;
-    if (!options.timeline_path.empty()) {
-        const std::string& dir = options.timeline_path;
-        if (access(dir.c_str(), W_OK) != 0)
-            throw Error(Exit::cantcreat, "--timeline: cannot write into " + printable(dir) + ": " + strerror(errno));
-        f.timeline = true;
-        f.budget = true;  // the states are the budget's
+    if (!cfg.timeline_dir.empty()) {
+        if (access(cfg.timeline_dir.c_str(), W_OK) != 0)
+            throw Error(Exit::cantcreat,
+                        "--timeline: cannot write into " + printable(cfg.timeline_dir) + ": " + strerror(errno));
+        f.timeline = true;  // with --stall, whose budget its states are
     }
     f.wait_stacks = options.wait_stacks.value_or(f.timeline ? kDefaultWaitStacks : 0);
     if (f.wait_stacks && f.stack_trace_size == 0)

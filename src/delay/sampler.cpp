@@ -67,7 +67,6 @@ private:
     bool sample(bool& counted, const std::function<void()>& on_start);
     void warnings();
 
-
     const DelayConfig& cfg_;
     const std::string target_;  // "Target process 12", "Target processes 12, 34"
     SampleSource& collector_;
