@@ -20,7 +20,8 @@ uint64_t thread_uuid(uint32_t tid) { return uint64_t{tid} << 8 | 2; }
 uint64_t states_uuid(uint32_t tid) { return uint64_t{tid} << 8 | 3; }
 uint64_t turns_uuid(uint32_t tid) { return uint64_t{tid} << 8 | 4; }
 uint64_t interrupt_uuid(uint32_t kind) { return 16 + kind; }
-uint64_t block_uuid(uint32_t tid, size_t lane) { return uint64_t{tid} << 8 | (16 + (lane & 0xef)); }
+// Lanes past the 240th share the last (the writer keeps its slices nested).
+uint64_t block_uuid(uint32_t tid, size_t lane) { return uint64_t{tid} << 8 | (16 + std::min<size_t>(lane, 239)); }
 
 std::string ms(uint64_t ns) { return fmt::format("{:.3f} ms", static_cast<double>(ns) / 1e6); }
 
