@@ -7,7 +7,8 @@
 # traced by kdelay, kdelay --histogram and kdelay --budget (and, in KINDS
 # only, watched by kdelay --stall 1s: kdelay_stall, and with --timeline DIR
 # or --wait-stacks 5: kdelay_timeline, kdelay_wait_stacks; their storm is
-# best poll1 or poll2, whose every turn is an interval); kdelay_pids3
+# best poll1 or poll2, whose every turn is an interval; a sample's
+# --budget --timeline FILE: kdelay_sample_timeline); kdelay_pids3
 # traces it in a list of three processes (-p STORM,IDLE,IDLE) and
 # kdelay_cgroup as the one process of a cgroup2 cgroup (--cgroup), both
 # started beside a storm that waits TARGET_WARMUP seconds (default 3)
@@ -19,7 +20,8 @@
 # ratios to the floor run of the same round. MODES picks the variants (default: pipe1
 # pipe2 futex), KINDS the tracers (default: all but kernel_delay_py and
 # baseline; baseline is another kdelay build, KDELAY_BASELINE, with the
-# options BASELINE_ARGS, for A/B runs).
+# options BASELINE_ARGS, then --sample-time 60 unless they hold --stall,
+# for A/B runs).
 # docs/PERFORMANCE.md records the results.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -77,9 +79,12 @@ measure() {
     kdelay_stall) "$kdelay" --stall 1s -- $b/ctx_storm "$mode" "$seconds" | rate ;;
     kdelay_timeline) "$kdelay" --stall 1s --timeline "$timelines" -- $b/ctx_storm "$mode" "$seconds" | rate ;;
     kdelay_wait_stacks) "$kdelay" --stall 1s --wait-stacks 5 -- $b/ctx_storm "$mode" "$seconds" | rate ;;
+    kdelay_sample_timeline) "$kdelay" --skip-upcall-stats --budget --sample-time 60 --timeline "$timelines/samples.pftrace" \
+        -- $b/ctx_storm "$mode" "$seconds" | rate ;;
     kdelay_pids3) beside pids3 "$mode" ;;
     kdelay_cgroup) beside cgroup "$mode" ;;
-    baseline) "$KDELAY_BASELINE" ${BASELINE_ARGS:-} --sample-time 60 -- $b/ctx_storm "$mode" "$seconds" | rate ;;
+    baseline) "$KDELAY_BASELINE" ${BASELINE_ARGS:-} $([[ " ${BASELINE_ARGS:-} " == *" --stall "* ]] || echo --sample-time 60) \
+        -- $b/ctx_storm "$mode" "$seconds" | rate ;;
     kernel_delay_py) upstream "$mode" ;;
     *) echo "ctxswitch.sh: unknown kind $kind" >&2; exit 64 ;;
     esac

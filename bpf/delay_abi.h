@@ -412,10 +412,11 @@ struct kd_exit {
     char process[KD_COMM_LEN];  /* its main thread's name */
 };
 
-/* --timeline: what a thread did in its current interval, in order, as
- * the kernel saw it: the last KD_TIMELINE_EVENTS (KD_TIMELINE_CALLS) events of each ring (its
- * head counts them all), kept in the kernel and read by kdelay only for a
- * stall. Slices that
+/* --timeline: what a thread did in its current interval (or a sample's
+ * window), in order, as the kernel saw it: the last KD_TIMELINE_EVENTS
+ * (KD_TIMELINE_CALLS) events of each ring (its head counts them all), kept
+ * in the kernel and read by kdelay only for a stall or at a sample's end.
+ * Slices that
  * end (a syscall, an interrupt, a holder's turn) are written when they end,
  * so events are in order of their end. */
 #define KD_TIMELINE_EVENTS 512  /* states, wakeups, holders; a power of two */
@@ -445,6 +446,10 @@ struct kd_timeline {
      * be many more, in calls: each ring's events written in interval gen. */
     __u64 head;
     __u64 calls_head;
+    /* The state its last KD_TL_STATE recorded, so that a state is written once. */
+    __u64 state_since;
+    __u32 state;
+    __u32 state_nr;
     struct kd_tl_event events[KD_TIMELINE_EVENTS];
     struct kd_tl_event calls[KD_TIMELINE_CALLS];
 };

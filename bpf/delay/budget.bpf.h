@@ -290,7 +290,10 @@ static __always_inline __u64 budget_leave(struct kd_thread *t, __u32 tid, struct
     return 0;
 }
 
-static __always_inline void budget_enter(struct kd_thread *t, __u32 state, __u32 nr, __u64 now)
+/* The thread (entry t) is in state from now (blocked in syscall nr). At a
+ * switch, the timeline's record of it is a program's own
+ * (tp_btf__sched_switch__timeline); elsewhere, budget_enter's. */
+static __always_inline void budget_set(struct kd_thread *t, __u32 state, __u32 nr, __u64 now)
 {
     if (state == KD_B_READY) {
         waiting_add(1);
@@ -302,7 +305,12 @@ static __always_inline void budget_enter(struct kd_thread *t, __u32 state, __u32
      * clock can fall before the wakeup that queued the thread. */
     if (now > t->budget.since)
         t->budget.since = now;
-    timeline_state(t, state, nr, t->budget.since);
+}
+
+static __always_inline void budget_enter(struct kd_thread *t, __u32 state, __u32 nr, __u64 now)
+{
+    budget_set(t, state, nr, now);
+    timeline_state(t);
 }
 
 /* The syscall a thread that leaves its CPU is blocked in: the one in this

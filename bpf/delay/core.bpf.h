@@ -25,6 +25,9 @@ typedef PT_REGS_NR_TYPE kd_regs_nr_t;
  * Same context as RAW_TRACEPOINT_PROBE; src/bpf/btf_tracepoint.cpp loads
  * it by this name. */
 #define BTF_TRACEPOINT_PROBE(event) int tp_btf__##event(struct bpf_raw_tracepoint_args *ctx)
+/* A second program on the same event, named for its step; attached after
+ * the first (probes/delay.json), so it runs after it. */
+#define BTF_TRACEPOINT_STEP(event, step) int tp_btf__##event##__##step(struct bpf_raw_tracepoint_args *ctx)
 
 BPF_ARRAY(capture, struct kd_capture, 1);
 BPF_PERCPU_ARRAY(map_full, __u64, MAP_FULL_COUNT);

@@ -19,9 +19,6 @@
 #if WAIT_STACKS > KD_LONGEST_WAITS
 #error "WAIT_STACKS is above KD_LONGEST_WAITS"
 #endif
-#if (WITH_TIMELINE || WAIT_STACKS) && !STALL
-#error "--timeline and --wait-stacks are --stall's"
-#endif
 #if WAIT_STACKS && !WITH_STACK_TRACES
 #error "--wait-stacks needs the stack_traces map"
 #endif
@@ -51,6 +48,20 @@ static __always_inline void timeline_open(__u32 tid, kd_gen_t gen)
     tl->gen = gen;
     tl->head = 0;
     tl->calls_head = 0;
+    tl->state_since = 0;
+    tl->state = KD_B_UNKNOWN;
+    tl->state_nr = 0;
+}
+
+/* A sample keeps a thread's events from its first syscall, wakeup or
+ * switch in the window (with --stall, from the start of each interval:
+ * stall_begins). */
+static __always_inline void timeline_thread_seen(__u32 tid)
+{
+#if !STALL
+    if (!timelines.lookup(&tid))
+        timeline_open(tid, 1);
+#endif
 }
 
 /* The events under key go (a thread exited). */
@@ -59,15 +70,21 @@ static __always_inline void timeline_forget(__u32 key)
     timelines.delete(&key);
 }
 
-/* The next event of thread tid's interval gen (0: none is recorded), of
- * kind at `at`; 0 when it cannot be kept. The oldest is overwritten. */
-static __always_inline struct kd_tl_event *timeline_add(__u32 tid, kd_gen_t gen, __u32 kind, __u64 at)
+/* Thread tid's kept events of its interval gen (0: none is recorded), or 0. */
+static __always_inline struct kd_timeline *timeline_of(__u32 tid, kd_gen_t gen)
 {
     if (!gen)
         return 0;  /* outside an interval: no look-up */
     __u32 key = interval_tid(tid, gen);
     struct kd_timeline *tl = timelines.lookup(&key);
-    if (!tl || tl->gen != gen)
+    return tl && tl->gen == gen ? tl : 0;
+}
+
+/* The next event in tl (0: none), of kind at `at`. The oldest is
+ * overwritten. */
+static __always_inline struct kd_tl_event *timeline_push(struct kd_timeline *tl, __u32 kind, __u64 at)
+{
+    if (!tl)
         return 0;
     struct kd_tl_event *e;
     if (kind == KD_TL_SYSCALL || kind == KD_TL_HARDIRQ || kind == KD_TL_SOFTIRQ || kind == KD_TL_BLOCKIO)
@@ -84,14 +101,37 @@ static __always_inline struct kd_tl_event *timeline_add(__u32 tid, kd_gen_t gen,
     return e;
 }
 
-/* The thread (entry t) is in state from `at`, blocked in syscall nr. */
-static __always_inline void timeline_state(struct kd_thread *t, __u32 state, __u32 nr, __u64 at)
+/* The next event of thread tid's interval gen; 0 when it cannot be kept. */
+static __always_inline struct kd_tl_event *timeline_add(__u32 tid, kd_gen_t gen, __u32 kind, __u64 at)
 {
-    struct kd_tl_event *e = timeline_add((__u32)t->tid, recording_gen(t), KD_TL_STATE, at);
+    return timeline_push(timeline_of(tid, gen), kind, at);
+}
+
+/* The thread (entry t) is in the budget's state since its `since`: kept
+ * when it is not the state last kept. */
+static __always_inline void timeline_state(struct kd_thread *t)
+{
+    struct kd_timeline *tl = timeline_of((__u32)t->tid, recording_gen(t));
+    if (!tl || (tl->state == t->budget.state && tl->state_since == t->budget.since &&
+                tl->state_nr == t->budget.blocked_nr))
+        return;
+    tl->state = t->budget.state;
+    tl->state_since = t->budget.since;
+    tl->state_nr = t->budget.blocked_nr;
+    struct kd_tl_event *e = timeline_push(tl, KD_TL_STATE, t->budget.since);
     if (e) {
-        e->arg = state;
-        e->nr = nr;
+        e->arg = t->budget.state;
+        e->nr = t->budget.blocked_nr;
     }
+}
+
+/* Thread tid was switched in or out: its state as sched_switch left it. */
+static __always_inline void timeline_switched(__u32 tid)
+{
+    timeline_thread_seen(tid);
+    struct kd_thread *t = thread_find(tid);
+    if (t)
+        timeline_state(t);
 }
 
 /* A slice of thread tid (its interval gen) that ended: a syscall, an
@@ -135,7 +175,8 @@ static __always_inline void timeline_holder(__u32 tid, kd_gen_t gen, struct kd_h
 #else
 static __always_inline void timeline_open(__u32 tid, kd_gen_t gen) {}
 static __always_inline void timeline_forget(__u32 key) {}
-static __always_inline void timeline_state(struct kd_thread *t, __u32 state, __u32 nr, __u64 at) {}
+static __always_inline void timeline_thread_seen(__u32 tid) {}
+static __always_inline void timeline_state(struct kd_thread *t) {}
 static __always_inline void *timeline_slice(__u32 tid, kd_gen_t gen, __u32 kind, __u32 arg, __u64 at, __u64 end)
 {
     return 0;

@@ -70,8 +70,11 @@ extern "C" int libbpf_find_vmlinux_btf_id(const char* name, enum bpf_attach_type
         const btf* vmlinux = kdelay::vmlinux_btf();
         if (!vmlinux)
             return -ESRCH;
+        const char* event = name + prefix;
+        const char* step = std::strstr(event, kdelay::kBtfTracepointStep);
+        const int event_len = static_cast<int>(step ? step - event : std::strlen(event));
         char typedef_name[128];
-        std::snprintf(typedef_name, sizeof(typedef_name), "btf_trace_%s", name + prefix);
+        std::snprintf(typedef_name, sizeof(typedef_name), "btf_trace_%.*s", event_len, event);
         return btf__find_by_name_kind(vmlinux, typedef_name, BTF_KIND_TYPEDEF);
     }
     using Find = int (*)(const char*, enum bpf_attach_type);

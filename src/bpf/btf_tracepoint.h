@@ -8,7 +8,8 @@
 // name as a kernel function and leaves the expected attach type unset. So
 // kdelay defines the two libbpf entry points libbcc calls for that
 // (libbpf_find_vmlinux_btf_id, bpf_prog_load; through its PLT, so the
-// executable's definitions win): a function named tp_btf__EVENT resolves to
+// executable's definitions win): a function named tp_btf__EVENT (or
+// tp_btf__EVENT__STEP, a second program on EVENT) resolves to
 // the kernel's btf_trace_EVENT and loads as BPF_TRACE_RAW_TP. Every other
 // call goes to libbpf unchanged.
 #pragma once

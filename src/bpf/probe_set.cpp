@@ -35,8 +35,11 @@ std::vector<ProbeSpec> parse_probe_set(const std::string& name, const std::strin
             if (!is_c_identifier(spec.function))
                 throw Error(Exit::software, name + ": bad function name '" + spec.function + "'");
             // The loader finds a tp_btf program's tracepoint by its name.
-            if (spec.type == ProbeSpec::Type::btf_tracepoint && spec.function != kBtfTracepointPrefix + spec.target)
-                throw Error(Exit::software, name + ": a tp_btf function is named " + kBtfTracepointPrefix + spec.target);
+            const std::string own = kBtfTracepointPrefix + spec.target;
+            if (spec.type == ProbeSpec::Type::btf_tracepoint && spec.function != own &&
+                spec.function.rfind(own + kBtfTracepointStep, 0) != 0)
+                throw Error(Exit::software, name + ": a tp_btf function is named " + own + " or " + own +
+                                                kBtfTracepointStep + "STEP");
             probes.push_back(std::move(spec));
         }
     } catch (const nlohmann::json::exception& e) {

@@ -7,8 +7,11 @@
 
 namespace kdelay {
 
-// The prefix of a tp_btf program's function name; its tracepoint follows.
+// The prefix of a tp_btf program's function name; its tracepoint follows,
+// then, for a second program on that tracepoint, kBtfTracepointStep and the
+// step's name (tp_btf__sched_switch__timeline).
 inline constexpr const char* kBtfTracepointPrefix = "tp_btf__";
+inline constexpr const char* kBtfTracepointStep = "__";
 
 struct ProbeSpec {
     enum class Type { raw_tracepoint, btf_tracepoint, tracepoint, kprobe, kretprobe };

@@ -215,7 +215,38 @@ Sample DelayCollector::collect()
 {
     const PidMap ids = ids_ ? ids_() : PidMap{};
     SampleReading r{params_, ids, window_, {}, {}, {}, {}, {}, {}, tasks_at_end_, {}, {}};
-    return read_sample(r);
+    Sample sample = read_sample(r);
+    if (params_.features.timeline)
+        sample.timelines = read_timelines(r);
+    return sample;
+}
+
+std::vector<ThreadEvents> DelayCollector::read_timelines(const SampleReading& r)
+{
+    const auto name = [&](uint32_t tid) {
+        const auto n = r.names.find(tid);
+        return n != r.names.end() ? printable(n->second) : std::string("<unknown>");
+    };
+    const auto local = [&](uint32_t id) { return r.ids.empty() ? id : static_cast<uint32_t>(r.ids.local(id)); };
+    std::vector<ThreadEvents> threads;
+    for (const auto& [tid, tl] : maps_.entries<uint32_t, kd_timeline>("timelines")) {
+        if (tl.gen != 1)
+            continue;
+        ThreadEvents t;
+        t.start_ns = window_.start_ns;
+        t.end_ns = window_.end_ns;
+        t.tid = local(tid);
+        const auto pid = r.pids.find(tid);
+        t.pid = pid != r.pids.end() ? local(pid->second) : 0;
+        t.thread = name(tid);
+        t.process = pid != r.pids.end() ? name(pid->second) : std::string();
+        t.first_state = "no event yet";
+        append_timeline_events(tl, t.events, t.states_not_kept);
+        threads.push_back(std::move(t));
+    }
+    std::sort(threads.begin(), threads.end(),
+              [](const ThreadEvents& a, const ThreadEvents& b) { return a.pid != b.pid ? a.pid < b.pid : a.tid < b.tid; });
+    return threads;
 }
 
 std::vector<Stall> DelayCollector::take_stalls(std::chrono::steady_clock::time_point deadline)

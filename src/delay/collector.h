@@ -73,6 +73,8 @@ private:
     void read_stalls(std::vector<Stall>& stalls);
     // --timeline, --wait-stacks: the stall e's events and longest waits.
     void read_stall_extras(const kd_stall& e, const PidMap& ids, Stall& stall);
+    // --timeline in a sample: each thread's events.
+    std::vector<ThreadEvents> read_timelines(const SampleReading& r);
     // The reading's maps, then the sample it makes.
     Sample read_sample(SampleReading& r);
     void set_capture(uint32_t state);

@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/error.h"
@@ -9,6 +10,17 @@
 #include "sys/process.h"
 
 namespace kdelay {
+
+namespace {
+
+// The directory a file of path goes into ("." for a bare name).
+std::string directory_of(const std::string& path)
+{
+    const size_t slash = path.rfind('/');
+    return slash == std::string::npos ? "." : path.substr(0, slash + 1);
+}
+
+}  // namespace
 
 DelayConfig make_delay_config(const CommonOptions& common, const DelayOptions& options)
 {
@@ -39,17 +51,21 @@ DelayConfig make_delay_config(const CommonOptions& common, const DelayOptions& o
     cfg.metrics_path = options.metrics_path;
     if (!cfg.metrics_path.empty()) {
         // Told now, not when the first write fails after the compile.
-        const size_t slash = cfg.metrics_path.rfind('/');
-        const std::string dir = slash == std::string::npos ? "." : cfg.metrics_path.substr(0, slash + 1);
+        const std::string dir = directory_of(cfg.metrics_path);
         if (access(dir.c_str(), W_OK) != 0)
             throw Error(Exit::cantcreat, "--metrics: cannot write into " + printable(dir) + ": " + strerror(errno));
     }
-    cfg.timeline_dir = options.timeline_path;
-    if (!cfg.timeline_dir.empty()) {
-        if (access(cfg.timeline_dir.c_str(), W_OK) != 0)
-            throw Error(Exit::cantcreat,
-                        "--timeline: cannot write into " + printable(cfg.timeline_dir) + ": " + strerror(errno));
-        f.timeline = true;  // with --stall, whose budget its states are
+    (options.stall_ns ? cfg.timeline_dir : cfg.timeline_file) = options.timeline_path;
+    if (!options.timeline_path.empty()) {
+        const std::string dir = options.stall_ns ? options.timeline_path : directory_of(options.timeline_path);
+        struct stat st {};
+        if (!options.stall_ns && stat(options.timeline_path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+            throw Error(Exit::usage, "--timeline: " + printable(options.timeline_path) +
+                                         " is a directory; without --stall the samples' trace is one file");
+        if (access(dir.c_str(), W_OK) != 0)
+            throw Error(Exit::cantcreat, "--timeline: cannot write into " + printable(dir) + ": " + strerror(errno));
+        f.timeline = true;
+        f.budget = true;  // the states are the budget's
     }
     f.wait_stacks = options.wait_stacks.value_or(f.timeline ? kDefaultWaitStacks : 0);
     if (f.wait_stacks && f.stack_trace_size == 0)

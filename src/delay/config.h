@@ -35,7 +35,8 @@ struct DelayConfig {
     // (0: all), the rest counted; the journal's bound.
     unsigned stall_reports_per_minute = 0;
     std::string metrics_path;  // --metrics: Prometheus text file, rewritten as the watch goes
-    std::string timeline_dir;  // --timeline (--stall): each stall's Perfetto trace goes there
+    std::string timeline_dir;   // --timeline with --stall: each stall's Perfetto trace goes there
+    std::string timeline_file;  // --timeline in samples: their Perfetto trace, rewritten after each
     DelayFeatures features;
 };
 

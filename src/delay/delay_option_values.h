@@ -29,7 +29,7 @@ struct DelayOptions {
     std::optional<uint64_t> stall_ns;  // --stall: report each interval this long or longer
     double duration = 0;               // --duration (--stall): seconds; 0 = until Ctrl-C or exit
     std::string metrics_path;          // --metrics (--stall): Prometheus text file
-    std::string timeline_path;         // --timeline (--stall): the stalls' traces' directory
+    std::string timeline_path;         // --timeline: a stall's traces' directory, or the samples' trace file
     std::optional<unsigned> wait_stacks;  // --wait-stacks (--stall); default: 5 with --timeline, else 0
 };
 

@@ -48,9 +48,10 @@ void add_delay_options(CLI::App& app, CommonOptions& common, DelayOptions& delay
                                    "5 s; for node_exporter's textfile collector (see ALWAYS ON below)")
                         ->type_name("FILE");
     d.timeline_opt = app.add_option("--timeline", delay.timeline_path,
-                                    "With --stall: write each stall's events (states, syscalls, IRQs, block I/O,\n"
-                                    "wakeups, who held the CPU) as a Perfetto trace into DIR, for ui.perfetto.dev")
-                         ->type_name("DIR");
+                                    "Write the threads' events (states, syscalls, IRQs, wakeups, who held the CPU)\n"
+                                    "as a Perfetto trace, for ui.perfetto.dev: with --stall each stall's into the\n"
+                                    "directory PATH, else every sample's into the file PATH (with --budget)")
+                         ->type_name("PATH");
     d.wait_stacks_opt = app.add_option("--wait-stacks", d.wait_stacks,
                                        "With --stall: show the kernel and user stacks where each stall's N longest\n"
                                        "waits in a syscall began (default 5 with --timeline, else 0; at most 8)")
@@ -141,13 +142,12 @@ void finish_delay_options(const DelayParse& d, CommonOptions& common, DelayOptio
         throw Error(Exit::usage, "--duration is for --stall; a sample's length is --sample-time");
     } else if (d.metrics_opt->count() > 0) {
         throw Error(Exit::usage, "--metrics counts a --stall watch's stalls; give --stall THRESHOLD");
-    } else if (d.timeline_opt->count() > 0) {
-        throw Error(Exit::usage, "--timeline writes each stall's trace; give --stall THRESHOLD");
     } else if (d.wait_stacks_opt->count() > 0) {
         throw Error(Exit::usage, "--wait-stacks shows each stall's longest waits; give --stall THRESHOLD");
     }
     if (d.timeline_opt->count() > 0 && delay.timeline_path.empty())
-        throw Error(Exit::usage, "--timeline: give a directory for the stalls' traces");
+        throw Error(Exit::usage, delay.stall_ns ? "--timeline: give a directory for the stalls' traces"
+                                                : "--timeline: give a file for the samples' trace");
     if (d.wait_stacks_opt->count() > 0)
         delay.wait_stacks = d.wait_stacks;
     if (d.metrics_opt->count() > 0 && delay.metrics_path.empty())

@@ -75,4 +75,7 @@ std::vector<const FeatureSwitch*> feature_switches();
 // and the probe "when"s to attach.
 std::set<std::string> switches_on(const DelayFeatures& f);
 
+// The probes' "when"s to attach: the switches on, and "timeline".
+std::set<std::string> probes_on(const DelayFeatures& f);
+
 }  // namespace kdelay

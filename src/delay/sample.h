@@ -13,6 +13,7 @@
 
 #include <linux/types.h>
 #include "delay_abi.h"
+#include "delay/stall_timeline.h"
 
 namespace kdelay {
 
@@ -90,6 +91,8 @@ struct Sample {
     std::vector<ThreadSample> threads;  // by name, then tid
     std::optional<UpcallStats> upcalls;  // when counted
     std::vector<SyscallEvent> events;   // in arrival order
+    // --timeline (samples): each thread's events over the window.
+    std::vector<ThreadEvents> timelines;
 };
 
 // --stall: one interval of one thread that lasted the threshold or more.

@@ -3,15 +3,19 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <iostream>
 
+#include "core/error.h"
 #include "delay/report_sections.h"
 #include "delay/sample_source.h"
 #include "report/format.h"
+#include "report/prometheus_text.h"  // replace_file
 #include "report/status_line.h"
-#include <fmt/format.h>
-#include <fmt/ranges.h>
 #include "report/writer.h"
 #include "sys/event_wait.h"
+#include "timeline/perfetto.h"
 
 namespace kdelay {
 namespace {
@@ -66,6 +70,10 @@ private:
     // One sample; false when the run must end.
     bool sample(bool& counted, const std::function<void()>& on_start);
     void warnings();
+    // --timeline: the sample's threads' events added to the trace, which is
+    // written anew, so that what was collected is kept whatever comes next.
+    void add_to_timeline(const Sample& s);
+    Timeline timeline_;
 
     const DelayConfig& cfg_;
     const std::string target_;  // "Target process 12", "Target processes 12, 34"
@@ -188,6 +196,8 @@ bool Sampler::sample(bool& counted, const std::function<void()>& on_start)
         writer_.marker({Marker::Kind::dump, wall_now(), std::nullopt,
                         both ? std::optional<uint64_t>(delta) : std::nullopt});
         Sample s = collector_.collect();
+        if (!cfg_.timeline_file.empty())
+            add_to_timeline(s);
         for (const auto& e : s.events)
             lost_stacks_ += e.stack_lost;
         skipped_runs_ += s.probe_runs_skipped;
@@ -198,6 +208,22 @@ bool Sampler::sample(bool& counted, const std::function<void()>& on_start)
     if (cfg_.start_trigger)
         dump_misses_ = collector_.trigger_misses() - misses_before_dump;
     return outcome == Outcome::deadline || outcome == Outcome::reached;
+}
+
+void Sampler::add_to_timeline(const Sample& s)
+{
+    timeline_.add(threads_timeline(s.timelines));
+    try {
+        replace_file(cfg_.timeline_file, perfetto_trace(timeline_));
+    } catch (const Error& e) {
+        std::cerr << "kdelay: warning: " << e.what() << std::endl;  // the report goes on without it
+        return;
+    }
+    uint64_t not_kept = 0;
+    for (const ThreadEvents& t : s.timelines)
+        not_kept += t.states_not_kept;
+    writer_.note("timeline: " + cfg_.timeline_file +
+                 (not_kept ? " (its threads' first " + with_commas(not_kept) + " state changes not kept)" : ""));
 }
 
 void Sampler::run(const std::function<void()>& on_first_start)

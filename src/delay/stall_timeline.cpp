@@ -53,11 +53,13 @@ const char* interrupt_name(uint32_t kind)
 
 class Builder {
 public:
-    explicit Builder(const StallEvents& stall) : t_(&stall) {}
-
-    Timeline build()
+    Timeline build(const std::vector<ThreadEvents>& threads)
     {
-        add_thread();
+        for (const ThreadEvents& thread : threads) {
+            t_ = &thread;
+            holders_.clear();
+            add_thread();
+        }
         Timeline t;
         for (auto& [uuid, tr] : tracks_) {
             std::stable_sort(tr.slices.begin(), tr.slices.end(), [](const TimelineSlice& a, const TimelineSlice& b) {
@@ -85,7 +87,7 @@ private:
         mark_longest_waits();
     }
 
-    const StallEvents& s_() const { return *t_; }
+    const ThreadEvents& s_() const { return *t_; }
 
     TimelineTrack& track(uint64_t uuid)
     {
@@ -118,7 +120,7 @@ private:
         std::stable_sort(changes.begin(), changes.end(),
                          [](const kd_tl_event& a, const kd_tl_event& b) { return a.at < b.at; });
         uint64_t at = s_().start_ns;
-        std::string name = "running";
+        std::string name = s_().first_state;
         if (s_().states_not_kept)
             name = fmt::format("{} earlier events not kept", s_().states_not_kept);
         std::vector<TimelineSlice>& out = track(states_uuid(s_().tid)).slices;
@@ -247,7 +249,7 @@ private:
         }
     }
 
-    const StallEvents* t_;
+    const ThreadEvents* t_ = nullptr;
     std::map<uint64_t, TimelineTrack> tracks_;
     std::vector<kd_tl_event> holders_;
     std::vector<TimelineSlice> block_ios_;
@@ -256,6 +258,6 @@ private:
 
 }  // namespace
 
-Timeline stall_timeline(const StallEvents& stall) { return Builder(stall).build(); }
+Timeline threads_timeline(const std::vector<ThreadEvents>& threads) { return Builder().build(threads); }
 
 }  // namespace kdelay

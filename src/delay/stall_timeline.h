@@ -15,8 +15,8 @@
 
 namespace kdelay {
 
-// A stall's events: its thread's, over its interval, which it began running.
-struct StallEvents {
+// One thread's events over a window: a stall's interval, or a sample's.
+struct ThreadEvents {
     uint64_t start_ns = 0;
     uint64_t end_ns = 0;
     uint32_t pid = 0;
@@ -26,7 +26,13 @@ struct StallEvents {
     std::vector<kd_tl_event> events;  // as the kernel kept them
     uint64_t states_not_kept = 0;     // the first state, wakeup and holder events, not kept
     std::vector<TimeBudget::LongWait> longest_waits;
+    // Its state when the window opened, until its first state change: a
+    // stall begins running; a thread in a sample is not known.
+    std::string first_state = "running";
 };
-Timeline stall_timeline(const StallEvents& stall);
+
+// The tracks of one thread (a stall's) or of several (a sample's); the
+// tracks of threads that held their CPUs or woke them are shared.
+Timeline threads_timeline(const std::vector<ThreadEvents>& threads);
 
 }  // namespace kdelay

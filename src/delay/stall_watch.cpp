@@ -40,11 +40,19 @@ int64_t clock_ns(clockid_t clock)
 // --timeline: the stall's trace file, written before its report names it.
 std::string write_timeline(const std::string& dir, const Stall& stall, const StallReport& r)
 {
-    StallEvents events{stall.start_ns,        stall.end_ns,  r.thread.pid, r.thread.tid, printable(r.process_name),
-                       printable(r.thread.name), *stall.timeline, stall.states_not_kept, stall.longest_waits};
+    ThreadEvents events;
+    events.start_ns = stall.start_ns;
+    events.end_ns = stall.end_ns;
+    events.pid = r.thread.pid;
+    events.tid = r.thread.tid;
+    events.process = printable(r.process_name);
+    events.thread = printable(r.thread.name);
+    events.events = *stall.timeline;
+    events.states_not_kept = stall.states_not_kept;
+    events.longest_waits = stall.longest_waits;
     const std::string name =
         trace_file_name(TraceFileName{r.process_name, r.thread.pid, r.thread.name, r.thread.tid, r.start_wall});
-    return write_trace_file(dir, name, perfetto_trace(stall_timeline(events)));
+    return write_trace_file(dir, name, perfetto_trace(threads_timeline({events})));
 }
 
 // A stall as the writers print it: its thread's sections, and its start by

@@ -2,6 +2,7 @@
 // the trace writers print it (timeline/perfetto.h).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -46,6 +47,25 @@ struct TimelineTrack {
 struct Timeline {
     std::vector<TimelineTrack> tracks;
 
+    // Adds a later window's tracks: a track both have gets the later
+    // slices after its own.
+    void add(Timeline later)
+    {
+        for (TimelineTrack& t : later.tracks) {
+            auto same = std::find_if(tracks.begin(), tracks.end(),
+                                     [&](const TimelineTrack& mine) { return mine.uuid == t.uuid; });
+            if (same == tracks.end()) {
+                tracks.push_back(std::move(t));
+                continue;
+            }
+            if (same->thread_name.empty())
+                same->thread_name = t.thread_name;
+            if (same->process_name.empty())
+                same->process_name = t.process_name;
+            for (TimelineSlice& s : t.slices)
+                same->slices.push_back(std::move(s));
+        }
+    }
 };
 
 }  // namespace kdelay

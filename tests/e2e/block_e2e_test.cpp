@@ -1,5 +1,6 @@
 // Block I/O end to end: O_DIRECT writes and reads of known sizes to a file on
 // the root filesystem's disk, seen by biosnoop and by the kernel-delay report.
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <regex>
 #include <sstream>
@@ -353,4 +354,50 @@ TEST(BlockE2E, BiosnoopCtrlCEndsWithTheSummary)
     bio.signal(SIGINT);
     ASSERT_EQ(bio.wait(10s), 0) << bio.err();
     EXPECT_NE(bio.out().find("# Summary per disk and operation"), std::string::npos) << bio.out();
+}
+
+// --timeline in a sample: each direct read and write of kd-dio is a slice
+// of its thread's block I/O track, named by its operation, size and disk,
+// and it lasts as long as the request was in flight.
+// TAGS kernel
+TEST(BlockE2E, ATimelineHasEachRequestOnItsThreadsBlockTrack)
+{
+    KD_REQUIRE_BPF();
+    if (!kernel_has_block_layout())
+        GTEST_SKIP() << kBlockLacking;
+    DioFile file;
+    char dir[] = "/tmp/kdelay-timeline-XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    const std::string trace = std::string(dir) + "/dio.pftrace";
+    Process target({kWorkload, "dio", file.path, std::to_string(kIos), "64"});
+    ASSERT_TRUE(target.wait_for_output("ready", 5s));
+    Process kdelay({kKdelay, "-p", std::to_string(target.pid()), "--sample-time", "2", "--timeline", trace});
+    ASSERT_TRUE(kdelay.wait_for_output("# Start sampling", kStartTimeout)) << kdelay.err();
+    target.signal(SIGUSR1);
+    ASSERT_TRUE(target.wait_for_output("done", 10s));
+    const uint32_t tid = workload_tid(target.out(), "kd-dio");
+    ASSERT_EQ(kdelay.wait(20s), 0) << kdelay.err();
+    const Result check = run({"/usr/bin/python3", KD_TIMELINE_CHECK, KD_PERFETTO_PROTO, trace}, 30s);
+    ASSERT_EQ(check.status, 0) << check.out << check.err;
+    const nlohmann::json c = nlohmann::json::parse(check.out);
+    uint64_t thread = 0;
+    for (const auto& t : c["tracks"])
+        if (t["tid"] == tid)
+            thread = t["uuid"];
+    ASSERT_NE(thread, 0u) << check.out;
+    const std::string size = std::to_string(kBytes) + " B on " + file.disk;
+    int reads = 0, writes = 0;
+    for (const auto& t : c["tracks"]) {
+        if (t["parent"] != thread || t["name"].get<std::string>().rfind("block I/O", 0) != 0)
+            continue;
+        for (const auto& s : t["slices"]) {
+            reads += s["name"] == "R " + size;
+            writes += s["name"] == "W " + size;
+            EXPECT_GT(s["end_ns"].get<uint64_t>(), s["start_ns"].get<uint64_t>()) << s.dump();
+        }
+    }
+    EXPECT_EQ(reads, kIos) << check.out;
+    EXPECT_EQ(writes, kIos) << check.out;
+    unlink(trace.c_str());
+    rmdir(dir);
 }

@@ -683,9 +683,79 @@ TEST(BudgetE2E, AThreadStarvedAllWindowIsReadyAsTheKernelCountsItOnceItRuns)
     const uint64_t kdelay_wait = u64(b, "ready_before_window_ns") + u64(b, "ready_ns");
     const uint64_t switch_in = in_emulated_guest() ? 30'000'000 : 10'000'000;
     EXPECT_LE(kdelay_wait, waited + 5'000'000) << b.dump();
-    if (!under_load())
+    if (!under_load()) {
         EXPECT_GE(kdelay_wait + after + switch_in, waited) << b.dump() << " waited " << waited;
+    }
     // Only a kernel stopper thread (migration/0) is above it.
     const json fifo = budget_of(s, "kd-fifo");
     EXPECT_GE(u64(fifo, "running_ns") + 1'000'000, u64(fifo, "window_ns")) << fifo.dump() << "\n" << workload.out();
+}
+
+// --timeline FILE in samples: one trace of every sample's window, decoded
+// by protoc and checked (tests/timeline/check_trace.py). kd-waiter's state
+// track covers both windows; its futex waits end in ready slices that
+// kd-waker's wakeups flow into, each of which kd-waker's track holds.
+// TAGS kernel
+TEST(BudgetE2E, ASamplesTimelineCoversEachWindowAndDrawsTheWakeups)
+{
+    KD_REQUIRE_BPF();
+    char dir[] = "/tmp/kdelay-timeline-XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    const std::string trace = std::string(dir) + "/samples.pftrace";
+    Process workload({kBudget, "wake"});
+    ASSERT_TRUE(workload.wait_for_output("ready", 5s));
+    const Result r = run({kKdelay, "-p", std::to_string(workload.pid()), "--timeline", trace, "--sample-time", "0.5",
+                          "--sample-count", "2", "--format", "json"},
+                         60s);
+    ASSERT_EQ(r.status, 0) << r.err;
+    uint64_t windows_ns = 0, running_ns = 0, ready_ns = 0;
+    std::istringstream in(r.out);
+    for (std::string l; std::getline(in, l);) {
+        const json j = json::parse(l);
+        if (j["type"] == "sample")
+            for (const auto& t : j["threads"])
+                if (t["name"] == "kd-waiter") {
+                    windows_ns += u64(t["budget"], "window_ns");
+                    running_ns += u64(t["budget"], "running_ns");
+                    ready_ns += u64(t["budget"], "ready_ns");
+                }
+    }
+    ASSERT_GT(windows_ns, 900'000'000u) << r.out;
+    const Result check = run({"/usr/bin/python3", KD_TIMELINE_CHECK, KD_PERFETTO_PROTO, trace}, 30s);
+    ASSERT_EQ(check.status, 0) << check.out << check.err;
+    const json c = json::parse(check.out);
+    uint64_t waiter = 0, waker = 0;
+    for (const json& t : c["tracks"]) {
+        if (t["name"] == "kd-waiter")
+            waiter = t["uuid"];
+        if (t["name"] == "kd-waker")
+            waker = t["uuid"];
+    }
+    ASSERT_NE(waiter, 0u) << check.out;
+    ASSERT_NE(waker, 0u) << check.out;
+    size_t woken_by_waker = 0, wakes = 0;
+    for (const json& t : c["tracks"]) {
+        if (t["name"] == "state" && t["parent"] == waiter) {
+            EXPECT_NEAR(double(t["covered_ns"].get<uint64_t>()), double(windows_ns),
+                        1e3 * double(t["slices"].size()))
+                << t.dump();
+            // Its runs and waits for a CPU are the budget's (the same
+            // kernel dates; before its first event, both know nothing).
+            std::map<std::string, uint64_t> traced;
+            for (const json& s : t["slices"]) {
+                woken_by_waker += s["args"].value("woken by", "").find("kd-waker") == 0;
+                traced[s["name"]] += s["end_ns"].get<uint64_t>() - s["start_ns"].get<uint64_t>();
+            }
+            EXPECT_NEAR(double(traced["running"]), double(running_ns), 1e4) << t.dump();
+            EXPECT_NEAR(double(traced["ready"]), double(ready_ns), 1e4) << t.dump();
+        }
+        if (t["uuid"] == waker)
+            for (const json& s : t["slices"])
+                wakes += s["name"] == "wakes kd-waiter";
+    }
+    // A wakeup every 50 ms, over two windows of 500 ms.
+    EXPECT_GE(woken_by_waker, 10u) << check.out;
+    EXPECT_EQ(wakes, woken_by_waker) << check.out;
+    unlink(trace.c_str());
+    rmdir(dir);
 }

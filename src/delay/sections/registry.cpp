@@ -79,4 +79,12 @@ std::set<std::string> switches_on(const DelayFeatures& f)
     return on;
 }
 
+std::set<std::string> probes_on(const DelayFeatures& f)
+{
+    std::set<std::string> on = switches_on(f);
+    if (f.timeline)
+        on.insert("timeline");
+    return on;
+}
+
 }  // namespace kdelay

@@ -57,6 +57,50 @@ TEST(BtfTracepoint, LoadsWithTypedTaskPointersAndCountsTheProcesssSwitches)
     EXPECT_GE(switches_in(session) - before, 20u);
 }
 
+// A step (tp_btf__EVENT__STEP) is a second program on the event, attached
+// after the first, and it runs after it at each event: the timeline's
+// record of a switch reads what tp_btf__sched_switch wrote.
+TEST(BtfTracepoint, AStepAttachedAfterTheEventsProgramRunsAfterIt)
+{
+    if (geteuid() != 0)
+        GTEST_SKIP() << "needs root to load eBPF";
+    const std::string next_tid = "*(u32 *)((char *)ctx->args[2] + " +
+                                 std::to_string(read_kernel_layout(KernelBtf()).task_pid.offset) + ")";
+    BpfSession session("BPF_PERCPU_ARRAY(seen, u32, 1);\n"
+                       "BPF_ARRAY(order, u64, 2);  /* the step saw this switch's next; it saw another */\n"
+                       "int tp_btf__sched_switch(struct bpf_raw_tracepoint_args *ctx)\n"
+                       "{\n"
+                       "    int zero = 0;\n"
+                       "    u32 *s = seen.lookup(&zero);\n"
+                       "    if (s)\n"
+                       "        *s = " + next_tid + ";\n"
+                       "    return 0;\n"
+                       "}\n"
+                       "int tp_btf__sched_switch__after(struct bpf_raw_tracepoint_args *ctx)\n"
+                       "{\n"
+                       "    int zero = 0;\n"
+                       "    u32 *s = seen.lookup(&zero);\n"
+                       "    if (!s)\n"
+                       "        return 0;\n"
+                       "    int which = *s == " + next_tid + " ? 0 : 1;\n"
+                       "    u64 *n = order.lookup(&which);\n"
+                       "    if (n)\n"
+                       "        __sync_fetch_and_add(n, 1);\n"
+                       "    return 0;\n"
+                       "}\n");
+    session.attach({ProbeSpec{ProbeSpec::Type::btf_tracepoint, "sched_switch", "tp_btf__sched_switch", "", ""},
+                    ProbeSpec{ProbeSpec::Type::btf_tracepoint, "sched_switch", "tp_btf__sched_switch__after", "", ""}});
+    for (int i = 0; i < 20; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    auto order = session.bpf().get_array_table<uint64_t>("order");
+    uint64_t after = 0, before = 0;
+    ASSERT_TRUE(order.get_value(0, after).ok());
+    ASSERT_TRUE(order.get_value(1, before).ok());
+    EXPECT_GE(after, 20u);
+    EXPECT_EQ(before, 0u) << "the step ran before the event's program at " << before << " of " << after + before
+                          << " switches";
+}
+
 TEST(BtfTracepoint, AnUnknownTracepointIsAnAttachErrorNamingIt)
 {
     if (geteuid() != 0)

@@ -14,7 +14,7 @@ TEST(ProbeSet, EmbeddedDelaySetIsRawTracepointsNamedForTheirHandlers)
     std::set<std::string> typed;
     for (const auto& p : load_probe_set("delay", {"budget", "locks"})) {
         if (p.type == ProbeSpec::Type::btf_tracepoint) {
-            EXPECT_EQ(p.function, "tp_btf__" + p.target);
+            EXPECT_EQ(p.function, "tp_btf__" + p.target);  // "timeline"'s step is not asked for
             typed.insert(p.target);
             continue;
         }
@@ -35,6 +35,7 @@ TEST(ProbeSet, MalformedSetsAreRejected)
         R"j({"probes":[{"type":"tracepoint","target":"a:b"}]})j",
         R"j({"probes":[{"type":"tracepoint","target":"a:b","function":"f()"}]})j",
         R"j({"probes":[{"type":"tp_btf","target":"sched_switch","function":"tp_btf__sched_wakeup"}]})j",
+        R"j({"probes":[{"type":"tp_btf","target":"sched_switch","function":"tp_btf__sched_switch_after"}]})j",
     };
     for (const auto& json : bad) {
         bool threw = false;

@@ -221,21 +221,28 @@ TEST(DelayProgram, EachSectionRendersItsPartWithItsCountersAndSizes)
 // a handler without a hook never runs.
 TEST(DelayProgram, ProbeSetAttachesEveryHandlerOfTheProgram)
 {
-    for (bool on : {false, true}) {
+    for (int on = 0; on < 3; ++on) {
         DelayProgramParams p = params();
         for (const FeatureSwitch* s : feature_switches())
             if (on)
                 s->turn_on(p.features);
-        const std::set<std::string> features = switches_on(p.features);
+        if (on == 2) {  // --stall --timeline: a second program on sched_switch
+            p.stall_min_ns = 1000000;
+            p.features.budget = true;
+            p.features.timeline = true;
+        }
         const std::string src = compiled(p);
         std::set<std::string> handlers, hooks;
         // Each handler on a hook of its own kind: raw, or typed from BTF
-        // (BTF_TRACEPOINT_PROBE, expanded).
-        const std::regex handler(R"(\n(RAW_TRACEPOINT_PROBE\((\w+)\)|int tp_btf__(\w+)\())");
+        // (BTF_TRACEPOINT_PROBE and _STEP, expanded).
+        const std::regex handler(R"(\n(RAW_TRACEPOINT_PROBE\((\w+)\)|int (tp_btf__\w+)\())");
         for (auto it = std::sregex_iterator(src.begin(), src.end(), handler); it != std::sregex_iterator(); ++it)
-            handlers.insert((*it)[2].matched ? "RAW " + (*it)[2].str() : "BTF " + (*it)[3].str());
-        for (const auto& probe : load_probe_set("delay", features))
-            hooks.insert((probe.type == ProbeSpec::Type::btf_tracepoint ? "BTF " : "RAW ") + probe.target);
-        EXPECT_EQ(hooks, handlers) << "switches " << (on ? "on" : "off");
+            handlers.insert((*it)[2].matched ? "raw_tracepoint__" + (*it)[2].str() : (*it)[3].str());
+        for (const auto& probe : load_probe_set("delay", probes_on(p.features))) {
+            const bool typed = probe.type == ProbeSpec::Type::btf_tracepoint;
+            EXPECT_TRUE(typed || probe.type == ProbeSpec::Type::raw_tracepoint) << probe.function;
+            hooks.insert(probe.function);
+        }
+        EXPECT_EQ(hooks, handlers) << "switches " << (on ? "on" : "off") << (on == 2 ? ", with --timeline" : "");
     }
 }

@@ -38,9 +38,9 @@ kd_tl_event event(uint32_t kind, uint64_t at, uint64_t end = 0, uint32_t arg = 0
 // 400 us: running, 30 us ready behind kd-rival, running, a 200 us sleep
 // that a timer ends, ready, running with a hard IRQ, and a 4 KiB read in
 // flight across the sleep.
-StallEvents golden_stall()
+ThreadEvents golden_stall()
 {
-    StallEvents s;
+    ThreadEvents s;
     s.start_ns = 1'000'000;
     s.end_ns = 1'400'000;
     s.pid = 100;
@@ -74,7 +74,7 @@ const TimelineTrack* find_track(const Timeline& t, const std::string& name)
 
 TEST(StallTimeline, StatesCoverTheIntervalAndNameWhatTheyWaitedFor)
 {
-    const Timeline t = stall_timeline(golden_stall());
+    const Timeline t = threads_timeline({golden_stall()});
     const TimelineTrack* states = find_track(t, "state");
     ASSERT_NE(states, nullptr);
     std::vector<std::string> names;
@@ -110,9 +110,9 @@ TEST(StallTimeline, StatesCoverTheIntervalAndNameWhatTheyWaitedFor)
 
 TEST(StallTimeline, LostStateEventsAreOneSliceThatSaysSo)
 {
-    StallEvents s = golden_stall();
+    ThreadEvents s = golden_stall();
     s.states_not_kept = 7;
-    const Timeline t = stall_timeline(s);
+    const Timeline t = threads_timeline({s});
     const TimelineTrack* states = find_track(t, "state");
     ASSERT_NE(states, nullptr);
     EXPECT_EQ(states->slices.front().name, "7 earlier events not kept");
@@ -125,7 +125,7 @@ std::string golden_path() { return std::string(KDELAY_GOLDEN_DIR) + "/stall_time
 // (then check it: ctest -R TimelineChecker).
 TEST(StallTimeline, PerfettoBytesAreTheGoldenTrace)
 {
-    const std::string bytes = perfetto_trace(stall_timeline(golden_stall()));
+    const std::string bytes = perfetto_trace(threads_timeline({golden_stall()}));
     if (const char* update = std::getenv("KDELAY_UPDATE_GOLDEN"); update && std::string(update) == "1") {
         std::ofstream(golden_path(), std::ios::binary) << bytes;
         GTEST_SKIP() << "wrote " << golden_path();
