@@ -51,4 +51,5 @@ def main():
             print(f"{name:16s} {(ns - ns0) // (runs - runs0):6d} ns/run {runs - runs0:10d} runs")
 
 
-main()
+if __name__ == "__main__":
+    main()

@@ -35,6 +35,8 @@ std::string unmet(const E2eCase& c)
         }
         if (r == "schedstats" && access("/proc/sys/kernel/sched_schedstats", W_OK) != 0)
             return "no writable /proc/sys/kernel/sched_schedstats";
+        if (r.rfind("cpus:", 0) == 0 && sysconf(_SC_NPROCESSORS_ONLN) < std::stol(r.substr(5)))
+            return "needs " + r.substr(5) + " CPUs";
     }
     return "";
 }

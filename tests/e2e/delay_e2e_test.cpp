@@ -192,56 +192,6 @@ void released_thread(ReleasedRun& run, ThreadBlock& block, const std::vector<std
 
 }  // namespace
 
-// A run of one syscall is summed per CPU and moves into the map when the
-// syscall or the thread on that CPU changes: two threads taking turns on one
-// CPU, each mixing runs of getppid with getuid and sched_yield, still count
-// exactly.
-TEST(DelayE2E, SyscallRunsOfThreadsSharingACpuCountExactly)
-{
-    KD_REQUIRE_BPF();
-    ReleasedRun run;
-    ASSERT_NO_FATAL_FAILURE(run_released(run, {kWorkload, "mixed", "20000"}, {"--sample-time", "1.5"}, 10s));
-    ASSERT_EQ(run.status, 0) << run.err;
-    const std::string out = run.out;
-    auto samples = parse_samples(out);
-    ASSERT_EQ(samples.size(), 1u) << out;
-    for (const char* name : {"kd-mix-a", "kd-mix-b"}) {
-        const ThreadBlock* t = thread_named(samples[0], name);
-        ASSERT_TRUE(t) << name << " missing:\n" << out;
-        const Row* getppid = find_row(*t, kSyscalls, "getppid");
-        const Row* getuid = find_row(*t, kSyscalls, "getuid");
-        const Row* yield = find_row(*t, kSyscalls, "sched_yield");
-        ASSERT_TRUE(getppid && getuid && yield) << out;
-        EXPECT_EQ(number((*getppid)[2]), 40000u) << name;
-        EXPECT_EQ(number((*getuid)[2]), 20000u) << name;
-        EXPECT_EQ(number((*yield)[2]), 200u) << name;
-        // MAX is one call, TOTAL all of them.
-        EXPECT_LE(number((*getppid)[4]), number((*getppid)[3])) << name;
-        EXPECT_GT(number((*getppid)[4]), 0u) << name;
-    }
-}
-
-// The per-CPU run still holding the thread's last calls when it exited
-// belongs to the first sample only.
-TEST(DelayE2E, ASyscallRunIsCountedInItsOwnSampleOnly)
-{
-    KD_REQUIRE_BPF();
-    ReleasedRun run;
-    ASSERT_NO_FATAL_FAILURE(run_released(run, {kWorkload, "syscalls", "1000", "20"},
-                                         {"--sample-time", "1", "--sample-count", "2", "--sample-interval", "0.2"},
-                                         10s));
-    const uint32_t tid = workload_tid(run.workload_out, "kd-counter");
-    ASSERT_EQ(run.status, 0) << run.err;
-    const std::string out = run.out;
-    auto samples = parse_samples(out);
-    ASSERT_EQ(samples.size(), 2u) << out;
-    ASSERT_TRUE(samples[0].count(tid)) << out;
-    const Row* first = find_row(samples[0].at(tid), kSyscalls, "getppid");
-    ASSERT_TRUE(first) << out;
-    EXPECT_EQ(number((*first)[2]), 1000u);
-    EXPECT_TRUE(!samples[1].count(tid) || !samples[1].at(tid).sections.count(kSyscalls)) << out;
-}
-
 TEST(DelayE2E, CommandModeTracesFromTheFirstInstructionAndEndsWithIt)
 {
     KD_REQUIRE_BPF();
@@ -486,38 +436,6 @@ TEST(DelayE2E, DiskInterruptsCountOnTheThreadTheyInterrupt)
     EXPECT_GE(on_spinner + on_dio, own * 9 / 10) << "kernel: " << kernel << "\n" << kdelay.out();
     ASSERT_TRUE(find_row(t, kHardIrq, "TOTAL:")) << kdelay.out();
     EXPECT_GE(number(find_row(t, kHardIrq, "TOTAL:")->at(1)), on_spinner);
-}
-
-TEST(DelayE2E, CtrlCPrintsWhatWasCollectedAndExitsZero)
-{
-    KD_REQUIRE_BPF();
-    Process workload({kWorkload, "spin"});
-    ASSERT_TRUE(workload.wait_for_output("ready", 5s));
-    Process kdelay({kKdelay, "-p", std::to_string(workload.pid()), "--sample-time", "60"});
-    ASSERT_TRUE(kdelay.wait_for_output("# Start sampling", kStartTimeout)) << kdelay.err();
-    std::this_thread::sleep_for(500ms);
-    kdelay.signal(SIGINT);
-    ASSERT_EQ(kdelay.wait(10s), 0) << kdelay.err();
-    EXPECT_NE(kdelay.out().find("Interrupted"), std::string::npos);
-    auto samples = parse_samples(kdelay.out());
-    ASSERT_EQ(samples.size(), 1u) << kdelay.out();
-    const ThreadBlock* t = thread_named(samples[0], "spin-a");
-    ASSERT_TRUE(t && t->sections.count(kRun)) << kdelay.out();
-}
-
-TEST(DelayE2E, TargetExitEndsTheSampleWithANote)
-{
-    KD_REQUIRE_BPF();
-    auto workload = std::make_unique<Process>(std::vector<std::string>{kWorkload, "spin"});
-    ASSERT_TRUE(workload->wait_for_output("ready", 5s));
-    Process kdelay({kKdelay, "-p", std::to_string(workload->pid()), "--sample-time", "60",
-                    "--sample-count", "3"});
-    ASSERT_TRUE(kdelay.wait_for_output("# Start sampling", kStartTimeout)) << kdelay.err();
-    std::this_thread::sleep_for(300ms);
-    workload.reset();  // SIGKILL
-    ASSERT_EQ(kdelay.wait(10s), 0) << kdelay.err();
-    EXPECT_NE(kdelay.out().find("exited; the sample ends here"), std::string::npos) << kdelay.out();
-    EXPECT_EQ(parse_samples(kdelay.out()).size(), 1u) << "no further samples after the exit";
 }
 
 // With -p A,B the sample goes on while either lives, each process's threads

@@ -393,10 +393,12 @@ TEST_F(OvsE2E, StallsAreOpenVswitchsUnreasonablyLongPollIntervals)
     }
     // No stall of a second that Open vSwitch did not log: only an interval
     // just under its second, which the tail took over.
-    for (size_t k = 0; k < reports.size(); ++k)
-        if (!matched[k])
+    for (size_t k = 0; k < reports.size(); ++k) {
+        if (!matched[k]) {
             EXPECT_LT(length_ns(reports[k]), 1'000'000'000 + kUnloggedTailNs)
                 << "not in Open vSwitch's log:\n" << reports[k].dump();
+        }
+    }
     EXPECT_GE(handlers, 1u) << "no handler stalled:\n" << kdelay.out();
     EXPECT_GE(main_thread, 1u) << "the main thread did not stall:\n" << kdelay.out();
 }

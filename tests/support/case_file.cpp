@@ -525,8 +525,10 @@ std::vector<E2eCase> parse_cases(const std::string& text, const std::string& fil
         if (key == "REQUIRES") {
             for (const std::string& r : args) {
                 const bool tracepoint = r.rfind("tracepoint:", 0) == 0 && r.find(':', 11) != std::string::npos;
-                if (r != "bpf" && r != "kprobes" && r != "schedstats" && !tracepoint)
-                    fail("unknown requirement '" + r + "' (bpf, kprobes, schedstats, tracepoint:SYSTEM:EVENT)");
+                const bool cpus = r.rfind("cpus:", 0) == 0 && r.size() > 5 &&
+                                  r.find_first_not_of("0123456789", 5) == std::string::npos;
+                if (r != "bpf" && r != "kprobes" && r != "schedstats" && !tracepoint && !cpus)
+                    fail("unknown requirement '" + r + "' (bpf, kprobes, schedstats, tracepoint:SYSTEM:EVENT, cpus:N)");
                 c->requires_.push_back(r);
             }
         } else if (key == "TAGS") {

@@ -75,9 +75,12 @@ TEST(CaseFile, AMalformedLineIsNamedByFileAndLine)
     };
     EXPECT_EQ(message("NAME x\nWORKLOAD w\nFROB 1\n"),
               "bad.case:3: unknown key 'FROB' (NAME ERROR REQUIRES TAGS WORKLOAD READY KDELAY STEP TIMEOUT EXPECT)");
-    EXPECT_EQ(message("NAME x\nREQUIRES gpu\n"), "bad.case:2: unknown requirement 'gpu' (bpf, kprobes, schedstats, tracepoint:SYSTEM:EVENT)");
+    EXPECT_EQ(message("NAME x\nREQUIRES gpu\n"),
+              "bad.case:2: unknown requirement 'gpu' (bpf, kprobes, schedstats, tracepoint:SYSTEM:EVENT, cpus:N)");
+    EXPECT_EQ(message("NAME x\nREQUIRES cpus:two\n"),
+              "bad.case:2: unknown requirement 'cpus:two' (bpf, kprobes, schedstats, tracepoint:SYSTEM:EVENT, cpus:N)");
     EXPECT_EQ(message("NAME x\nREQUIRES tracepoint:lock\n"),
-              "bad.case:2: unknown requirement 'tracepoint:lock' (bpf, kprobes, schedstats, tracepoint:SYSTEM:EVENT)");
+              "bad.case:2: unknown requirement 'tracepoint:lock' (bpf, kprobes, schedstats, tracepoint:SYSTEM:EVENT, cpus:N)");
     EXPECT_EQ(message("NAME x\nSTEP signal workload FOO\n"), "bad.case:2: unknown signal 'FOO'");
     EXPECT_EQ(message("NAME x\nSTEP sleep soon\n"), "bad.case:2: a STEP duration is a number with s or ms");
     EXPECT_EQ(message("NAME x\nWORKLOAD w\n"), "bad.case:1: x has no EXPECT");
