@@ -26,7 +26,7 @@ static __always_inline void woken(void *task, struct kd_capture *cap, int is_new
     struct kd_thread *t = thread_entry(tid, task);
     if (!t)
         return;
-    timeline_thread_seen(tid);
+    timeline_seen(tid);  /* so that this wakeup is kept in a sample */
 
     if (is_new) {
         if (t->budget.state == KD_B_DEAD && t->budget.died_ns) {

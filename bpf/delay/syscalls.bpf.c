@@ -13,7 +13,6 @@ RAW_TRACEPOINT_PROBE(sys_enter)
 
     __u64 now = bpf_ktime_get_ns();
     struct kd_syscall_key key = { .tid = (__u32)id, .nr = (__u32)ctx->args[1] };
-    timeline_thread_seen(key.tid);
 #if STALL
     if (is_poll_family(key.nr)) {
         struct kd_thread *t = thread_entry(key.tid, 0);
@@ -99,7 +98,7 @@ static __always_inline void syscall_returned(struct bpf_raw_tracepoint_args *ctx
         recent_add(&key, now - entry);  /* with its histogram */
     else
         syscall_add(&key, now - entry, 1);
-    timeline_slice(key.tid, 1, KD_TL_SYSCALL, key.nr, entry, now);
+    timeline_slice_in(timeline_seen(key.tid), KD_TL_SYSCALL, key.nr, entry, now);
 #endif
 #if WITH_SYSCALL_EVENTS
     if ((SYSCALL_EVENT_MIN_NS == 0 || now - entry > SYSCALL_EVENT_MIN_NS) && !(SKIP_POLL_EVENTS && key.nr == POLL_NR)) {

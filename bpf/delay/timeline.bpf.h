@@ -30,7 +30,7 @@ BPF_ARRAY(timeline_empty, struct kd_timeline, 1);  /* never written: a new value
 /* Thread tid begins its interval gen: its events from here are kept in
  * its key's value (made now, not at each event, to keep the hooks' paths
  * few: sched_switch is near the verifier's limit of states). */
-static __always_inline void timeline_open(__u32 tid, kd_gen_t gen)
+static __always_inline struct kd_timeline *timeline_open(__u32 tid, kd_gen_t gen)
 {
     __u32 key = interval_tid(tid, gen);
     struct kd_timeline *tl = timelines.lookup(&key);
@@ -38,11 +38,11 @@ static __always_inline void timeline_open(__u32 tid, kd_gen_t gen)
         int zero = 0;
         struct kd_timeline *empty = timeline_empty.lookup(&zero);
         if (!empty)
-            return;
+            return 0;
         tl = timelines.lookup_or_try_init(&key, empty);
         if (!tl) {
             note_full(KD_MAP_TIMELINES);
-            return;
+            return 0;
         }
     }
     tl->gen = gen;
@@ -51,16 +51,21 @@ static __always_inline void timeline_open(__u32 tid, kd_gen_t gen)
     tl->state_since = 0;
     tl->state = KD_B_UNKNOWN;
     tl->state_nr = 0;
+    return tl;
 }
 
 /* A sample keeps a thread's events from its first syscall, wakeup or
- * switch in the window (with --stall, from the start of each interval:
- * stall_begins). */
-static __always_inline void timeline_thread_seen(__u32 tid)
+ * switch in the window: its events, made at the first (with --stall, an
+ * interval's are made at its start, stall_begins: 0). Not inside
+ * tp_btf__sched_switch, whose paths the making's would take past the
+ * verifier's limit. */
+static __always_inline struct kd_timeline *timeline_seen(__u32 tid)
 {
-#if !STALL
-    if (!timelines.lookup(&tid))
-        timeline_open(tid, 1);
+#if STALL
+    return 0;
+#else
+    struct kd_timeline *tl = timelines.lookup(&tid);
+    return tl ? tl : timeline_open(tid, 1);
 #endif
 }
 
@@ -109,9 +114,8 @@ static __always_inline struct kd_tl_event *timeline_add(__u32 tid, kd_gen_t gen,
 
 /* The thread (entry t) is in the budget's state since its `since`: kept
  * when it is not the state last kept. */
-static __always_inline void timeline_state(struct kd_thread *t)
+static __always_inline void timeline_state_in(struct kd_timeline *tl, struct kd_thread *t)
 {
-    struct kd_timeline *tl = timeline_of((__u32)t->tid, recording_gen(t));
     if (!tl || (tl->state == t->budget.state && tl->state_since == t->budget.since &&
                 tl->state_nr == t->budget.blocked_nr))
         return;
@@ -125,26 +129,36 @@ static __always_inline void timeline_state(struct kd_thread *t)
     }
 }
 
+static __always_inline void timeline_state(struct kd_thread *t)
+{
+    timeline_state_in(timeline_of((__u32)t->tid, recording_gen(t)), t);
+}
+
 /* Thread tid was switched in or out: its state as sched_switch left it. */
 static __always_inline void timeline_switched(__u32 tid)
 {
-    timeline_thread_seen(tid);
     struct kd_thread *t = thread_find(tid);
     if (t)
-        timeline_state(t);
+        timeline_state_in(STALL ? timeline_of(tid, recording_gen(t)) : timeline_seen(tid), t);
 }
 
 /* A slice of thread tid (its interval gen) that ended: a syscall, an
  * interrupt. */
-static __always_inline struct kd_tl_event *timeline_slice(__u32 tid, kd_gen_t gen, __u32 kind, __u32 arg,
-                                                          __u64 at, __u64 end)
+static __always_inline struct kd_tl_event *timeline_slice_in(struct kd_timeline *tl, __u32 kind, __u32 arg,
+                                                             __u64 at, __u64 end)
 {
-    struct kd_tl_event *e = timeline_add(tid, gen, kind, at);
+    struct kd_tl_event *e = timeline_push(tl, kind, at);
     if (e) {
         e->arg = arg;
         e->end = end;
     }
     return e;
+}
+
+static __always_inline struct kd_tl_event *timeline_slice(__u32 tid, kd_gen_t gen, __u32 kind, __u32 arg,
+                                                          __u64 at, __u64 end)
+{
+    return timeline_slice_in(timeline_of(tid, gen), kind, arg, at, end);
 }
 
 /* Thread tid was woken at `at` by a waker of kind (tid waker, of process
@@ -173,10 +187,20 @@ static __always_inline void timeline_holder(__u32 tid, kd_gen_t gen, struct kd_h
     }
 }
 #else
-static __always_inline void timeline_open(__u32 tid, kd_gen_t gen) {}
+static __always_inline struct kd_timeline *timeline_open(__u32 tid, kd_gen_t gen)
+{
+    return 0;
+}
 static __always_inline void timeline_forget(__u32 key) {}
-static __always_inline void timeline_thread_seen(__u32 tid) {}
+static __always_inline struct kd_timeline *timeline_seen(__u32 tid)
+{
+    return 0;
+}
 static __always_inline void timeline_state(struct kd_thread *t) {}
+static __always_inline void *timeline_slice_in(struct kd_timeline *tl, __u32 kind, __u32 arg, __u64 at, __u64 end)
+{
+    return 0;
+}
 static __always_inline void *timeline_slice(__u32 tid, kd_gen_t gen, __u32 kind, __u32 arg, __u64 at, __u64 end)
 {
     return 0;
