@@ -416,9 +416,8 @@ struct kd_exit {
  * window), in order, as the kernel saw it: the last KD_TIMELINE_EVENTS
  * (KD_TIMELINE_CALLS) events of each ring (its head counts them all), kept
  * in the kernel and read by kdelay only for a stall or at a sample's end.
- * Slices that
- * end (a syscall, an interrupt, a holder's turn) are written when they end,
- * so events are in order of their end. */
+ * Slices that end (a syscall, an interrupt, a holder's turn) are written
+ * when they end, so events are in order of their end. */
 #define KD_TIMELINE_EVENTS 512  /* states, wakeups, holders; a power of two */
 #define KD_TIMELINE_CALLS 256   /* syscalls and IRQs; a power of two */
 #define KD_TL_STATE 1     /* from `at` the thread is in state arg (KD_B_*), blocked in syscall nr */

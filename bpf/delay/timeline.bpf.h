@@ -1,5 +1,6 @@
 /* ---- --timeline and --wait-stacks: what a thread did in its current
- * interval, kept in the kernel; kdelay reads it only for a stall ----
+ * interval (--timeline: or in a sample's window), kept in the kernel;
+ * kdelay reads it only for a stall, or at the sample's end ----
  *
  * Each hook calls these steps unconditionally; with the feature off they
  * are empty. Values are keyed as the interval's other values are
@@ -19,6 +20,9 @@
 #if WAIT_STACKS > KD_LONGEST_WAITS
 #error "WAIT_STACKS is above KD_LONGEST_WAITS"
 #endif
+#if WAIT_STACKS && !STALL
+#error "--wait-stacks is --stall's"
+#endif
 #if WAIT_STACKS && !WITH_STACK_TRACES
 #error "--wait-stacks needs the stack_traces map"
 #endif
@@ -27,9 +31,10 @@
 BPF_HASH(timelines, __u32, struct kd_timeline, TIMELINE_THREADS);
 BPF_ARRAY(timeline_empty, struct kd_timeline, 1);  /* never written: a new value's zeros */
 
-/* Thread tid begins its interval gen: its events from here are kept in
- * its key's value (made now, not at each event, to keep the hooks' paths
- * few: sched_switch is near the verifier's limit of states). */
+/* Thread tid begins its interval gen (a sample: its first event in the
+ * window, timeline_seen): its events from here are kept in its key's
+ * value, made now and only looked up at each event, to keep the hooks'
+ * paths few (sched_switch is near the verifier's limit of states). */
 static __always_inline struct kd_timeline *timeline_open(__u32 tid, kd_gen_t gen)
 {
     __u32 key = interval_tid(tid, gen);

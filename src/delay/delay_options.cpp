@@ -50,7 +50,7 @@ void add_delay_options(CLI::App& app, CommonOptions& common, DelayOptions& delay
     d.timeline_opt = app.add_option("--timeline", delay.timeline_path,
                                     "Write the threads' events (states, syscalls, IRQs, wakeups, who held the CPU)\n"
                                     "as a Perfetto trace, for ui.perfetto.dev: with --stall each stall's into the\n"
-                                    "directory PATH, else every sample's into the file PATH (with --budget)")
+                                    "directory PATH, else every sample's into the file PATH (turns --budget on)")
                          ->type_name("PATH");
     d.wait_stacks_opt = app.add_option("--wait-stacks", d.wait_stacks,
                                        "With --stall: show the kernel and user stacks where each stall's N longest\n"

@@ -71,8 +71,7 @@ inline constexpr FeatureSwitch kCoreSwitches[] = {
 // Every switch: the core's, then each plug-in section's, in report order.
 std::vector<const FeatureSwitch*> feature_switches();
 
-// The names of the switches that are on: the program parts to turn on
-// and the probe "when"s to attach.
+// The names of the switches that are on: the program parts to turn on.
 std::set<std::string> switches_on(const DelayFeatures& f);
 
 // The probes' "when"s to attach: the switches on, and "timeline".

@@ -13,7 +13,7 @@
 
 #include <linux/types.h>
 #include "delay_abi.h"
-#include "delay/stall_timeline.h"
+#include "delay/thread_timeline.h"
 
 namespace kdelay {
 

@@ -15,7 +15,7 @@
 #include "report/writer.h"
 #include "delay/stall_limit.h"
 #include "delay/stall_metrics.h"
-#include "delay/stall_timeline.h"
+#include "delay/thread_timeline.h"
 #include "timeline/perfetto.h"
 #include "timeline/trace_file.h"
 #include "report/prometheus_text.h"

@@ -82,3 +82,27 @@ TEST(DelayConfig, SeveralProcessesAreCheckedEachAndBoundedByTheContract)
     triggered.start_trigger = "u:kdtest:work_start";
     EXPECT_EQ(refusal(o, triggered), "accepted");
 }
+
+// --timeline: with --stall, a directory and five wait stacks by default;
+// without it, the samples' file, with the budget (its states) and no wait
+// stacks (a sample has no interval to keep them for).
+TEST(DelayConfig, ATimelineIsAStallsDirectoryOrTheSamplesFile)
+{
+    DelayOptions stall;
+    stall.stall_ns = 1'000'000;
+    stall.timeline_path = "/tmp";
+    const DelayConfig s = make_delay_config(ebpf_only(), stall);
+    EXPECT_EQ(s.timeline_dir, "/tmp");
+    EXPECT_TRUE(s.timeline_file.empty());
+    EXPECT_TRUE(s.features.timeline);
+    EXPECT_EQ(s.features.wait_stacks, 5u);
+
+    DelayOptions sample;
+    sample.timeline_path = "/tmp/kdelay-samples.pftrace";
+    const DelayConfig t = make_delay_config(ebpf_only(), sample);
+    EXPECT_EQ(t.timeline_file, "/tmp/kdelay-samples.pftrace");
+    EXPECT_TRUE(t.timeline_dir.empty());
+    EXPECT_TRUE(t.features.timeline);
+    EXPECT_TRUE(t.features.budget);
+    EXPECT_EQ(t.features.wait_stacks, 0u);
+}

@@ -11,7 +11,7 @@
 #include <sstream>
 
 #include "core/error.h"
-#include "delay/stall_timeline.h"
+#include "delay/thread_timeline.h"
 #include "timeline/perfetto.h"
 #include "timeline/trace_file.h"
 

@@ -1,6 +1,6 @@
-// --timeline: a stall's events, as the kernel kept them, made into tracks:
-// the stalled thread's states, its syscalls and IRQs, who held its CPU
-// while it waited, and who woke it (flows from the waker).
+// --timeline: a thread's events over a stall or a sample's window, as the
+// kernel kept them, made into tracks: its states, its syscalls and IRQs,
+// who held its CPU while it waited, and who woke it (flows from the waker).
 #pragma once
 
 #include <cstdint>

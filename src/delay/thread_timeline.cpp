@@ -1,4 +1,4 @@
-#include "delay/stall_timeline.h"
+#include "delay/thread_timeline.h"
 
 #include <algorithm>
 #include <fmt/format.h>
