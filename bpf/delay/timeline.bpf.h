@@ -20,9 +20,6 @@
 #if WAIT_STACKS > KD_LONGEST_WAITS
 #error "WAIT_STACKS is above KD_LONGEST_WAITS"
 #endif
-#if WAIT_STACKS && !STALL
-#error "--wait-stacks is --stall's"
-#endif
 #if WAIT_STACKS && !WITH_STACK_TRACES
 #error "--wait-stacks needs the stack_traces map"
 #endif
