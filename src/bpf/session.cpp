@@ -247,23 +247,28 @@ void BpfSession::attach_kprobe(const std::string& kernel_function, const std::st
     attached(function, BPF_PROG_TYPE_KPROBE);
 }
 
+void BpfSession::prepare_iterator(const std::string& function)
+{
+    if (std::any_of(iterators_.begin(), iterators_.end(), [&](const auto& i) { return i.first == function; }))
+        return;
+    int prog = -1;
+    int link = -1;
+    attach_quietly("iterator " + function, [&] {
+        ebpf::StatusTuple loaded = bpf_->load_func(function, BPF_PROG_TYPE_TRACING, prog);
+        if (!loaded.ok())
+            return loaded;
+        link = bcc_iter_attach(prog, nullptr, 0);
+        return link < 0 ? ebpf::StatusTuple(-1, "cannot attach %s: %s", function.c_str(), std::strerror(errno))
+                        : ebpf::StatusTuple::OK();
+    });
+    links_.push_back(link);
+    iterators_.emplace_back(function, link);
+}
+
 std::string BpfSession::run_iterator(const std::string& function)
 {
-    auto it = std::find_if(iterators_.begin(), iterators_.end(), [&](const auto& i) { return i.first == function; });
-    if (it == iterators_.end()) {
-        int prog = -1;
-        int link = -1;
-        attach_quietly("iterator " + function, [&] {
-            ebpf::StatusTuple loaded = bpf_->load_func(function, BPF_PROG_TYPE_TRACING, prog);
-            if (!loaded.ok())
-                return loaded;
-            link = bcc_iter_attach(prog, nullptr, 0);
-            return link < 0 ? ebpf::StatusTuple(-1, "cannot attach %s: %s", function.c_str(), std::strerror(errno))
-                            : ebpf::StatusTuple::OK();
-        });
-        links_.push_back(link);
-        it = iterators_.insert(iterators_.end(), {function, link});
-    }
+    prepare_iterator(function);
+    const auto it = std::find_if(iterators_.begin(), iterators_.end(), [&](const auto& i) { return i.first == function; });
     const int fd = bcc_iter_create(it->second);
     if (fd < 0)
         throw Error(Exit::oserr, "cannot run the iterator " + function + ": " + std::strerror(errno));

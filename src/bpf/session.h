@@ -77,9 +77,14 @@ public:
     void attach_kprobe(const std::string& kernel_function, const std::string& function,
                        bool on_return);
 
-    // Runs the iterator program function (bpf_iter__TARGET) over what it
-    // iterates, and returns what it wrote; attached at its first run.
-    // Throws Error(Exit::oserr) when the kernel refuses it.
+    // Loads and attaches the iterator program function (bpf_iter__TARGET)
+    // now, if not yet: its load looks its target up in the kernel's BTF,
+    // which took over half a second in an emulated guest.
+    void prepare_iterator(const std::string& function);
+
+    // Runs that iterator over what it iterates, and returns what it wrote;
+    // prepared at its first run if not before. Throws Error(Exit::oserr)
+    // when the kernel refuses it.
     std::string run_iterator(const std::string& function);
 
     ebpf::BPF& bpf() { return *bpf_; }

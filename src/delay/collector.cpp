@@ -77,6 +77,10 @@ DelayCollector::DelayCollector(BpfSession& session, const DelayProgramParams& pa
             }
         });
     }
+    // Ready before the first window ends, so that the tasks' states are
+    // read as it ends (stop_capture).
+    if (params_.features.budget && params_.layout.task_iterator)
+        session_.prepare_iterator("bpf_iter__task");
 }
 
 DelayCollector::~DelayCollector() = default;
@@ -162,8 +166,8 @@ void DelayCollector::stop_capture()
         cap.state = KD_DUMPING;
         maps_.set_element("capture", 0, cap);
     }
-    if (events_)
-        events_->drain();
+    // The tasks' states first: the later they are read after the window,
+    // the likelier a thread that waited all through it has run since.
     tasks_at_end_.reset();
     if (params_.features.budget && params_.layout.task_iterator) {
         std::map<uint32_t, kd_task_now> tasks;
@@ -175,6 +179,8 @@ void DelayCollector::stop_capture()
         }
         tasks_at_end_ = std::move(tasks);
     }
+    if (events_)
+        events_->drain();
 }
 
 namespace {

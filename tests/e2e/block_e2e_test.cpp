@@ -234,7 +234,7 @@ TEST(BlockE2E, BiosnoopTakesACgroup)
 // biosnoop in a PID namespace of its own: -p takes that namespace's PID,
 // a cgroup's tasks are learnt as they run, and each line shows the PID
 // there.
-// TAGS kernel
+// TAGS kernel logic
 TEST(BlockE2E, BiosnoopInAPidNamespaceTakesAndShowsItsPids)
 {
     KD_REQUIRE_BPF();
@@ -359,7 +359,7 @@ TEST(BlockE2E, BiosnoopCtrlCEndsWithTheSummary)
 // --timeline in a sample: each direct read and write of kd-dio is a slice
 // of its thread's block I/O track, named by its operation, size and disk,
 // and it lasts as long as the request was in flight.
-// TAGS kernel
+// TAGS kernel logic
 TEST(BlockE2E, ATimelineHasEachRequestOnItsThreadsBlockTrack)
 {
     KD_REQUIRE_BPF();

@@ -359,7 +359,7 @@ TEST(BudgetE2E, SleeperIsBlockedInClockNanosleepRunsItsSpinsAndIsWokenByItsTimer
     }
 }
 
-// TAGS kernel rt
+// TAGS kernel rt logic
 TEST(BudgetE2E, ThreadBornMidWindowShowsItsTimeNotAlive)
 {
     KD_REQUIRE_BPF();
@@ -387,7 +387,7 @@ TEST(BudgetE2E, ThreadBornMidWindowShowsItsTimeNotAlive)
     }
 }
 
-// TAGS kernel rt
+// TAGS kernel rt logic
 TEST(BudgetE2E, ThreadAsleepAllWindowIsBlockedInItsSyscallForAllOfIt)
 {
     KD_REQUIRE_BPF();
@@ -630,9 +630,11 @@ TEST(BudgetE2E, AThreadStarvedAllWindowIsReadyAsTheKernelCountsItOnceItRuns)
     const SchedStatsOn schedstats;
     Process workload({KD_FIFO_BIN});
     ASSERT_TRUE(workload.wait_for_output("ready", 5s)) << workload.err();
-    Result r = run({kKdelay, "-p", std::to_string(workload.pid()), "--format", "json", "--budget", "--skip-upcall-stats",
-                    "--start-trigger", "u:kdtest:hold_start", "--stop-trigger", "u:kdtest:hold_end", "--sample-count",
-                    "1"},
+    // kdelay on CPU 1: on CPU 0 the FIFO thread would hold it off too, and
+    // it would read the threads' states only after the hold.
+    Result r = run({"/usr/bin/taskset", "-c", "1", kKdelay, "-p", std::to_string(workload.pid()), "--format", "json", "--budget",
+                    "--skip-upcall-stats", "--start-trigger", "u:kdtest:hold_start", "--stop-trigger",
+                    "u:kdtest:hold_end", "--sample-count", "1"},
                    2 * kStartTimeout + 30s);
     ASSERT_EQ(r.status, 0) << r.err;
     uint64_t trigger_ns = 0;
@@ -695,7 +697,7 @@ TEST(BudgetE2E, AThreadStarvedAllWindowIsReadyAsTheKernelCountsItOnceItRuns)
 // by protoc and checked (tests/timeline/check_trace.py). kd-waiter's state
 // track covers both windows; its futex waits end in ready slices that
 // kd-waker's wakeups flow into, each of which kd-waker's track holds.
-// TAGS kernel
+// TAGS kernel logic
 TEST(BudgetE2E, ASamplesTimelineCoversEachWindowAndDrawsTheWakeups)
 {
     KD_REQUIRE_BPF();

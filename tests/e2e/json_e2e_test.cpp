@@ -128,7 +128,7 @@ TEST(JsonE2E, DelayReportAsJsonLines)
 
 // -p A,B: both processes in one report, each thread under its own pid, and
 // each one's counts exact (different counts tell them apart).
-// TAGS kernel
+// TAGS kernel logic
 TEST(JsonE2E, SeveralProcessesInOneReportCountEachExactly)
 {
     KD_REQUIRE_BPF();

@@ -144,7 +144,7 @@ void expect_each_planted_stall_reported(const std::vector<std::string>& workload
     }
 }
 
-// TAGS kernel
+// TAGS kernel logic
 TEST(StallE2E, EachPlantedStallIsReportedOnceWithItsCpuTimeAndItsSleep)
 {
     KD_REQUIRE_BPF();
@@ -391,7 +391,7 @@ TEST(StallE2E, TextNamesTheThreadAndTheIntervalAndShowsItsSections)
 // vSwitch's latch_is_set() and an epoll_wait between upcall batches), do
 // not split it: each stall is one interval from the loop's wait to the
 // next, with those calls among its syscalls.
-// TAGS kernel
+// TAGS kernel logic
 TEST(StallE2E, CallsThatNeverBlockDoNotSplitTheLoopsInterval)
 {
     KD_REQUIRE_BPF();
@@ -420,7 +420,7 @@ TEST(StallE2E, AnImmediateWakeOfTheLoopsWaitEndsTheInterval)
 // loop's wait (poll, then restart_syscall; ppoll and select, restarted;
 // epoll_wait, EINTR): the wait goes on, and no stall. A stop inside an
 // interval is its STOPPED.
-// TAGS kernel
+// TAGS kernel logic
 TEST(StallE2E, AStopInsideTheLoopsWaitIsNoStall)
 {
     KD_REQUIRE_BPF();
@@ -531,7 +531,7 @@ TEST(StallE2E, ATimelineWatchOutlivesAHundredThousandThreads)
 // A thread exits 50 ms into an interval; 300 ms later another takes its
 // tid (clone3's set_tid) and polls. Its entry is new: no stall of the
 // dead thread's interval ending at the new one's poll.
-// TAGS kernel
+// TAGS kernel logic
 TEST(StallE2E, ANewThreadWithTheTidOfOneThatDiedMidIntervalStartsClean)
 {
     KD_REQUIRE_BPF();
@@ -546,7 +546,7 @@ TEST(StallE2E, ANewThreadWithTheTidOfOneThatDiedMidIntervalStartsClean)
 
 // The same in a sample with --budget: the tid's budget is of both threads,
 // with the time between them not alive, and its parts add up to the window.
-// TAGS kernel
+// TAGS kernel logic
 TEST(StallE2E, InASampleAUsedAgainTidsBudgetAddsUpToTheWindow)
 {
     KD_REQUIRE_BPF();

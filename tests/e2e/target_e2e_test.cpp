@@ -246,7 +246,7 @@ TEST(TargetE2E, AnIdleProcessOfAPidNamespaceIsTracedAtOnce)
 
 // A cgroup from inside a PID namespace: matched by its id, its tasks' ids
 // learnt as they run, so the report shows the ids the user sees there.
-// TAGS kernel
+// TAGS kernel logic
 TEST(TargetE2E, CgroupInAPidNamespaceShowsTheIdsThere)
 {
     KD_REQUIRE_BPF();
@@ -263,7 +263,7 @@ TEST(TargetE2E, CgroupInAPidNamespaceShowsTheIdsThere)
 // A command kdelay starts in a PID namespace of its own: held at the door,
 // it runs once for the probe to learn its kernel id, then is traced from
 // its first instruction, and shown with the id it has there.
-// TAGS kernel
+// TAGS kernel logic
 TEST(TargetE2E, CommandInAPidNamespaceIsTracedUnderItsIdThere)
 {
     KD_REQUIRE_BPF();

@@ -207,7 +207,7 @@ TEST(TriggerE2E, MissingProbesSymbolsAndTracepointsAreClearErrors)
 // the sections come from the second, while the first sleeps for good. A
 // USDT trigger is an uprobe at the probe, each process's semaphore raised
 // by the kernel (kd_triggers fires its probes only while theirs is raised).
-// TAGS kernel
+// TAGS kernel logic
 TEST(TriggerE2E, UprobeAndUsdtTriggersAttachInEachListedProcess)
 {
     KD_REQUIRE_BPF();
@@ -230,7 +230,7 @@ TEST(TriggerE2E, UprobeAndUsdtTriggersAttachInEachListedProcess)
 // cgroup's process runs one of the same file outside it, its sections ten
 // times as often: had its probes fired the trigger, the windows would have
 // missed the cgroup's sections or caught its gaps (getpid).
-// TAGS kernel
+// TAGS kernel logic
 TEST(TriggerE2E, CgroupUsdtTriggersFireForItsProcessesOnly)
 {
     KD_REQUIRE_BPF();
@@ -329,7 +329,7 @@ TEST(TriggerE2E, ListProbesShowsTheTargetsUsdtProbes)
 // namespace does not have. Triggers in the executable (USDT, uprobe) and
 // in a library named as the target loads it are found in the target's own
 // view (/proc/PID/exe, /proc/PID/root).
-// TAGS kernel
+// TAGS kernel logic
 TEST(TriggerE2E, TriggersOfATargetInAMountNamespaceOfItsOwnAttachToItsFiles)
 {
     KD_REQUIRE_BPF();

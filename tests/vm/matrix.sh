@@ -21,8 +21,10 @@
 # two pinned spinners, hard and soft IRQs, kernel lock contention, block I/O (the report section and
 # biosnoop), USDT, uprobe and kprobe triggers, a syscall that changes
 # CPU after a sample stopped inside another one, and the upcall statistics of
-# a real ovs-vswitchd (kretprobe and tracepoint), and the time budget
-# against schedstat, READY blame and wakers. --full runs every e2e
+# a real ovs-vswitchd (kretprobe and tracepoint), the time budget
+# against schedstat, READY blame and wakers, a stall's context switches
+# against the kernel's, and every program (samples and stalls, timelines
+# and wait stacks) compiled, verified and attached. --full runs every e2e
 # test. KDELAY_BUILD_DIR names the build tree (default: build).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -42,8 +44,10 @@ build=${KDELAY_BUILD_DIR:-build}
 #   ovs     needs the openvswitch module: left out of KERNEL@core
 #   flood   takes both vCPUs: left out of guests unless --full
 #   logic   what it adds to the kernel path (which other tests cover) is
-#           kdelay's own logic (splitting, naming, which PID it passes):
-#           left out of guests unless --full; the host runs it
+#           kdelay's own logic (splitting, naming, which PID it passes,
+#           what a stall or a timeline shows; ProgramE2E loads each of
+#           their programs in every guest): left out of guests unless
+#           --full; the host runs it
 tests_tagged() {  # ctest names, one a line
     awk -v tag="$1" '
         function has(first,   i) { for (i = first; i <= NF; i++) if ($i == tag) return 1; return 0 }

@@ -5,13 +5,16 @@
 
 #include <cstdio>
 #include <fstream>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 #include <unistd.h>
 
 namespace kdtest {
 
-inline std::string preprocessed(const std::string& source)
+// flags: cpp's own ("-Wundef -Werror": a name in an #if that nobody
+// defined is an error, not a silent 0).
+inline std::string preprocessed(const std::string& source, const std::string& flags = "-w")
 {
     char path[] = "/tmp/kdelay-cpp-XXXXXX";
     const int fd = mkstemp(path);
@@ -19,15 +22,19 @@ inline std::string preprocessed(const std::string& source)
         throw std::runtime_error("mkstemp");
     close(fd);
     std::ofstream(path) << source;
-    FILE* cpp = popen((std::string("cpp -P -w -undef -nostdinc ") + path).c_str(), "r");
+    const std::string errors = std::string(path) + ".err";
+    FILE* cpp = popen(("cpp -P -undef -nostdinc " + flags + " " + path + " 2>" + errors).c_str(), "r");
     std::string out;
     char buf[65536];
     for (size_t n; cpp && (n = fread(buf, 1, sizeof buf, cpp)) > 0;)
         out.append(buf, n);
     const int status = cpp ? pclose(cpp) : -1;
+    std::ifstream said(errors);
+    const std::string error((std::istreambuf_iterator<char>(said)), std::istreambuf_iterator<char>());
     unlink(path);
+    unlink(errors.c_str());
     if (status != 0)
-        throw std::runtime_error("cpp failed on the assembled program");
+        throw std::runtime_error("cpp failed on the assembled program:\n" + error.substr(0, 4000));
     return out;
 }
 

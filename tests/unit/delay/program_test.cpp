@@ -246,3 +246,27 @@ TEST(DelayProgram, ProbeSetAttachesEveryHandlerOfTheProgram)
         EXPECT_EQ(hooks, handlers) << "switches " << (on ? "on" : "off") << (on == 2 ? ", with --timeline" : "");
     }
 }
+
+// A misspelt or forgotten switch in an #if would read as 0 and silently
+// leave its part out: every name the kernel side tests is defined, with
+// every switch off, on, and on for a stall with its timeline.
+TEST(DelayProgram, EveryConditionNamesADefinedSwitch)
+{
+    for (int on = 0; on < 3; ++on) {
+        DelayProgramParams p = params();
+        for (const FeatureSwitch* s : feature_switches())
+            if (on)
+                s->turn_on(p.features);
+        if (on == 2) {
+            p.stall_min_ns = 1000000;
+            p.features.budget = true;
+            p.features.timeline = true;
+        }
+        try {
+            kdtest::preprocessed(render_delay_program(p), "-Wundef -Werror");
+        } catch (const std::exception& e) {
+            ADD_FAILURE() << "switches " << (on ? "on" : "off") << (on == 2 ? ", for a stall" : "") << ": "
+                          << e.what();
+        }
+    }
+}
