@@ -29,7 +29,8 @@ void add_delay_options(CLI::App& app, CommonOptions& common, DelayOptions& delay
                                  "Instead of samples, watch each thread and report every interval of THRESHOLD\n"
                                  "or longer as it ends: from a return from the thread's loop's wait (a poll()\n"
                                  "of its family, at a call site where it blocks) to its next call, or per\n"
-                                 "thread from --start-trigger to --stop-trigger (see STALLS below)")
+                                 "thread from --start-trigger to --stop-trigger (see STALLS below); turns\n"
+                                 "--budget on, and the upcall statistics (per CPU, not per thread) off")
                       ->check(duration(100000, 3600000000000))
                       ->type_name("THRESHOLD");
     d.duration_opt = app.add_option("--duration", delay.duration, "With --stall: stop after this long (default: Ctrl-C)")
@@ -50,7 +51,8 @@ void add_delay_options(CLI::App& app, CommonOptions& common, DelayOptions& delay
     d.timeline_opt = app.add_option("--timeline", delay.timeline_path,
                                     "Write the threads' events (states, syscalls, IRQs, wakeups, who held the CPU)\n"
                                     "as a Perfetto trace, for ui.perfetto.dev: with --stall each stall's into the\n"
-                                    "directory PATH, else every sample's into the file PATH (turns --budget on)")
+                                    "directory PATH, else every sample's into the file PATH (turns --budget on;\n"
+                                    "not with --histogram)")
                          ->type_name("PATH");
     d.wait_stacks_opt = app.add_option("--wait-stacks", d.wait_stacks,
                                        "With --stall: show the kernel and user stacks where each stall's N longest\n"
@@ -148,6 +150,11 @@ void finish_delay_options(const DelayParse& d, CommonOptions& common, DelayOptio
     if (d.timeline_opt->count() > 0 && delay.timeline_path.empty())
         throw Error(Exit::usage, delay.stall_ns ? "--timeline: give a directory for the stalls' traces"
                                                 : "--timeline: give a file for the samples' trace");
+    // Together, a sample's sched_switch took Debian 13's clang past the
+    // verifier's 1 M instructions (524 k under Debian 12's).
+    if (d.timeline_opt->count() > 0 && !delay.stall_ns && delay.switches.histograms)
+        throw Error(Exit::usage, "--timeline and --histogram do not go together in a sample: their sched_switch "
+                                 "program is more than the kernel's verifier accepts; give one of them");
     if (d.wait_stacks_opt->count() > 0)
         delay.wait_stacks = d.wait_stacks;
     if (d.metrics_opt->count() > 0 && delay.metrics_path.empty())

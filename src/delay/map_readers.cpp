@@ -24,16 +24,6 @@ std::optional<Stat> if_any(const kd_stat& s)
     return to_stat(s);
 }
 
-// The contract's kinds (delay_abi.h) as the sample names them.
-std::string blame_kind(uint32_t kind)
-{
-    switch (kind) {
-    case KD_BLAME_TASK: return "task";
-    case KD_BLAME_IRQ: return "irq";
-    }
-    return "others";  // KD_BLAME_OTHERS
-}
-
 const char* core_hist_kind(uint32_t kind)
 {
     switch (kind) {
@@ -207,11 +197,11 @@ void read_budgets(MapIo& maps, SampleReading& r)
     std::map<uint32_t, std::vector<TimeBudget::Waker>> wakers;
     const auto waker_gen = [](const kd_waker& w) { return w.gen; };
     for (const auto& [k, w] : thread_entries<kd_waker_key, kd_waker>(maps, "wakers", &r, waker_gen))
-        wakers[k.tid].push_back({waker_kind_name(k.kind), k.waker_tid, w.tgid, bounded(w.comm), w.count, w.blocked_ns});
+        wakers[k.tid].push_back({waker_kind(k.kind), k.waker_tid, w.tgid, bounded(w.comm), w.count, w.blocked_ns});
     std::map<uint32_t, std::vector<TimeBudget::Holder>> holders;
     const auto blame_gen = [](const kd_blame& b) { return b.gen; };
     for (const auto& [k, b] : thread_entries<kd_blame_key, kd_blame>(maps, "blame", &r, blame_gen))
-        holders[k.tid].push_back({blame_kind(k.kind), k.holder, b.tgid, bounded(b.comm), b.ns});
+        holders[k.tid].push_back({holder_kind(k.kind), k.holder, b.tgid, bounded(b.comm), b.ns});
     // A stall's thread was running at both ends: /proc has nothing to add.
     std::map<uint32_t, ThreadState> now;
     for (pid_t pid : r.interval ? std::vector<pid_t>{} : target_processes(r.params)) {
@@ -275,15 +265,24 @@ std::string softirq_name(uint32_t vector)
     return vector < std::size(names) ? names[vector] : "vec_" + std::to_string(vector);
 }
 
-std::string waker_kind_name(uint32_t kind)
+WakerKind waker_kind(uint32_t kind)
 {
     switch (kind) {
-    case KD_WAKER_TASK: return "task";
-    case KD_WAKER_HARDIRQ: return "hardirq";
-    case KD_WAKER_SOFTIRQ: return "softirq";
-    case KD_WAKER_TIMER: return "timer";
+    case KD_WAKER_TASK: return WakerKind::task;
+    case KD_WAKER_HARDIRQ: return WakerKind::hardirq;
+    case KD_WAKER_SOFTIRQ: return WakerKind::softirq;
+    case KD_WAKER_TIMER: return WakerKind::timer;
     }
-    return "unknown";
+    return WakerKind::unknown;
+}
+
+HolderKind holder_kind(uint32_t kind)
+{
+    switch (kind) {
+    case KD_BLAME_TASK: return HolderKind::task;
+    case KD_BLAME_IRQ: return HolderKind::irq;
+    }
+    return HolderKind::others;  // KD_BLAME_OTHERS
 }
 
 const std::vector<SampleReader>& core_readers()

@@ -84,8 +84,10 @@ void add_thread_entry(SampleReading& r, const kd_thread& t);
 // How many syscalls the maps hold now: the sampler's progress line.
 uint64_t syscall_count(MapIo& maps);
 
-// A KD_WAKER_* kind as the sample names it: task, hardirq, softirq, timer.
-std::string waker_kind_name(uint32_t kind);
+// The contract's kinds (delay_abi.h: KD_WAKER_*, KD_BLAME_*) as the
+// report's.
+WakerKind waker_kind(uint32_t kind);
+HolderKind holder_kind(uint32_t kind);
 
 // A name the kernel side wrote into a fixed char array (a comm), up to its
 // first NUL or its end.

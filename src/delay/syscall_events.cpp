@@ -43,7 +43,7 @@ std::vector<SyscallEvent> resolve_events(const std::deque<kd_event>& pending, Ma
                         e.nr, name.first->second, {}, false,
                         e.waker_kind == KD_WAKER_NONE
                             ? ""
-                            : waker_label(waker_kind_name(e.waker_kind), bounded(e.waker_comm),
+                            : waker_label(waker_kind(e.waker_kind), bounded(e.waker_comm),
                                           e.waker_pid, e.waker_tid)};
         if (stack_traces) {
             auto& made = symbolizers[static_cast<pid_t>(e.tgid)];

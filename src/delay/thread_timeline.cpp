@@ -42,15 +42,6 @@ std::string state_name(const kd_tl_event& e)
     return "unknown";
 }
 
-const char* interrupt_name(uint32_t kind)
-{
-    switch (kind) {
-    case KD_WAKER_HARDIRQ: return "hardirq";
-    case KD_WAKER_SOFTIRQ: return "softirq";
-    default: return "timer";
-    }
-}
-
 class Builder {
 public:
     Timeline build(const std::vector<ThreadEvents>& threads)
@@ -205,7 +196,7 @@ private:
             thread_track(e.tid, e.tgid, printable(bounded(e.comm))).slices.push_back(wake);
         } else {
             TimelineTrack& t = track(interrupt_uuid(e.arg));
-            t.name = interrupt_name(e.arg);
+            t.name = kind_name(waker_kind(e.arg));
             t.slices.push_back(wake);
         }
         // The flow ends at the state the wakeup began (ready, after it).
@@ -214,8 +205,8 @@ private:
             if (s.start_ns >= e.at || s.end_ns > e.at) {
                 s.flows_in.push_back(flow);
                 s.args.emplace_back("woken by", e.arg == KD_WAKER_TASK
-                                                    ? waker_label("task", printable(bounded(e.comm)), e.tgid, e.tid)
-                                                    : std::string(interrupt_name(e.arg)));
+                                                    ? task_label(printable(bounded(e.comm)), e.tgid, e.tid)
+                                                    : std::string(kind_name(waker_kind(e.arg))));
                 return;
             }
     }
@@ -232,7 +223,7 @@ private:
             for (const kd_tl_event& h : holders_) {
                 const uint64_t from = std::max<uint64_t>(h.at, s.start_ns), to = std::min<uint64_t>(h.end, s.end_ns);
                 if (to > from)
-                    by[waker_label("task", printable(bounded(h.comm)), h.tgid, h.tid)] += to - from;
+                    by[task_label(printable(bounded(h.comm)), h.tgid, h.tid)] += to - from;
             }
             for (const auto& [who, ns] : by)
                 s.args.emplace_back("held by " + who, ms(ns));

@@ -68,11 +68,11 @@ std::string task_label(const std::string& comm, uint32_t pid, uint32_t tid)
     return fmt::format("{} ({}/{})", comm, pid, tid);
 }
 
-std::string waker_label(const std::string& kind, const std::string& comm, uint32_t pid, uint32_t tid)
+std::string waker_label(WakerKind kind, const std::string& comm, uint32_t pid, uint32_t tid)
 {
-    if (kind == "task")
+    if (kind == WakerKind::task)
         return task_label(comm, pid, tid);
-    return kind == "timer" ? "[timer, hard IRQ]" : "[" + kind + "]";
+    return kind == WakerKind::timer ? "[timer, hard IRQ]" : std::string("[") + kind_name(kind) + "]";
 }
 
 std::string errno_name(int err, const char* unknown)

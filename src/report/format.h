@@ -6,6 +6,8 @@
 #include <string>
 #include <string_view>
 
+#include "report/time_budget.h"
+
 namespace kdelay {
 
 // Text that outside processes chose (thread names, probe strings, symbols)
@@ -28,8 +30,8 @@ std::string errno_name(int err, const char* unknown);
 std::string task_label(const std::string& comm, uint32_t pid, uint32_t tid);
 
 // Who woke a thread, as the reports name it: a task by task_label(), an
-// interrupt context (kind "hardirq", "softirq", "timer") in brackets.
-std::string waker_label(const std::string& kind, const std::string& comm, uint32_t pid, uint32_t tid);
+// interrupt context in brackets.
+std::string waker_label(WakerKind kind, const std::string& comm, uint32_t pid, uint32_t tid);
 
 // "@2023-06-08T12:17:22.725127 (10:17:22 UTC)": local ISO time, then UTC.
 std::string timestamp_suffix(std::chrono::system_clock::time_point when);

@@ -33,8 +33,8 @@ json histograms(const Histograms& h)
 template <class Party>
 json who(const Party& p)
 {
-    const bool task = p.kind == "task";
-    return {{"kind", p.kind},
+    const bool task = p.kind == decltype(p.kind)::task;
+    return {{"kind", kind_name(p.kind)},
             {"tid", task ? json(p.tid) : json(nullptr)},
             {"pid", task ? json(p.pid) : json(nullptr)},
             {"comm", task ? json(p.comm) : json(nullptr)}};

@@ -71,11 +71,11 @@ Table ready_blame(const std::vector<TimeBudget::Holder>& all)
     uint64_t irq = 0, others = 0, open = 0;
     size_t tasks = 0;
     for (const auto& h : all) {
-        if (h.kind == "irq")
+        if (h.kind == HolderKind::irq)
             irq += h.ns;
-        else if (h.kind == "open")
+        else if (h.kind == HolderKind::open)
             open += h.ns;
-        else if (h.kind != "task" || ++tasks > 5)
+        else if (h.kind != HolderKind::task || ++tasks > 5)
             others += h.ns;
         else
             s.rows.push_back(Row{{h.tid == 0 ? "[idle]" : task_label(h.comm, h.pid, h.tid), h.ns}});

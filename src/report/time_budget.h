@@ -8,6 +8,39 @@
 
 namespace kdelay {
 
+// Who ended a blocked time: a task, or an interrupt context (an hrtimer,
+// as at the end of a sleep, is "timer").
+enum class WakerKind { task, hardirq, softirq, timer, unknown };
+// Who had the CPU while a thread was READY: a task, the interrupts it took,
+// "others" (not known: before the window, on a CPU the thread left, or too
+// many holders to keep), or "open" (a wait not ended when the window
+// closed: blamed when it ends).
+enum class HolderKind { task, irq, others, open };
+
+// Their names in the reports (docs/json.md's "kind").
+inline const char* kind_name(WakerKind kind)
+{
+    switch (kind) {
+    case WakerKind::task: return "task";
+    case WakerKind::hardirq: return "hardirq";
+    case WakerKind::softirq: return "softirq";
+    case WakerKind::timer: return "timer";
+    case WakerKind::unknown: break;
+    }
+    return "unknown";
+}
+
+inline const char* kind_name(HolderKind kind)
+{
+    switch (kind) {
+    case HolderKind::task: return "task";
+    case HolderKind::irq: return "irq";
+    case HolderKind::others: return "others";
+    case HolderKind::open: return "open";
+    }
+    return "others";
+}
+
 // The parts add up to window_ns; what they do not cover is remainder_ns,
 // shown, never hidden.
 struct TimeBudget {
@@ -38,10 +71,9 @@ struct TimeBudget {
     enum class Source { ebpf, iterator, proc };
     Source source = Source::ebpf;
 
-    // Who ended the blocked time: a task, or an interrupt ("hardirq",
-    // "softirq", "timer": an hrtimer, as at the end of a sleep).
+    // Who ended the blocked time.
     struct Waker {
-        std::string kind;  // task, hardirq, softirq, timer
+        WakerKind kind = WakerKind::task;
         uint32_t tid = 0;  // task: the waker's thread and process
         uint32_t pid = 0;
         std::string comm;
@@ -50,12 +82,9 @@ struct TimeBudget {
     };
     std::vector<Waker> wakers;  // by blocked_ns, descending
 
-    // Who had the CPU while the thread was READY: a task, the interrupts
-    // it took ("irq"), "others" (not known: before the window, on a CPU
-    // the thread left, or too many holders to keep), or "open" (a wait not
-    // ended when the window closed: blamed when it ends).
+    // Who had the CPU while the thread was READY.
     struct Holder {
-        std::string kind;  // task, irq, others, open
+        HolderKind kind = HolderKind::task;
         uint32_t tid = 0;  // task: the holder's thread and process
         uint32_t pid = 0;
         std::string comm;

@@ -65,6 +65,7 @@ const char* kTpoints =
 
 }  // namespace
 
+// A gtest: two kdelay runs, the second over a trace file built from the first's records.
 TEST(AnnotateE2E, RecordThenAnnotate)
 {
     KD_REQUIRE_BPF();
@@ -126,6 +127,7 @@ TEST(AnnotateE2E, RecordThenAnnotate)
     unlink(trace.c_str());
 }
 
+// A gtest: truncated and malformed files made on the fly.
 TEST(AnnotateE2E, BadInputIsOneLineAndKeepsWhatWasPrinted)
 {
     const std::string trace = temp("bad.json"), records = temp("bad.txt");
@@ -167,6 +169,7 @@ TEST(AnnotateE2E, BadInputIsOneLineAndKeepsWhatWasPrinted)
 
 // trace.py fails on a JSON file over ~7 MiB given with -i (libmagic
 // misdetects it); kdelay reads any size, from a file or stdin, as any user.
+// A gtest: another user, stdin and a file made on the fly.
 TEST(AnnotateE2E, LargeInputFromFileOrStdinAsAnyUser)
 {
     const std::string trace = temp("large.json"), records = temp("large.txt");

@@ -105,6 +105,7 @@ struct DioFile {
 
 }  // namespace
 
+// A gtest: biosnoop's text rows, matched one by one to the workload's I/O.
 // TAGS kernel
 TEST(BlockE2E, BiosnoopShowsEachDirectIoOfTheProcessOnly)
 {
@@ -157,6 +158,7 @@ TEST(BlockE2E, BiosnoopShowsEachDirectIoOfTheProcessOnly)
 
 // -p A,B: both processes' I/O, each line under its own pid, a third
 // process's not; the run ends when both have exited.
+// A gtest: two workloads.
 TEST(BlockE2E, BiosnoopTakesSeveralProcesses)
 {
     KD_REQUIRE_BPF();
@@ -196,6 +198,7 @@ TEST(BlockE2E, BiosnoopTakesSeveralProcesses)
         << biosnoop.out();
 }
 
+// A gtest: a cgroup made for the test.
 // TAGS kernel
 TEST(BlockE2E, BiosnoopTakesACgroup)
 {
@@ -234,6 +237,7 @@ TEST(BlockE2E, BiosnoopTakesACgroup)
 // biosnoop in a PID namespace of its own: -p takes that namespace's PID,
 // a cgroup's tasks are learnt as they run, and each line shows the PID
 // there.
+// A gtest: a PID namespace made for the test.
 // TAGS kernel logic
 TEST(BlockE2E, BiosnoopInAPidNamespaceTakesAndShowsItsPids)
 {
@@ -288,6 +292,7 @@ TEST(BlockE2E, BiosnoopInAPidNamespaceTakesAndShowsItsPids)
     }
 }
 
+// A gtest: the text report's block I/O rows, matched to the workload's I/O.
 // TAGS kernel
 TEST(BlockE2E, DelayReportAttributesBlockIoToTheIssuingThread)
 {
@@ -335,6 +340,7 @@ TEST(BlockE2E, DelayReportAttributesBlockIoToTheIssuingThread)
     }
 }
 
+// A gtest: biosnoop's line names what the machine has, which differs from one machine to another.
 TEST(BlockE2E, BiosnoopBadDiskIsAUsageError)
 {
     if (geteuid() != 0)
@@ -345,6 +351,7 @@ TEST(BlockE2E, BiosnoopBadDiskIsAUsageError)
     EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
 }
 
+// A gtest: biosnoop prints text only, no JSON start marker to wait for.
 TEST(BlockE2E, BiosnoopCtrlCEndsWithTheSummary)
 {
     KD_REQUIRE_BPF();
@@ -359,6 +366,7 @@ TEST(BlockE2E, BiosnoopCtrlCEndsWithTheSummary)
 // --timeline in a sample: each direct read and write of kd-dio is a slice
 // of its thread's block I/O track, named by its operation, size and disk,
 // and it lasts as long as the request was in flight.
+// A gtest: it decodes the Perfetto trace kdelay wrote.
 // TAGS kernel logic
 TEST(BlockE2E, ATimelineHasEachRequestOnItsThreadsBlockTrack)
 {

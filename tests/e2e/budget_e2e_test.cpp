@@ -314,6 +314,7 @@ void expect_ready_matches_kernel(const Sampled& r, const std::string& name, cons
 // skips the run queue's clock update and dates the switch at the wakeup,
 // microseconds before the tracepoint. Dated at the tracepoint, the spinners'
 // RUNNING ran 44-60 ms (13-17%) over schedstat's a window on this host.
+// A gtest: the kernel's figures at the window's edges, which the workload prints several to a line.
 // TAGS kernel rt flood
 TEST(BudgetE2E, SpinnersPreemptedByWakeupsSplitTheWindowAsTheKernelDoes)
 {
@@ -331,6 +332,7 @@ TEST(BudgetE2E, SpinnersPreemptedByWakeupsSplitTheWindowAsTheKernelDoes)
     }
 }
 
+// A gtest: the kernel's figures at the window's edges, which the workload prints several to a line.
 // TAGS kernel rt
 TEST(BudgetE2E, SleeperIsBlockedInClockNanosleepRunsItsSpinsAndIsWokenByItsTimer)
 {
@@ -359,6 +361,7 @@ TEST(BudgetE2E, SleeperIsBlockedInClockNanosleepRunsItsSpinsAndIsWokenByItsTimer
     }
 }
 
+// A gtest: the kernel's figures at the window's edges, which the workload prints several to a line.
 // TAGS kernel rt logic
 TEST(BudgetE2E, ThreadBornMidWindowShowsItsTimeNotAlive)
 {
@@ -387,6 +390,7 @@ TEST(BudgetE2E, ThreadBornMidWindowShowsItsTimeNotAlive)
     }
 }
 
+// A gtest: the kernel's figures at the window's edges, which the workload prints several to a line.
 // TAGS kernel rt logic
 TEST(BudgetE2E, ThreadAsleepAllWindowIsBlockedInItsSyscallForAllOfIt)
 {
@@ -400,6 +404,7 @@ TEST(BudgetE2E, ThreadAsleepAllWindowIsBlockedInItsSyscallForAllOfIt)
     }
 }
 
+// A gtest: the kernel's figures at the window's edges, which the workload prints several to a line.
 // TAGS kernel rt
 TEST(BudgetE2E, TheThreadThatReleasesAFutexIsNamedAsTheWakerOfEachSlowFutex)
 {
@@ -487,6 +492,7 @@ void expect_blame_adds_up(const json& b)
 
 // Two spinners pinned to one CPU: RUNNING and READY as the kernel has them,
 // and each one's wait blamed on the other.
+// A gtest: the kernel's figures at the window's edges, which the workload prints several to a line.
 // TAGS kernel rt
 TEST(BudgetE2E, TwoSpinnersOnOneCpuSplitTheWindowAsTheKernelDoesAndWaitForEachOther)
 {
@@ -519,6 +525,7 @@ TEST(BudgetE2E, TwoSpinnersOnOneCpuSplitTheWindowAsTheKernelDoesAndWaitForEachOt
     }
 }
 
+// A gtest: the kernel's figures at the window's edges, which the workload prints several to a line.
 // TAGS kernel rt logic
 TEST(BudgetE2E, ASpinnerOfAnotherProcessIsNamedWithItsPid)
 {
@@ -553,6 +560,7 @@ TEST(BudgetE2E, ASpinnerOfAnotherProcessIsNamedWithItsPid)
 // then is not kept; the holder kept next must not be taken to have held the
 // CPU since the wait began, on top of the holders kept before it (the blame
 // added up to several times READY).
+// A gtest: the kernel's figures at the window's edges, which the workload prints several to a line.
 // TAGS kernel rt logic
 TEST(BudgetE2E, AWaitBegunBeforeTheWindowIsBlamedOnceOverItsHolders)
 {
@@ -582,6 +590,7 @@ TEST(BudgetE2E, AWaitBegunBeforeTheWindowIsBlamedOnceOverItsHolders)
     }
 }
 
+// A gtest: the kernel's figures at the window's edges, which the workload prints several to a line, and the others' shares from /proc/stat.
 // TAGS kernel rt logic
 TEST(BudgetE2E, WithThreeOnOneCpuTheWaitSplitsByTheOthersRunShares)
 {
@@ -623,6 +632,7 @@ TEST(BudgetE2E, WithThreeOnOneCpuTheWaitSplitsByTheOthersRunShares)
 // READY all along (/proc's R alone would have said RUNNING), waiting since
 // the hold began, before the window; the kernel's run_delay, once it runs,
 // holds that whole wait. The FIFO thread, on its CPU all along, is RUNNING.
+// A gtest: the kernel's figures at the window's edges, which the workload prints several to a line, and a SCHED_FIFO thread.
 // TAGS kernel
 TEST(BudgetE2E, AThreadStarvedAllWindowIsReadyAsTheKernelCountsItOnceItRuns)
 {
@@ -697,6 +707,7 @@ TEST(BudgetE2E, AThreadStarvedAllWindowIsReadyAsTheKernelCountsItOnceItRuns)
 // by protoc and checked (tests/timeline/check_trace.py). kd-waiter's state
 // track covers both windows; its futex waits end in ready slices that
 // kd-waker's wakeups flow into, each of which kd-waker's track holds.
+// A gtest: it decodes the Perfetto trace kdelay wrote.
 // TAGS kernel logic
 TEST(BudgetE2E, ASamplesTimelineCoversEachWindowAndDrawsTheWakeups)
 {

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <thread>
 
@@ -63,29 +64,37 @@ public:
         if (std::count(c_.requires_.begin(), c_.requires_.end(), "schedstats"))
             schedstats = std::make_unique<SchedStatsOn>();
 
-        std::vector<std::string> workload_argv = c_.workload;
-        workload_argv[0] = kProgramsDir + "/" + workload_argv[0];
-        Process workload(workload_argv);
-        // A hang guard: kd_reclaim's setup took over 10 s in a guest under steal.
-        ASSERT_TRUE(workload.wait_for_output(c_.ready, std::chrono::seconds(60)))
-            << c_.file << ": the workload never printed " << c_.ready << "\n" << workload.err();
+        std::unique_ptr<Process> workload;
+        if (!c_.workload.empty()) {
+            std::vector<std::string> workload_argv = c_.workload;
+            workload_argv[0] = kProgramsDir + "/" + workload_argv[0];
+            workload = std::make_unique<Process>(workload_argv);
+            // A hang guard: kd_reclaim's setup took over 10 s in a guest under steal.
+            ASSERT_TRUE(workload->wait_for_output(c_.ready, std::chrono::seconds(60)))
+                << c_.file << ": the workload never printed " << c_.ready << "\n" << workload->err();
+        }
 
         std::vector<std::string> argv = {kKdelay};
-        const auto args = with_pid(c_.kdelay, workload.pid());
+        const auto args = workload ? with_pid(c_.kdelay, workload->pid()) : c_.kdelay;
         argv.insert(argv.end(), args.begin(), args.end());
         argv.insert(argv.end(), {"--format", "json"});
+        if (!c_.command.empty()) {
+            argv.push_back("--");
+            argv.push_back(kProgramsDir + "/" + c_.command[0]);
+            argv.insert(argv.end(), c_.command.begin() + 1, c_.command.end());
+        }
         Process kdelay(argv);
         ASSERT_TRUE(kdelay.wait_for_output("\"marker\":\"start\"", kStartTimeout))
             << c_.file << ": kdelay never started sampling\n" << kdelay.err();
 
         for (const CaseStep& s : c_.steps) {
             switch (s.kind) {
-            case CaseStep::Kind::signal:
-                (s.to_kdelay ? kdelay : workload).signal(s.signal);
+            case CaseStep::Kind::signal:  // a COMMAND case signals kdelay only (parse_cases)
+                (s.to_kdelay ? kdelay : *workload).signal(s.signal);
                 break;
             case CaseStep::Kind::wait:
-                ASSERT_TRUE(workload.wait_for_output(s.text, s.time))
-                    << c_.file << ": the workload never printed " << s.text << "\n" << workload.out();
+                ASSERT_TRUE(workload->wait_for_output(s.text, s.time))
+                    << c_.file << ": the workload never printed " << s.text << "\n" << workload->out();
                 break;
             case CaseStep::Kind::sleep:
                 std::this_thread::sleep_for(s.time);
@@ -96,7 +105,7 @@ public:
         run.status = kdelay.wait(c_.timeout);
         run.out = kdelay.out();
         run.err = kdelay.err();
-        run.workload_out = workload.out();
+        run.workload_out = workload ? workload->out() : run.out;
         for (const Expectation& e : c_.expects) {
             std::string failure;
             try {

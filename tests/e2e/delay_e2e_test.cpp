@@ -161,6 +161,7 @@ protected:
 
 }  // namespace
 
+// A gtest: it checks /proc for the thread's exit before the report.
 // TAGS kernel
 TEST_F(SyscallWorkload, ThreadThatExitedKeepsItsName)
 {
@@ -192,33 +193,11 @@ void released_thread(ReleasedRun& run, ThreadBlock& block, const std::vector<std
 
 }  // namespace
 
-TEST(DelayE2E, CommandModeTracesFromTheFirstInstructionAndEndsWithIt)
-{
-    KD_REQUIRE_BPF();
-    const auto start = std::chrono::steady_clock::now();
-    Result r = run({kKdelay, "--sample-time", "20", "--", kWorkload, "syscalls", "500", "3", "--now"}, 30s);
-    const auto took = std::chrono::steady_clock::now() - start;
-    ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_LT(took, 15s) << "kdelay should stop when the command exits";
-    EXPECT_NE(r.out.find("exited; the sample ends here"), std::string::npos) << r.out;
-
-    auto samples = parse_samples(r.out);
-    ASSERT_EQ(samples.size(), 1u) << r.out;
-    const ThreadBlock* counter = thread_named(samples[0], "kd-counter");
-    ASSERT_TRUE(counter) << r.out;
-    EXPECT_EQ(number(find_row(*counter, kSyscalls, "getppid")->at(2)), 500u);
-    EXPECT_EQ(number(find_row(*counter, kSyscalls, "nanosleep")->at(2)), 3u);
-    // From the first instruction: the loader's first syscalls are there too.
-    bool saw_execve_or_brk = false;
-    for (const auto& [tid, t] : samples[0])
-        saw_execve_or_brk |= find_row(t, kSyscalls, "execve") || find_row(t, kSyscalls, "brk");
-    EXPECT_TRUE(saw_execve_or_brk) << r.out;
-}
-
 // Without --budget no program runs at a wakeup: READY and STOPPED come from
 // the kernel's run-queue accounting at the switches. A stop ends where
 // SIGCONT queued the thread, which is where its next wait for a CPU began.
 // Both spinners share CPU 0, so each waits for it after SIGCONT.
+// A gtest: the programs kdelay holds while it samples (/proc/PID/fdinfo).
 // TAGS kernel rt
 TEST(DelayE2E, StoppedAndReadyTimeComeWithoutAWakeupProgram)
 {
@@ -249,6 +228,7 @@ TEST(DelayE2E, StoppedAndReadyTimeComeWithoutAWakeupProgram)
     }
 }
 
+// A gtest: the text report, against schedstat read at the window's edges.
 // TAGS kernel rt
 TEST(DelayE2E, BusyThreadsSharingOneCpuSplitTheWindowIntoRunAndReady)
 {
@@ -306,6 +286,7 @@ TEST(DelayE2E, BusyThreadsSharingOneCpuSplitTheWindowIntoRunAndReady)
     }
 }
 
+// A gtest: /proc/softirqs read around the window.
 // TAGS kernel
 TEST(DelayE2E, LoopbackUdpShowsNetRxSoftIrqsOnTheThread)
 {
@@ -376,6 +357,7 @@ DiskIrq virtio_disk_irq(const std::string& path)
 
 }  // namespace
 
+// A gtest: /proc/interrupts read around the window.
 // TAGS kernel
 TEST(DelayE2E, DiskInterruptsCountOnTheThreadTheyInterrupt)
 {
@@ -440,6 +422,7 @@ TEST(DelayE2E, DiskInterruptsCountOnTheThreadTheyInterrupt)
 
 // With -p A,B the sample goes on while either lives, each process's threads
 // under a line naming it; it ends when the last one exits.
+// A gtest: two workloads, killed one after the other.
 TEST(DelayE2E, SeveralProcessesEndTheSampleOnlyWhenTheLastExits)
 {
     KD_REQUIRE_BPF();
@@ -467,6 +450,7 @@ TEST(DelayE2E, SeveralProcessesEndTheSampleOnlyWhenTheLastExits)
     EXPECT_EQ(parse_samples(out).size(), 1u) << "no further samples after the exit";
 }
 
+// A gtest: the kernel's list of loaded programs, around two kdelay runs.
 TEST(DelayE2E, NothingStaysAttachedAfterExit)
 {
     KD_REQUIRE_BPF();
@@ -490,6 +474,7 @@ TEST(DelayE2E, NothingStaysAttachedAfterExit)
     EXPECT_EQ(settled_raw_tracepoint_programs(before), before);
 }
 
+// A gtest: three kdelay runs, with no, one and two stand-in daemons.
 TEST(DelayE2E, WithoutPidItFindsTheSingleOvsVswitchd)
 {
     KD_REQUIRE_BPF();
@@ -524,6 +509,7 @@ TEST(DelayE2E, WithoutPidItFindsTheSingleOvsVswitchd)
     rmdir(dir);
 }
 
+// A gtest: it checks every one of 400 threads.
 TEST(DelayE2E, ThreadsWhoseSlotIsTakenAreKeptInTheHash)
 {
     KD_REQUIRE_BPF();
@@ -549,6 +535,7 @@ TEST(DelayE2E, ThreadsWhoseSlotIsTakenAreKeptInTheHash)
     EXPECT_EQ(threads, 400u);
 }
 
+// A gtest: it checks the warning's count against every thread reported.
 TEST(DelayE2E, AFullMapIsReportedNotSilent)
 {
     KD_REQUIRE_BPF();

@@ -26,6 +26,7 @@ void expect_one_error_line(const Result& r)
 
 }  // namespace
 
+// A gtest: another user.
 TEST(ErrorsE2E, NotRootIs77)
 {
     if (geteuid() != 0)
@@ -39,6 +40,7 @@ TEST(ErrorsE2E, NotRootIs77)
 // The bad-input cases that need nothing but kdelay's arguments are one-line
 // ERROR cases in tests/e2e/cases/errors.case.
 
+// A gtest: another user, and a hidden /lib/modules.
 TEST(ErrorsE2E, EbpfPrintsTheSourceWithoutRootAndWithoutKernelHeaders)
 {
     const uid_t user = geteuid() == 0 ? kNobody : geteuid();
@@ -53,6 +55,7 @@ TEST(ErrorsE2E, EbpfPrintsTheSourceWithoutRootAndWithoutKernelHeaders)
 // x86-64 kdelay compiles against its own tree (bpf/bcc_tree/), with no setup
 // step, and leaves nothing behind in /tmp. It also sweeps the tree a killed
 // run left there (one whose lock nobody holds, changed over a minute ago).
+// A gtest: a hidden /lib/modules.
 TEST(ErrorsE2E, NoKernelHeadersAreNeeded)
 {
     KD_REQUIRE_BPF();
@@ -77,6 +80,7 @@ TEST(ErrorsE2E, NoKernelHeadersAreNeeded)
     EXPECT_NE(r.out.find(" getppid "), std::string::npos) << r.out;
 }
 
+// A gtest: a full device as stdout.
 TEST(ErrorsE2E, AReportThatCannotBeWrittenIs74)
 {
     KD_REQUIRE_BPF();
@@ -87,6 +91,7 @@ TEST(ErrorsE2E, AReportThatCannotBeWrittenIs74)
 
 // A FIFO, a device or a non-ELF file named as the uprobe object: one line,
 // exit 78, at once (a FIFO once blocked kdelay in open() for good).
+// A gtest: a FIFO, a device and a directory made on the fly.
 TEST(ErrorsE2E, AUprobeObjectThatIsNoElfObjectIs78)
 {
     KD_REQUIRE_BPF();
@@ -116,6 +121,7 @@ TEST(ErrorsE2E, AUprobeObjectThatIsNoElfObjectIs78)
 
 // With tracefs unmounted, uprobe triggers and record work as usual and BCC
 // says nothing on stderr (it once printed uprobe_events errors).
+// A gtest: tracefs unmounted in a mount namespace.
 TEST(ErrorsE2E, NoTracefsMountedIsNoNoise)
 {
     KD_REQUIRE_BPF();
@@ -162,6 +168,7 @@ protected:
 
 }  // namespace
 
+// A gtest: a copy of the front end without kdelay-bpf.
 TEST_F(LoneFrontEnd, ModesThatLoadEbpfNeedKdelayBpfAndSaySo)
 {
     for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
@@ -180,6 +187,7 @@ TEST_F(LoneFrontEnd, ModesThatLoadEbpfNeedKdelayBpfAndSaySo)
 
 // Without /proc, kdelay cannot learn where it is: it says so (72), and never
 // runs a kdelay-bpf of the working directory, as it once did.
+// A gtest: a copy of the front end, without /proc.
 TEST_F(LoneFrontEnd, WithoutProcNoKdelayBpfOfTheWorkingDirectoryIsRun)
 {
     if (geteuid() != 0 || access("/usr/bin/unshare", X_OK) != 0)
@@ -207,6 +215,7 @@ TEST_F(LoneFrontEnd, WithoutProcNoKdelayBpfOfTheWorkingDirectoryIsRun)
     EXPECT_NE(access(ran.c_str(), F_OK), 0) << "the working directory's kdelay-bpf ran";
 }
 
+// A gtest: a copy of the front end without kdelay-bpf.
 TEST_F(LoneFrontEnd, AnnotateRunsWithoutKdelayBpf)
 {
     const std::string trace = dir_ + "/t.json", records = dir_ + "/r.txt";
@@ -220,6 +229,7 @@ TEST_F(LoneFrontEnd, AnnotateRunsWithoutKdelayBpf)
 
 // -p with a thread's id, alone or in a list, with record and biosnoop too:
 // one line naming the thread's process (its hostile name escaped), exit 64.
+// A gtest: the line names a thread id known only at run time.
 TEST(ErrorsE2E, AThreadIdForAProcessIsRefusedNamingItsProcess)
 {
     if (geteuid() != 0)

@@ -84,6 +84,7 @@ void expect_thread_schema(const json& t)
 
 }  // namespace
 
+// A gtest: every object checked against the schema of docs/json.md.
 TEST(JsonE2E, DelayReportAsJsonLines)
 {
     KD_REQUIRE_BPF();
@@ -128,6 +129,7 @@ TEST(JsonE2E, DelayReportAsJsonLines)
 
 // -p A,B: both processes in one report, each thread under its own pid, and
 // each one's counts exact (different counts tell them apart).
+// A gtest: two workloads.
 // TAGS kernel logic
 TEST(JsonE2E, SeveralProcessesInOneReportCountEachExactly)
 {
@@ -179,6 +181,7 @@ TEST(JsonE2E, SeveralProcessesInOneReportCountEachExactly)
         << "each main thread has a budget from /proc";
 }
 
+// A gtest: every object checked against the schema of docs/json.md.
 TEST(JsonE2E, BiosnoopAsJsonLines)
 {
     KD_REQUIRE_BPF();
@@ -241,6 +244,7 @@ std::map<std::pair<std::string, uint64_t>, uint64_t> histogram_sums(const json& 
 
 }  // namespace
 
+// A gtest: it checks every thread's histograms against its counts.
 // TAGS kernel logic
 TEST(JsonE2E, HistogramTotalsEqualTheCounts)
 {
@@ -292,6 +296,7 @@ TEST(JsonE2E, HistogramTotalsEqualTheCounts)
 // its per-CPU run, added to the hash when the run is pushed out (each
 // thread's getppid run is, by the next threads' runs). Wherever kept, every
 // thread's histograms must match its counts.
+// A gtest: it checks every thread's histograms against its counts.
 TEST(JsonE2E, HistogramsMatchTheCountsInSlotsHashAndPerCpuRuns)
 {
     KD_REQUIRE_BPF();

@@ -105,6 +105,7 @@ protected:
 
 }  // namespace
 
+// A gtest: a real ovs-vswitchd in its sandbox.
 // TAGS kernel ovs
 TEST_F(OvsE2E, FindsTheDaemonWithoutPidAndReportsItsThreads)
 {
@@ -125,6 +126,7 @@ TEST_F(OvsE2E, FindsTheDaemonWithoutPidAndReportsItsThreads)
     EXPECT_TRUE(revalidator) << r.out;
 }
 
+// A gtest: a real ovs-vswitchd in its sandbox, and its datapath's counters.
 // TAGS kernel ovs
 TEST_F(OvsE2E, UpcallTotalsMatchTheDatapathsMissedCounter)
 {
@@ -149,6 +151,7 @@ TEST_F(OvsE2E, UpcallTotalsMatchTheDatapathsMissedCounter)
               std::string::npos);
 }
 
+// A gtest: a real ovs-vswitchd in its sandbox, and its datapath's counters.
 // TAGS kernel ovs
 TEST_F(OvsE2E, FailedUpcallsShowTheirErrnoAndMatchTheLostCounter)
 {
@@ -181,6 +184,7 @@ TEST_F(OvsE2E, FailedUpcallsShowTheirErrnoAndMatchTheLostCounter)
     EXPECT_GT(std::stoll(m[1]), 0);
 }
 
+// A gtest: a real ovs-vswitchd in its sandbox.
 // TAGS kernel ovs
 TEST_F(OvsE2E, SkipUpcallStatsAttachesNoProbe)
 {
@@ -200,6 +204,7 @@ TEST_F(OvsE2E, SkipUpcallStatsAttachesNoProbe)
     }
 }
 
+// A gtest: a real ovs-vswitchd in its sandbox.
 // TAGS kernel ovs
 TEST_F(OvsE2E, WithoutKprobesTheTracepointCountsCallsOnly)
 {
@@ -306,6 +311,7 @@ constexpr uint64_t kUnloggedTailNs = 300'000'000;
 // time less its length) and ending after the line was written, running for
 // its user + system time and switching as often but for that tail; and
 // kdelay must report no stall of a second that Open vSwitch did not log.
+// A gtest: a real ovs-vswitchd in its sandbox, and its own log.
 // TAGS kernel ovs
 TEST_F(OvsE2E, StallsAreOpenVswitchsUnreasonablyLongPollIntervals)
 {

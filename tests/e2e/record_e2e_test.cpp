@@ -45,6 +45,7 @@ std::vector<RecordLine> record_lines(const std::string& out)
 
 }  // namespace
 
+// A gtest: record writes text in trace.py's format, not kdelay's JSON.
 TEST(RecordE2E, RecordsEveryQpairProbeInTracePyFormat)
 {
     KD_REQUIRE_BPF();
@@ -86,6 +87,7 @@ TEST(RecordE2E, RecordsEveryQpairProbeInTracePyFormat)
     EXPECT_EQ(count["nvmf_poll_group_remove_qpair"], 4);
 }
 
+// A gtest: it reads the file record wrote.
 TEST(RecordE2E, CtrlCFlushesToTheOutputFile)
 {
     KD_REQUIRE_BPF();
@@ -106,6 +108,7 @@ TEST(RecordE2E, CtrlCFlushesToTheOutputFile)
     unlink(file.c_str());
 }
 
+// A gtest: record's generated program and several runs.
 TEST(RecordE2E, GeneratedProgramAndBadInput)
 {
     Result g = run({kKdelay, "record", "-g"}, 20s);
@@ -130,6 +133,7 @@ TEST(RecordE2E, GeneratedProgramAndBadInput)
     EXPECT_EQ(missing.status, 66) << missing.err;
 }
 
+// A gtest: the line names a PID known only at run time.
 TEST(RecordE2E, AProcessWithoutTheProbesIsAClearError)
 {
     KD_REQUIRE_BPF();
@@ -140,6 +144,7 @@ TEST(RecordE2E, AProcessWithoutTheProbesIsAClearError)
     EXPECT_NE(r.err.find("no USDT probe spdk:nvmf_poll_group_add_qpair"), std::string::npos) << r.err;
 }
 
+// A gtest: record's JSON, whose objects are not the delay report's.
 TEST(RecordE2E, JsonLines)
 {
     KD_REQUIRE_BPF();
@@ -166,6 +171,7 @@ TEST(RecordE2E, JsonLines)
     EXPECT_EQ(ctrlr, 2);
 }
 
+// A gtest: a full device as the output file.
 TEST(RecordE2E, AWriteErrorIsExit74)
 {
     KD_REQUIRE_BPF();

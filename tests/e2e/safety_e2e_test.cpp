@@ -54,6 +54,7 @@ void run_on_names(NamesRun& run, std::vector<std::string> args)
 
 // The sample's text: the process lines, the threads' rows, the CPU's
 // holder and the waker, each with the name escaped.
+// A gtest: the text report.
 // TAGS logic
 TEST(SafetyE2E, HostileThreadNamesAreEscapedInTheSamplesText)
 {
@@ -70,6 +71,7 @@ TEST(SafetyE2E, HostileThreadNamesAreEscapedInTheSamplesText)
 }
 
 // A stall's header names its thread; the per-syscall lines name wakers.
+// A gtest: the text report.
 // TAGS logic
 TEST(SafetyE2E, HostileThreadNamesAreEscapedInStallsAndSyscallEvents)
 {

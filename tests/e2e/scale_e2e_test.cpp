@@ -10,6 +10,7 @@ using namespace kdtest;
 using namespace std::chrono_literals;
 using nlohmann::json;
 
+// A gtest: it checks every one of 3,000 threads in each sample.
 TEST(ScaleE2E, ThreeThousandThreadsWithHistogramsOverThreeSamples)
 {
     KD_REQUIRE_BPF();

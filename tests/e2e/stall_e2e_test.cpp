@@ -144,6 +144,7 @@ void expect_each_planted_stall_reported(const std::vector<std::string>& workload
     }
 }
 
+// A gtest: each planted stall matched to the report that covers it, which needs a search over both lists.
 // TAGS kernel logic
 TEST(StallE2E, EachPlantedStallIsReportedOnceWithItsCpuTimeAndItsSleep)
 {
@@ -176,6 +177,7 @@ TEST(StallE2E, EachPlantedStallIsReportedOnceWithItsCpuTimeAndItsSleep)
 // A stall's context switches are the kernel's own counts, as getrusage()
 // gives them to the workload (and to Open vSwitch's warning): the one
 // sleep, and whatever preempted it, between the workload's reads.
+// A gtest: each planted stall matched to the report that covers it, which needs a search over both lists.
 // TAGS kernel
 TEST(StallE2E, AStallsContextSwitchesAreTheKernelsCounts)
 {
@@ -205,6 +207,7 @@ TEST(StallE2E, AStallsContextSwitchesAreTheKernelsCounts)
 }
 
 // READY blame is the sample's code over the same kernel paths.
+// A gtest: each planted stall matched to the report that covers it, which needs a search over both lists.
 // TAGS logic
 TEST(StallE2E, AStallThatWaitsBehindASpinnerNamesItInReadyBlame)
 {
@@ -228,6 +231,7 @@ TEST(StallE2E, AStallThatWaitsBehindASpinnerNamesItInReadyBlame)
 // its runs are; the states add up to the report's budget. (Logic: as with
 // the spinner's READY blame, an emulated guest's timing is too loose for
 // the planted intervals; ProgramE2E loads the timeline's program there.)
+// A gtest: it decodes the Perfetto trace kdelay wrote.
 // TAGS logic
 TEST(StallE2E, ATimelineShowsTheStallsSleepSpinAndWaitsBehindASpinner)
 {
@@ -298,9 +302,11 @@ void expect_stall_pairs_reported(const std::string& mode)
     });
 }
 
+// A gtest: each planted stall matched to the report that covers it, which needs a search over both lists.
 // TAGS logic
 TEST(StallE2E, BackToBackStallsAreEachReportedFromTheirOwnValues) { expect_stall_pairs_reported("twice"); }
 
+// A gtest: each planted stall matched to the report that covers it, which needs a search over both lists.
 // TAGS logic
 TEST(StallE2E, StallsAShortIntervalApartAreEachReportedFromTheirOwnValues) { expect_stall_pairs_reported("gap"); }
 
@@ -308,6 +314,7 @@ TEST(StallE2E, StallsAShortIntervalApartAreEachReportedFromTheirOwnValues) { exp
 // stalls, the first two are kept for it in the two sets of keys; the third
 // begins while both are unread, so it is only timed: counted in the
 // warning, never reported from another's values.
+// A gtest: it sums the stalls reported and those a warning says were not.
 // TAGS logic
 TEST(StallE2E, AStallBegunWhileTwoAreUnreadIsCountedNotLost)
 {
@@ -346,6 +353,7 @@ TEST(StallE2E, AStallBegunWhileTwoAreUnreadIsCountedNotLost)
 // Two threads whose loops interleave and whose stalls overlap, each
 // interval framed by that thread's own USDT probes. (The guests compile
 // and load the trigger functions in ProgramE2E.)
+// A gtest: each planted stall matched to the report that covers it, which needs a search over both lists.
 // TAGS logic
 TEST(StallE2E, TriggersFrameEachThreadsOwnIntervals)
 {
@@ -362,6 +370,7 @@ TEST(StallE2E, TriggersFrameEachThreadsOwnIntervals)
 // A start trigger whose stop was never hit (an exception past the
 // uretprobe, a longjmp) begins the next interval afresh: no stall joins
 // the two loops.
+// A gtest: each planted stall matched to the report that covers it, which needs a search over both lists.
 // TAGS logic
 TEST(StallE2E, AStartTriggerWithoutItsStopBeginsANewInterval)
 {
@@ -372,6 +381,7 @@ TEST(StallE2E, AStartTriggerWithoutItsStopBeginsANewInterval)
         [](const Planted&, const json& r) { EXPECT_LE(u64(r, "end_ns") - u64(r, "start_ns"), 400'000'000u) << r.dump(); });
 }
 
+// A gtest: the text report.
 // TAGS logic
 TEST(StallE2E, TextNamesTheThreadAndTheIntervalAndShowsItsSections)
 {
@@ -391,6 +401,7 @@ TEST(StallE2E, TextNamesTheThreadAndTheIntervalAndShowsItsSections)
 // vSwitch's latch_is_set() and an epoll_wait between upcall batches), do
 // not split it: each stall is one interval from the loop's wait to the
 // next, with those calls among its syscalls.
+// A gtest: each planted stall matched to the report that covers it, which needs a search over both lists.
 // TAGS kernel logic
 TEST(StallE2E, CallsThatNeverBlockDoNotSplitTheLoopsInterval)
 {
@@ -406,6 +417,7 @@ TEST(StallE2E, CallsThatNeverBlockDoNotSplitTheLoopsInterval)
 // The loop's own wait with timeout 0 (poll_block() after an immediate
 // wake) never blocks, and still ends an interval, as Open vSwitch counts:
 // two stalls of 250 ms, never one of 500.
+// A gtest: each planted stall matched to the report that covers it, which needs a search over both lists.
 // TAGS logic
 TEST(StallE2E, AnImmediateWakeOfTheLoopsWaitEndsTheInterval)
 {
@@ -420,6 +432,7 @@ TEST(StallE2E, AnImmediateWakeOfTheLoopsWaitEndsTheInterval)
 // loop's wait (poll, then restart_syscall; ppoll and select, restarted;
 // epoll_wait, EINTR): the wait goes on, and no stall. A stop inside an
 // interval is its STOPPED.
+// A gtest: each planted stall matched to the report that covers it, which needs a search over both lists.
 // TAGS kernel logic
 TEST(StallE2E, AStopInsideTheLoopsWaitIsNoStall)
 {
@@ -451,6 +464,7 @@ size_t warnings_with(const std::string& out, const std::string& what)
 // follows it, reports each restart once, and each planted stall once.
 // The kernel side's match by name is in every cgroup target's program,
 // which the guests' cgroup tests load (this one passed on 7.2 and 5.10).
+// A gtest: a cgroup whose processes are killed and started again.
 // TAGS kernel logic
 TEST(StallE2E, AWatchOfACgroupFollowsItsUnitsRestarts)
 {
@@ -494,6 +508,7 @@ TEST(StallE2E, AWatchOfACgroupFollowsItsUnitsRestarts)
 // (tids come round again many times at the default pid_max): entries and
 // values of exited threads go, no map fills, and a stall of a thread made
 // after them is reported once, with its syscalls.
+// A gtest: it sums the stalls reported and those a warning says were not.
 // TAGS logic
 TEST(StallE2E, AWatchOutlivesAHundredThousandThreads)
 {
@@ -507,6 +522,7 @@ TEST(StallE2E, AWatchOutlivesAHundredThousandThreads)
 // With --timeline too: an exited thread's events go in the kernel, so the
 // churn never fills the timeline map, and the stall after it has its trace.
 // (Logic: the guests' timeline tests load the same exit path.)
+// A gtest: it checks the timeline directory kdelay wrote.
 // TAGS logic
 TEST(StallE2E, ATimelineWatchOutlivesAHundredThousandThreads)
 {
@@ -531,6 +547,7 @@ TEST(StallE2E, ATimelineWatchOutlivesAHundredThousandThreads)
 // A thread exits 50 ms into an interval; 300 ms later another takes its
 // tid (clone3's set_tid) and polls. Its entry is new: no stall of the
 // dead thread's interval ending at the new one's poll.
+// A gtest: the thread ids the workload printed, matched to the stalls.
 // TAGS kernel logic
 TEST(StallE2E, ANewThreadWithTheTidOfOneThatDiedMidIntervalStartsClean)
 {
@@ -546,6 +563,7 @@ TEST(StallE2E, ANewThreadWithTheTidOfOneThatDiedMidIntervalStartsClean)
 
 // The same in a sample with --budget: the tid's budget is of both threads,
 // with the time between them not alive, and its parts add up to the window.
+// A gtest: the thread ids the workload printed, matched to the budgets.
 // TAGS kernel logic
 TEST(StallE2E, InASampleAUsedAgainTidsBudgetAddsUpToTheWindow)
 {

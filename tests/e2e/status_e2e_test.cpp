@@ -59,6 +59,7 @@ const char* const kHint = "(Ctrl-C: stop and report)";
 
 }  // namespace
 
+// A gtest: a pseudo-terminal.
 TEST(StatusE2E, ShownOnATerminal)
 {
     KD_REQUIRE_BPF();
@@ -73,6 +74,7 @@ TEST(StatusE2E, ShownOnATerminal)
     EXPECT_NE(out.find("# Sample dump"), std::string::npos) << out;
 }
 
+// A gtest: a pseudo-terminal.
 TEST(StatusE2E, WaitingForATriggerIsShown)
 {
     KD_REQUIRE_BPF();
@@ -86,6 +88,7 @@ TEST(StatusE2E, WaitingForATriggerIsShown)
     EXPECT_NE(out.find("Interrupted while waiting for the start trigger"), std::string::npos) << out;
 }
 
+// A gtest: the text output, byte by byte.
 TEST(StatusE2E, NeverInAPipe)
 {
     KD_REQUIRE_BPF();

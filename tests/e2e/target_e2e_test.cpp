@@ -106,6 +106,7 @@ void expect_cgroup_report(const std::vector<std::string>& target_args, const Tes
 
 }  // namespace
 
+// A gtest: a cgroup made for the test.
 // TAGS kernel
 TEST(TargetE2E, CgroupCountsEveryProcessInItOrBelowAndAChildBornInTheWindow)
 {
@@ -127,6 +128,7 @@ TEST(TargetE2E, CgroupCountsEveryProcessInItOrBelowAndAChildBornInTheWindow)
 }
 
 // A systemd unit is found by its cgroup's name, as systemd lays it out.
+// A gtest: a cgroup named as a unit.
 // TAGS kernel logic
 TEST(TargetE2E, UnitIsTheCgroupNamedAfterIt)
 {
@@ -145,6 +147,7 @@ TEST(TargetE2E, UnitIsTheCgroupNamedAfterIt)
 
 // Where the machine has cgroup v1 controllers, a controller's hierarchy
 // serves as well.
+// A gtest: a cgroup v1 hierarchy mounted for the test.
 TEST(TargetE2E, CgroupOfAV1ControllersHierarchy)
 {
     KD_REQUIRE_BPF();
@@ -206,6 +209,7 @@ void expect_ids_of_the_namespace(const std::string& join, const std::string& tar
 // kdelay in a PID namespace of its own (a container without the host's
 // PIDs): -p takes that namespace's PID, the program compares the kernel's,
 // and the report shows the ids the user sees, with exact counts.
+// A gtest: a PID namespace made for the test.
 // TAGS kernel
 TEST(TargetE2E, PidOfAPidNamespaceIsTranslatedBothWays)
 {
@@ -219,6 +223,7 @@ TEST(TargetE2E, PidOfAPidNamespaceIsTranslatedBothWays)
 // long poll): the task iterator reads its kernel id at once, where waiting
 // for it to run once refused it after 3 s (exit 69). It is then in the
 // report, asleep all window in its syscall, under its id there.
+// A gtest: a PID namespace made for the test.
 // TAGS kernel
 TEST(TargetE2E, AnIdleProcessOfAPidNamespaceIsTracedAtOnce)
 {
@@ -246,6 +251,7 @@ TEST(TargetE2E, AnIdleProcessOfAPidNamespaceIsTracedAtOnce)
 
 // A cgroup from inside a PID namespace: matched by its id, its tasks' ids
 // learnt as they run, so the report shows the ids the user sees there.
+// A gtest: a PID namespace and a cgroup made for the test.
 // TAGS kernel logic
 TEST(TargetE2E, CgroupInAPidNamespaceShowsTheIdsThere)
 {
@@ -263,6 +269,7 @@ TEST(TargetE2E, CgroupInAPidNamespaceShowsTheIdsThere)
 // A command kdelay starts in a PID namespace of its own: held at the door,
 // it runs once for the probe to learn its kernel id, then is traced from
 // its first instruction, and shown with the id it has there.
+// A gtest: a PID namespace made for the test.
 // TAGS kernel logic
 TEST(TargetE2E, CommandInAPidNamespaceIsTracedUnderItsIdThere)
 {

@@ -88,6 +88,7 @@ void expect_exact_sections(const Result& r, size_t samples_wanted, uint64_t sect
 
 }  // namespace
 
+// A gtest: a window that may hold no thread at all, which an EXPECT cannot allow for.
 TEST(TriggerE2E, StopOnlySamplesFromNowToTheTrigger)
 {
     KD_REQUIRE_BPF();
@@ -107,15 +108,7 @@ TEST(TriggerE2E, StopOnlySamplesFromNowToTheTrigger)
     }
 }
 
-TEST(TriggerE2E, TriggersWorkWithACommand)
-{
-    KD_REQUIRE_BPF();
-    Result r = run({kKdelay, "--start-trigger", "u:kdtest:work_start", "--stop-trigger",
-                    "u:kdtest:work_end", "--sample-count", "2", "--", kTriggers, "0", "30", "30"},
-                   60s);
-    expect_exact_sections(r, 2, 30'000'000);
-}
-
+// A gtest: the text report's stacks.
 TEST(TriggerE2E, SyscallEventsListEachSlowSyscallWithItsStack)
 {
     KD_REQUIRE_BPF();
@@ -142,6 +135,7 @@ TEST(TriggerE2E, SyscallEventsListEachSlowSyscallWithItsStack)
     EXPECT_FALSE(std::regex_search(rest, m, row)) << "only one syscall was over the threshold\n" << events;
 }
 
+// A gtest: it counts every getppid event against the count.
 TEST(TriggerE2E, SyscallStormLosesNoEvent)
 {
     KD_REQUIRE_BPF();
@@ -162,6 +156,7 @@ TEST(TriggerE2E, SyscallStormLosesNoEvent)
     EXPECT_EQ(listed, counted) << "every counted getppid is also an event";
 }
 
+// A gtest: one run per trigger of the hostile list the fuzz targets share.
 TEST(TriggerE2E, HostileTriggersAreRefusedBeforeAnythingIsCompiled)
 {
     // -D would show BCC's output if anything were compiled.
@@ -176,6 +171,7 @@ TEST(TriggerE2E, HostileTriggersAreRefusedBeforeAnythingIsCompiled)
     }
 }
 
+// A gtest: the lines name a PID known only at run time.
 TEST(TriggerE2E, MissingProbesSymbolsAndTracepointsAreClearErrors)
 {
     KD_REQUIRE_BPF();
@@ -207,6 +203,7 @@ TEST(TriggerE2E, MissingProbesSymbolsAndTracepointsAreClearErrors)
 // the sections come from the second, while the first sleeps for good. A
 // USDT trigger is an uprobe at the probe, each process's semaphore raised
 // by the kernel (kd_triggers fires its probes only while theirs is raised).
+// A gtest: two workloads.
 // TAGS kernel logic
 TEST(TriggerE2E, UprobeAndUsdtTriggersAttachInEachListedProcess)
 {
@@ -230,6 +227,7 @@ TEST(TriggerE2E, UprobeAndUsdtTriggersAttachInEachListedProcess)
 // cgroup's process runs one of the same file outside it, its sections ten
 // times as often: had its probes fired the trigger, the windows would have
 // missed the cgroup's sections or caught its gaps (getpid).
+// A gtest: a cgroup made for the test, and a workload outside it.
 // TAGS kernel logic
 TEST(TriggerE2E, CgroupUsdtTriggersFireForItsProcessesOnly)
 {
@@ -259,6 +257,7 @@ TEST(TriggerE2E, CgroupUsdtTriggersFireForItsProcessesOnly)
 
 // In a PID namespace of kdelay's own, a USDT trigger is attached with the
 // PID given there: perf_event_open reads it in the caller's namespace.
+// A gtest: a PID namespace made for the test.
 // TAGS kernel logic
 TEST(TriggerE2E, UsdtTriggersInAPidNamespaceFrameExactlyTheSection)
 {
@@ -274,6 +273,7 @@ TEST(TriggerE2E, UsdtTriggersInAPidNamespaceFrameExactlyTheSection)
     expect_exact_sections(r, 2, 30'000'000);
 }
 
+// A gtest: without kprobes it checks the refusal instead, which a case cannot switch to.
 // TAGS kernel
 TEST(TriggerE2E, KprobeTriggers)
 {
@@ -313,6 +313,7 @@ TEST(TriggerE2E, KprobeTriggers)
     }
 }
 
+// A gtest: --list-probes prints text only.
 TEST(TriggerE2E, ListProbesShowsTheTargetsUsdtProbes)
 {
     KD_REQUIRE_BPF();
@@ -329,6 +330,7 @@ TEST(TriggerE2E, ListProbesShowsTheTargetsUsdtProbes)
 // namespace does not have. Triggers in the executable (USDT, uprobe) and
 // in a library named as the target loads it are found in the target's own
 // view (/proc/PID/exe, /proc/PID/root).
+// A gtest: a mount namespace made for the test.
 // TAGS kernel logic
 TEST(TriggerE2E, TriggersOfATargetInAMountNamespaceOfItsOwnAttachToItsFiles)
 {

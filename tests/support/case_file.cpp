@@ -447,8 +447,14 @@ void check_complete(const E2eCase& c)
 {
     if (c.is_error)
         return;
-    if (c.workload.empty())
-        throw std::runtime_error(c.file + ":" + std::to_string(c.line) + ": " + c.name + " has no WORKLOAD");
+    const std::string where = c.file + ":" + std::to_string(c.line) + ": " + c.name;
+    if (c.workload.empty() && c.command.empty())
+        throw std::runtime_error(where + " has no WORKLOAD or COMMAND");
+    if (!c.workload.empty() && !c.command.empty())
+        throw std::runtime_error(where + " has both a WORKLOAD and a COMMAND");
+    for (const CaseStep& s : c.steps)
+        if (!c.command.empty() && s.kind != CaseStep::Kind::sleep && !(s.kind == CaseStep::Kind::signal && s.to_kdelay))
+            throw std::runtime_error(where + ": a COMMAND case has no workload to signal or wait for");
     if (c.expects.empty())
         throw std::runtime_error(c.file + ":" + std::to_string(c.line) + ": " + c.name + " has no EXPECT");
 }
@@ -539,6 +545,10 @@ std::vector<E2eCase> parse_cases(const std::string& text, const std::string& fil
             if (args.empty())
                 fail("WORKLOAD needs a program");
             c->workload = args;
+        } else if (key == "COMMAND") {
+            if (args.empty())
+                fail("COMMAND needs a program");
+            c->command = args;
         } else if (key == "READY") {
             c->ready = rest;
         } else if (key == "KDELAY") {
@@ -577,7 +587,7 @@ std::vector<E2eCase> parse_cases(const std::string& text, const std::string& fil
                 fail("EXPECT needs an expectation");
             c->expects.push_back({rest, n});
         } else {
-            fail("unknown key '" + key + "' (NAME ERROR REQUIRES TAGS WORKLOAD READY KDELAY STEP TIMEOUT EXPECT)");
+            fail("unknown key '" + key + "' (NAME ERROR REQUIRES TAGS WORKLOAD COMMAND READY KDELAY STEP TIMEOUT EXPECT)");
         }
     }
     if (c)

@@ -36,6 +36,9 @@ struct E2eCase {
     int error_exit = 0;
     std::string error_line;
     std::vector<std::string> workload;   // a program of tests/programs and its arguments
+    // Or a program of tests/programs that kdelay starts itself, after "--";
+    // its output is on kdelay's stdout.
+    std::vector<std::string> command;
     std::string ready = "ready";         // the workload's line before kdelay starts
     std::vector<std::string> kdelay;     // arguments; {pid} is the workload's pid
     std::vector<CaseStep> steps;

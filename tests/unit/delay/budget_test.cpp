@@ -60,7 +60,7 @@ TEST(Budget, AWaitStillOpenAtTheEndIsBlamedAsOpen)
     const TimeBudget t = make_budget(b, kWindow, {}, 0, nullptr);
     EXPECT_EQ(t.ready_ns, 35'000'000u);
     ASSERT_EQ(t.ready_blame.size(), 1u);
-    EXPECT_EQ(t.ready_blame[0].kind, "open");
+    EXPECT_EQ(t.ready_blame[0].kind, HolderKind::open);
     EXPECT_EQ(t.ready_blame[0].ns, 30'000'000u);  // from 70 ms to the end
     EXPECT_TRUE(make_budget(state(KD_B_RUNNING, 1'070'000'000), kWindow, {}, 0, nullptr).ready_blame.empty());
 }
@@ -157,7 +157,7 @@ TEST(Budget, AThreadWithNoEventQueuedAtTheEndWasReadyAllWindow)
     EXPECT_EQ(t.running_ns, 0u);
     EXPECT_EQ(t.ready_before_ns, 49'000'000u);
     ASSERT_EQ(t.ready_blame.size(), 1u);
-    EXPECT_EQ(t.ready_blame[0].kind, "open");
+    EXPECT_EQ(t.ready_blame[0].kind, HolderKind::open);
     EXPECT_EQ(t.remainder_ns, 0);
 
     kd_task_now on_cpu = queued;

@@ -3,6 +3,9 @@
 #include <gtest/gtest.h>
 #include <regex>
 #include <set>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "bpf/probe_set.h"
 #include "delay/section.h"
@@ -19,6 +22,26 @@ DelayProgramParams params() { return kdtest::program_params(); }
 
 // The program as the compiler sees it, with this config's parts only.
 std::string compiled(const DelayProgramParams& p) { return kdtest::preprocessed(render_delay_program(p)); }
+
+// The programs of every switch off, every switch on, and every switch on
+// for --stall --timeline (a second program on sched_switch), by name.
+std::vector<std::pair<std::string, DelayProgramParams>> switch_variants()
+{
+    std::vector<std::pair<std::string, DelayProgramParams>> all;
+    for (const char* name : {"switches off", "switches on", "switches on, with --stall --timeline"}) {
+        DelayProgramParams p = params();
+        if (!all.empty())
+            for (const FeatureSwitch* s : feature_switches())
+                s->turn_on(p.features);
+        if (all.size() == 2) {
+            p.stall_min_ns = 1000000;
+            p.features.budget = true;
+            p.features.timeline = true;
+        }
+        all.emplace_back(name, p);
+    }
+    return all;
+}
 
 }  // namespace
 
@@ -221,16 +244,7 @@ TEST(DelayProgram, EachSectionRendersItsPartWithItsCountersAndSizes)
 // a handler without a hook never runs.
 TEST(DelayProgram, ProbeSetAttachesEveryHandlerOfTheProgram)
 {
-    for (int on = 0; on < 3; ++on) {
-        DelayProgramParams p = params();
-        for (const FeatureSwitch* s : feature_switches())
-            if (on)
-                s->turn_on(p.features);
-        if (on == 2) {  // --stall --timeline: a second program on sched_switch
-            p.stall_min_ns = 1000000;
-            p.features.budget = true;
-            p.features.timeline = true;
-        }
+    for (const auto& [variant, p] : switch_variants()) {
         const std::string src = compiled(p);
         std::set<std::string> handlers, hooks;
         // Each handler on a hook of its own kind: raw, or typed from BTF
@@ -243,30 +257,19 @@ TEST(DelayProgram, ProbeSetAttachesEveryHandlerOfTheProgram)
             EXPECT_TRUE(typed || probe.type == ProbeSpec::Type::raw_tracepoint) << probe.function;
             hooks.insert(probe.function);
         }
-        EXPECT_EQ(hooks, handlers) << "switches " << (on ? "on" : "off") << (on == 2 ? ", with --timeline" : "");
+        EXPECT_EQ(hooks, handlers) << variant;
     }
 }
 
 // A misspelt or forgotten switch in an #if would read as 0 and silently
-// leave its part out: every name the kernel side tests is defined, with
-// every switch off, on, and on for a stall with its timeline.
+// leave its part out: every name the kernel side tests is defined.
 TEST(DelayProgram, EveryConditionNamesADefinedSwitch)
 {
-    for (int on = 0; on < 3; ++on) {
-        DelayProgramParams p = params();
-        for (const FeatureSwitch* s : feature_switches())
-            if (on)
-                s->turn_on(p.features);
-        if (on == 2) {
-            p.stall_min_ns = 1000000;
-            p.features.budget = true;
-            p.features.timeline = true;
-        }
+    for (const auto& [variant, p] : switch_variants()) {
         try {
             kdtest::preprocessed(render_delay_program(p), "-Wundef -Werror");
         } catch (const std::exception& e) {
-            ADD_FAILURE() << "switches " << (on ? "on" : "off") << (on == 2 ? ", for a stall" : "") << ": "
-                          << e.what();
+            ADD_FAILURE() << variant << ": " << e.what();
         }
     }
 }

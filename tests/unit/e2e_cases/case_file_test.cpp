@@ -74,7 +74,7 @@ TEST(CaseFile, AMalformedLineIsNamedByFileAndLine)
         return std::string("parsed");
     };
     EXPECT_EQ(message("NAME x\nWORKLOAD w\nFROB 1\n"),
-              "bad.case:3: unknown key 'FROB' (NAME ERROR REQUIRES TAGS WORKLOAD READY KDELAY STEP TIMEOUT EXPECT)");
+              "bad.case:3: unknown key 'FROB' (NAME ERROR REQUIRES TAGS WORKLOAD COMMAND READY KDELAY STEP TIMEOUT EXPECT)");
     EXPECT_EQ(message("NAME x\nREQUIRES gpu\n"),
               "bad.case:2: unknown requirement 'gpu' (bpf, kprobes, schedstats, tracepoint:SYSTEM:EVENT, cpus:N)");
     EXPECT_EQ(message("NAME x\nREQUIRES cpus:two\n"),
@@ -86,9 +86,26 @@ TEST(CaseFile, AMalformedLineIsNamedByFileAndLine)
     EXPECT_EQ(message("NAME x\nWORKLOAD w\n"), "bad.case:1: x has no EXPECT");
     EXPECT_EQ(message("NAME x\nWORKLOAD w\nNAME y\nWORKLOAD w\nEXPECT exit == 0\n"), "bad.case:1: x has no EXPECT");
     EXPECT_EQ(message("WORKLOAD w\nEXPECT exit == 0\n"), "bad.case:1: WORKLOAD before any NAME");
+    EXPECT_EQ(message("NAME x\nEXPECT exit == 0\n"), "bad.case:1: x has no WORKLOAD or COMMAND");
+    EXPECT_EQ(message("NAME x\nWORKLOAD w\nCOMMAND w\nEXPECT exit == 0\n"),
+              "bad.case:1: x has both a WORKLOAD and a COMMAND");
+    EXPECT_EQ(message("NAME x\nCOMMAND w\nSTEP signal workload USR1\nEXPECT exit == 0\n"),
+              "bad.case:1: x: a COMMAND case has no workload to signal or wait for");
     EXPECT_EQ(message("# nothing\n"), "bad.case: no NAME or ERROR");
     EXPECT_EQ(message("ERROR x 64 --bogus\n"), "bad.case:1: ERROR is 'NAME EXIT ARGS... => STDERR LINE'");
     EXPECT_EQ(message("ERROR x sixty-four --bogus => kdelay: no\n"), "bad.case:1: ERROR's exit status is a number: sixty-four");
+}
+
+// A COMMAND is started by kdelay itself; the case may still signal kdelay.
+TEST(CaseFile, ACommandIsAProgramKdelayStarts)
+{
+    const E2eCase c = parse_case("NAME Cmd\nCOMMAND kd_workload syscalls 5 1 --now\nKDELAY --sample-time 20\n"
+                                 "STEP sleep 100ms\nSTEP signal kdelay INT\nEXPECT exit == 0\n",
+                                 "x.case");
+    EXPECT_TRUE(c.workload.empty());
+    EXPECT_EQ(c.command, (std::vector<std::string>{"kd_workload", "syscalls", "5", "1", "--now"}));
+    EXPECT_EQ(c.kdelay, (std::vector<std::string>{"--sample-time", "20"}));
+    EXPECT_EQ(c.steps.size(), 2u);
 }
 
 // A file holds several cases: each NAME starts one, each ERROR is one.
