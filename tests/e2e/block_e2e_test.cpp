@@ -199,7 +199,7 @@ TEST(BlockE2E, BiosnoopTakesSeveralProcesses)
 }
 
 // A gtest: a cgroup made for the test.
-// TAGS kernel
+// TAGS kernel logic
 TEST(BlockE2E, BiosnoopTakesACgroup)
 {
     KD_REQUIRE_BPF();

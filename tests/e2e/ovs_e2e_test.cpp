@@ -106,7 +106,7 @@ protected:
 }  // namespace
 
 // A gtest: a real ovs-vswitchd in its sandbox.
-// TAGS kernel ovs
+// TAGS kernel ovs logic
 TEST_F(OvsE2E, FindsTheDaemonWithoutPidAndReportsItsThreads)
 {
     Process kdelay({kKdelay, "--sample-time", "3"});
@@ -185,7 +185,7 @@ TEST_F(OvsE2E, FailedUpcallsShowTheirErrnoAndMatchTheLostCounter)
 }
 
 // A gtest: a real ovs-vswitchd in its sandbox.
-// TAGS kernel ovs
+// TAGS kernel ovs logic
 TEST_F(OvsE2E, SkipUpcallStatsAttachesNoProbe)
 {
     for (const bool skip : {false, true}) {

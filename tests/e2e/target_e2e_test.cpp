@@ -224,7 +224,7 @@ TEST(TargetE2E, PidOfAPidNamespaceIsTranslatedBothWays)
 // for it to run once refused it after 3 s (exit 69). It is then in the
 // report, asleep all window in its syscall, under its id there.
 // A gtest: a PID namespace made for the test.
-// TAGS kernel
+// TAGS kernel logic
 TEST(TargetE2E, AnIdleProcessOfAPidNamespaceIsTracedAtOnce)
 {
     KD_REQUIRE_BPF();

@@ -47,7 +47,8 @@ build=${KDELAY_BUILD_DIR:-build}
 #           kdelay's own logic (splitting, naming, which PID it passes,
 #           what a stall or a timeline shows; ProgramE2E loads each of
 #           their programs in every guest): left out of guests unless
-#           --full; the host runs it
+#           --full; the host runs it (an Open vSwitch one only --full
+#           runs: finding the daemon, and --skip-upcall-stats)
 tests_tagged() {  # ctest names, one a line
     awk -v tag="$1" '
         function has(first,   i) { for (i = first; i <= NF; i++) if ($i == tag) return 1; return 0 }
