@@ -77,9 +77,9 @@ DelayCollector::DelayCollector(BpfSession& session, const DelayProgramParams& pa
             }
         });
     }
-    // Ready before the first window ends, so that the tasks' states are
-    // read as it ends (stop_capture).
-    if (params_.features.budget && params_.layout.task_iterator)
+    // Ready before a sample's first window ends, so that the tasks' states
+    // are read as it ends (stop_capture); a --stall watch never reads them.
+    if (params_.features.budget && params_.layout.task_iterator && !params_.stall_min_ns)
         session_.prepare_iterator("bpf_iter__task");
 }
 
