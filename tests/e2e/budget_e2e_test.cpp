@@ -682,9 +682,14 @@ TEST(BudgetE2E, AThreadStarvedAllWindowIsReadyAsTheKernelCountsItOnceItRuns)
     EXPECT_EQ(u64(b, "ready_ns"), u64(b, "window_ns")) << b.dump();
     // Waiting since the hold began: 100 ms before the window (more in a
     // slow guest), as the run-queue clock dates it (a tick late at most).
+    // Under the load harness, a load task may have held CPU 0 when kd-fifo
+    // woke, so kd-starved's wait can begin before the hold (by 13 ms once);
+    // the kernel's count below bounds it then.
     const uint64_t before = trigger_ns - hold_start;
     EXPECT_GE(u64(b, "ready_before_window_ns") + 5'000'000, before) << b.dump();
-    EXPECT_LE(u64(b, "ready_before_window_ns"), before + 5'000'000) << b.dump();
+    if (!under_load()) {
+        EXPECT_LE(u64(b, "ready_before_window_ns"), before + 5'000'000) << b.dump();
+    }
     // The kernel's count of the whole wait, once it ended: the part before
     // the window, READY, and the hold's rest after the window.
     // Under the load harness, the load's tasks on CPU 0 make kd-starved wait
