@@ -6,6 +6,9 @@
 #include "block_abi.h"
 #include "targets.bpf.h"
 #include "block/block_io.bpf.h"
+#include "kd_config_names.h"
+
+KD_REQUIRE_CONFIG(KD_BIOSNOOP_CONFIG)
 
 static __always_inline int bio_wanted(__u64 pid_tgid, __u32 dev)
 {

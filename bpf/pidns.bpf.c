@@ -13,6 +13,10 @@
 #include "kd_config.h"
 #include "pidns_abi.h"
 #include "targets.bpf.h"
+#include "kd_config_names.h"
+
+KD_REQUIRE_OFFSETS(KD_PIDNS_OFFSETS)
+KD_REQUIRE_CONFIG(KD_PIDNS_CONFIG)
 
 BPF_TABLE("lru_hash", __u32, struct kd_ns_thread, ns_threads, KD_NS_THREADS);
 

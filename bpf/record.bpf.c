@@ -5,6 +5,9 @@
  * follows this file. */
 #include "kd_config.h"
 #include "record_abi.h"
+#include "kd_config_names.h"
+
+KD_REQUIRE_CONFIG(KD_RECORD_CONFIG)
 
 BPF_RINGBUF_OUTPUT(records, RINGBUF_PAGES);
 BPF_PERCPU_ARRAY(records_lost, __u64, 1);

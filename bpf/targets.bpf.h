@@ -13,8 +13,12 @@
 #define KDELAY_TARGETS_BPF_H
 
 #include "kd_config.h"
+#include "kd_config_names.h"
 #include "target_abi.h"
 #include "typed_load.bpf.h"
+
+KD_REQUIRE_CONFIG(KD_TARGET_CONFIG)
+KD_REQUIRE_OFFSETS(KD_CGROUP_OFFSETS)
 
 #if TARGET_TGIDS > KD_MAX_TARGETS
 #error "more target processes than is_target() compares"

@@ -7,6 +7,11 @@
 
 #include "kd_config.h"
 #include "block_abi.h"
+#include "kd_config_names.h"
+
+KD_REQUIRE_CONFIG(KD_BLOCK_CONFIG)
+KD_REQUIRE_OFFSETS(KD_BLOCK_OFFSETS)
+KD_REQUIRE_OFFSETS(KD_BIO_OFFSETS)
 
 #if WITH_BLOCK
 #define KD_REQ_OP_MASK 0xff

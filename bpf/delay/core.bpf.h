@@ -10,6 +10,10 @@
 #include "delay_abi.h"
 #include "targets.bpf.h"
 #include "typed_load.bpf.h"
+#include "kd_config_names.h"
+
+KD_REQUIRE_OFFSETS(KD_TASK_OFFSETS)
+KD_REQUIRE_CONFIG(KD_DELAY_CONFIG)
 
 typedef TASK_STATE_TYPE kd_task_state_t;
 typedef PT_REGS_NR_TYPE kd_regs_nr_t;

@@ -134,7 +134,7 @@ BlockLayout biosnoop_layout()
 std::string render_biosnoop_program(const BiosnoopConfig& cfg, const BlockLayout& layout,
                                    const std::optional<CgroupMatch>& cgroup)
 {
-    ConfigHeader c;
+    ConfigHeader c(biosnoop_config_names());
     add_targets(c, cfg.bpf.pids, cgroup);
     c.number("FILTER_DEV", cfg.dev);
     add_block_config(c, layout, 16384);

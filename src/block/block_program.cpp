@@ -13,18 +13,10 @@ void add_block_config(ConfigHeader& c, const std::optional<BlockLayout>& layout,
 {
     const BlockLayout l = layout.value_or(BlockLayout{});
     c.flag("WITH_BLOCK", layout.has_value());
-    c.number("RQ_Q_OFF", l.rq_q.offset);
-    c.number("RQ_SECTOR_OFF", l.rq_sector.offset);
-    c.number("RQ_FLAGS_OFF", l.rq_flags.offset);
-    c.number("QUEUE_DISK_OFF", l.queue_disk.offset);
-    c.number("DISK_MAJOR_OFF", l.disk_major.offset);
-    c.number("DISK_MINOR_OFF", l.disk_minor.offset);
+    c.offsets(block_offsets(), l);
     c.number("MAX_BIOS", max_bios);
-    const BioLayout b = l.bio.value_or(BioLayout{});
     c.flag("WITH_BIO_QUEUE", l.bio.has_value());
-    c.number("BIO_BDEV_OFF", b.bio_bdev.offset);
-    c.number("BIO_SECTOR_OFF", b.bio_sector.offset);
-    c.number("BDEV_DISK_OFF", b.bdev_disk.offset);
+    c.offsets(bio_offsets(), l.bio.value_or(BioLayout{}));
 }
 
 std::set<std::string> block_features(const std::optional<BlockLayout>& layout)

@@ -24,22 +24,16 @@ NamespacePids::NamespacePids(const std::vector<pid_t>& local, unsigned debug,
     struct stat ns {};
     if (stat(kOwnNamespace, &ns) != 0)
         throw Error(Exit::osfile, std::string("cannot read ") + kOwnNamespace);
-    ConfigHeader c;
+    ConfigHeader c(pidns_config_names());
     add_targets(c, local, cgroup);
     c.number("NS_DEV", ns.st_dev);
     c.number("NS_INO", ns.st_ino);
     const KernelBtf btf;
     const std::optional<PidNsLayout> l = read_pidns_layout(btf);
     c.flag("TASK_ITERATOR", l.has_value());
-    c.number("TASK_THREAD_PID_OFF", l ? l->task_thread_pid.offset : 0);
-    c.number("TASK_GROUP_LEADER_OFF", l ? l->task_group_leader.offset : 0);
+    c.offsets(pidns_offsets(), l.value_or(PidNsLayout{}));
     c.number("TASK_PID_OFF", read_kernel_layout(btf).task_pid.offset);
-    c.number("TASK_TGID_OFF", l ? l->task_tgid.offset : 0);
-    c.number("PID_LEVEL_OFF", l ? l->pid_level.offset : 0);
-    c.number("PID_NUMBERS_OFF", l ? l->pid_numbers.offset : 0);
     c.number("UPID_SIZE", l ? l->upid_size : 0);
-    c.number("UPID_NR_OFF", l ? l->upid_nr.offset : 0);
-    c.number("UPID_NS_OFF", l ? l->upid_ns.offset : 0);
     c.number("PIDNS_INUM_OFF", l ? l->pidns_inum : 0);
     session_ = std::make_unique<BpfSession>(assemble_program({"pidns.bpf.c"}, c), debug);
     session_->attach(load_probe_set("pidns"));

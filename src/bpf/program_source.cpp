@@ -11,10 +11,23 @@
 
 namespace kdelay {
 
-void ConfigHeader::define(const std::string& name, const std::string& value)
+ConfigHeader::ConfigHeader(ConfigNames declared) : declared_(std::move(declared)) {}
+
+void ConfigHeader::define(const std::string& name, ConfigKind kind, const std::string& value)
 {
     if (!is_c_identifier(name))
         throw Error(Exit::software, "kd_config.h: '" + name + "' is not a C identifier");
+    // NAME_<i> is an entry of the INDEXED name NAME.
+    const size_t digits = name.find_last_not_of("0123456789");
+    const bool entry = kind == ConfigKind::NUMBER && digits + 1 < name.size() && name[digits] == '_';
+    const auto declared = std::find_if(declared_.begin(), declared_.end(), [&](const ConfigName& d) {
+        return d.kind == ConfigKind::INDEXED ? entry && name.compare(0, digits, d.name) == 0 && d.name.size() == digits
+                                             : d.name == name;
+    });
+    if (declared == declared_.end())
+        throw Error(Exit::software, "kd_config.h: " + name + " is not declared in kd_config_names.h for this program");
+    if (declared->kind != kind && declared->kind != ConfigKind::INDEXED)
+        throw Error(Exit::software, "kd_config.h: " + name + " is declared of another kind");
     if (std::find(names_.begin(), names_.end(), name) != names_.end())
         throw Error(Exit::software, "kd_config.h: " + name + " is defined twice");
     names_.push_back(name);
@@ -24,14 +37,33 @@ void ConfigHeader::define(const std::string& name, const std::string& value)
 void ConfigHeader::number(const std::string& name, uint64_t value)
 {
     // Past INT64_MAX, C would read a plain literal with a warning.
-    define(name, std::to_string(value) + (value > INT64_MAX ? "ULL" : ""));
+    define(name, ConfigKind::NUMBER, std::to_string(value) + (value > INT64_MAX ? "ULL" : ""));
+}
+
+void ConfigHeader::flag(const std::string& name, bool on) { define(name, ConfigKind::FLAG, on ? "1" : "0"); }
+
+void ConfigHeader::indexed(const std::string& name, const std::vector<uint64_t>& values)
+{
+    for (size_t i = 0; i < values.size(); ++i)
+        number(name + "_" + std::to_string(i), values[i]);
 }
 
 void ConfigHeader::type(const std::string& name, const std::string& type)
 {
     if (!is_c_identifier(type))
         throw Error(Exit::config, "'" + type + "' is not a valid C type name for " + name);
-    define(name, type);
+    define(name, ConfigKind::TYPE, type);
+}
+
+void ConfigHeader::check_complete() const
+{
+    std::string missing;
+    for (const ConfigName& d : declared_)
+        if (d.kind != ConfigKind::INDEXED && std::find(names_.begin(), names_.end(), d.name) == names_.end() &&
+            missing.find(" " + d.name + " ") == std::string::npos)
+            missing += " " + d.name + " ";
+    if (!missing.empty())
+        throw Error(Exit::software, "kd_config.h: declared but not defined:" + missing.substr(0, missing.size() - 1));
 }
 
 namespace {
@@ -83,6 +115,7 @@ void inline_file(const std::string& name, Assembly& a)
 std::string assemble_program(const std::vector<std::string>& parts, const ConfigHeader& config,
                              const SourceFiles& file_text)
 {
+    config.check_complete();
     Assembly a{config, file_text, {}, {}};
     inline_file(kConfigHeaderName, a);
     for (const std::string& part : parts)
@@ -119,27 +152,19 @@ void add_targets(ConfigHeader& config, const std::vector<pid_t>& tgids, const st
     if (cgroup && !tgids.empty())
         throw Error(Exit::software, "a target is processes or a cgroup, not both");
     config.number("TARGET_TGIDS", tgids.size());
-    for (size_t i = 0; i < tgids.size(); ++i)
-        config.number("TARGET_TGID_" + std::to_string(i), static_cast<uint64_t>(tgids[i]));
+    config.indexed("TARGET_TGID", std::vector<uint64_t>(tgids.begin(), tgids.end()));
     config.number("TARGET_CGROUP_ID", cgroup ? cgroup->target.id : 0);
-    if (!cgroup)
-        return;
-    const CgroupLayout& c = cgroup->layout;
-    config.number("TASK_CGROUPS_OFF", c.task_cgroups.offset);
-    config.number("CSS_SET_DFL_CGRP_OFF", c.css_set_dfl_cgrp.offset);
-    config.number("CSS_SET_SUBSYS_OFF", c.css_set_subsys.offset);
-    config.number("CSS_CGROUP_OFF", c.css_cgroup.offset);
-    config.number("CGROUP_KN_OFF", c.cgroup_kn.offset);
-    config.number("CGROUP_PARENT_OFF", c.cgroup_parent.offset);
-    config.number("KERNFS_ID_OFF", c.kernfs_id.offset);
-    config.number("KERNFS_NAME_OFF", c.kernfs_name.offset);
-    const std::string& name = cgroup->target.name;
-    const bool follow = cgroup->target.parent_id && !name.empty() && name.size() < KD_CGROUP_NAME_MAX;
+    // Without a cgroup, zeros: the kernel side reads them under
+    // #if TARGET_CGROUP_ID only, but requires every name defined.
+    config.offsets(cgroup_offsets(), cgroup ? cgroup->layout : CgroupLayout{});
+    const std::string name = cgroup ? cgroup->target.name : "";
+    const bool follow = cgroup && cgroup->target.parent_id && !name.empty() && name.size() < KD_CGROUP_NAME_MAX;
     config.number("TARGET_CGROUP_PARENT_ID", follow ? cgroup->target.parent_id : 0);
     config.number("TARGET_CGROUP_NAME_LEN", follow ? name.size() : 0);
     config.number("TARGET_CGROUP_NAME_HASH", follow ? cgroup_name_hash(name) : 0);
-    config.flag("TARGET_CGROUP_V1", c.subsys >= 0);
-    config.number("TARGET_CGROUP_SUBSYS", c.subsys >= 0 ? static_cast<uint64_t>(c.subsys) : 0);
+    const int subsys = cgroup ? cgroup->layout.subsys : -1;
+    config.flag("TARGET_CGROUP_V1", subsys >= 0);
+    config.number("TARGET_CGROUP_SUBSYS", subsys >= 0 ? static_cast<uint64_t>(subsys) : 0);
 }
 
 }  // namespace kdelay

@@ -15,24 +15,40 @@
 #include <vector>
 
 #include "bpf/btf_offsets.h"
+#include "bpf/config_names.h"
 #include "sys/cgroup.h"
 
 namespace kdelay {
 
-// kd_config.h: #defines only, each a checked name and a number or a C type
-// name, so nothing from the command line is ever spliced into C.
+// kd_config.h: #defines only, each a declared name (bpf/kd_config_names.h)
+// and a number or a C type name, so nothing from the command line is ever
+// spliced into C.
 class ConfigHeader {
 public:
-    // Throws Error(Exit::software) for a name that is not a C identifier or
-    // is defined twice.
+    // The names this program's kd_config.h defines, all of them.
+    explicit ConfigHeader(ConfigNames declared);
+    // Each throws Error(Exit::software) for a name the program does not
+    // declare, of another kind, or defined twice.
     void number(const std::string& name, uint64_t value);
-    void flag(const std::string& name, bool on) { number(name, on ? 1 : 0); }
+    void flag(const std::string& name, bool on);
+    // NAME_0, NAME_1, ... of an INDEXED name.
+    void indexed(const std::string& name, const std::vector<uint64_t>& values);
     // Throws Error(Exit::config) unless type is a C identifier (__u32).
     void type(const std::string& name, const std::string& type);
+    // Each name of an offsets list, with its member's offset in layout.
+    template <class Layout>
+    void offsets(const LayoutOffsets<Layout>& list, const Layout& layout)
+    {
+        for (const LayoutOffset<Layout>& o : list)
+            number(o.name, (layout.*o.member).offset);
+    }
+    // Throws Error(Exit::software) naming the declared names not defined.
+    void check_complete() const;
     const std::string& text() const { return text_; }
 
 private:
-    void define(const std::string& name, const std::string& value);
+    void define(const std::string& name, ConfigKind kind, const std::string& value);
+    ConfigNames declared_;
     std::vector<std::string> names_;
     std::string text_;
 };

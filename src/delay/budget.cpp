@@ -59,7 +59,7 @@ void add_state_at_end(TimeBudget& t, BlockedBy& blocked, const ThreadState& now,
         t.ready_ns += ns;
         t.ready_before_ns = kd_wait_before_window(kernel->at_ns, w.start_ns, kernel->waiting_ns);
         if (ns)
-            t.ready_blame.push_back({HolderKind::open, 0, 0, "", ns});
+            t.ready_blame.push_back({{HolderKind::open, 0, 0, ""}, ns});
     } else if (kernel && kernel->state == 0) {
         t.running_ns += ns;
     } else {
@@ -94,7 +94,7 @@ TimeBudget make_budget(const kd_budget& b, const BudgetWindow& w, const std::map
         // as open, so that the blame adds up to READY.
         t.ready_ns += open;
         if (open)
-            t.ready_blame.push_back({HolderKind::open, 0, 0, "", open});
+            t.ready_blame.push_back({{HolderKind::open, 0, 0, ""}, open});
         break;
     case KD_B_STOPPED:
         t.stopped_ns += open;

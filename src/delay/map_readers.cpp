@@ -197,11 +197,11 @@ void read_budgets(MapIo& maps, SampleReading& r)
     std::map<uint32_t, std::vector<TimeBudget::Waker>> wakers;
     const auto waker_gen = [](const kd_waker& w) { return w.gen; };
     for (const auto& [k, w] : thread_entries<kd_waker_key, kd_waker>(maps, "wakers", &r, waker_gen))
-        wakers[k.tid].push_back({waker_kind(k.kind), k.waker_tid, w.tgid, bounded(w.comm), w.count, w.blocked_ns});
+        wakers[k.tid].push_back({{waker_kind(k.kind), k.waker_tid, w.tgid, bounded(w.comm)}, w.count, w.blocked_ns});
     std::map<uint32_t, std::vector<TimeBudget::Holder>> holders;
     const auto blame_gen = [](const kd_blame& b) { return b.gen; };
     for (const auto& [k, b] : thread_entries<kd_blame_key, kd_blame>(maps, "blame", &r, blame_gen))
-        holders[k.tid].push_back({holder_kind(k.kind), k.holder, b.tgid, bounded(b.comm), b.ns});
+        holders[k.tid].push_back({{holder_kind(k.kind), k.holder, b.tgid, bounded(b.comm)}, b.ns});
     // A stall's thread was running at both ends: /proc has nothing to add.
     std::map<uint32_t, ThreadState> now;
     for (pid_t pid : r.interval ? std::vector<pid_t>{} : target_processes(r.params)) {

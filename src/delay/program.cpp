@@ -73,28 +73,18 @@ std::vector<pid_t> target_processes(const DelayProgramParams& p)
 
 std::string render_delay_program(const DelayProgramParams& p)
 {
-    ConfigHeader c;
+    ConfigNames declared = delay_config_names();
+    for (const RegisteredSection& s : registered_sections())
+        declared = declared + s.def->config;
+    ConfigHeader c(declared);
     // No process yet (--ebpf before a command is launched): tgid 0, no task.
     add_targets(c, p.tgids.empty() && !p.cgroup ? std::vector<pid_t>{0} : p.tgids, p.cgroup);
     c.number("POLL_NR", p.poll_nr);
-    c.number("TASK_PID_OFF", p.layout.task_pid.offset);
-    c.number("TASK_TGID_OFF", p.layout.task_tgid.offset);
-    c.number("TASK_STATE_OFF", p.layout.task_state.offset);
+    c.offsets(task_offsets(), p.layout);
     c.type("TASK_STATE_TYPE", uint_type("task_struct state", p.layout.task_state.size));
     c.flag("SWITCH_PASSES_PREV_STATE", p.layout.switch_passes_prev_state);
-    c.number("TASK_COMM_OFF", p.layout.task_comm.offset);
-    c.number("TASK_RUN_DELAY_OFF", p.layout.task_run_delay.offset);
-    c.number("TASK_LAST_ARRIVAL_OFF", p.layout.task_last_arrival.offset);
-    c.number("TASK_LAST_QUEUED_OFF", p.layout.task_last_queued.offset);
-    c.number("TASK_CFS_RQ_OFF", p.layout.task_cfs_rq.offset);
-    c.number("CFS_RQ_RQ_OFF", p.layout.cfs_rq_rq.offset);
-    c.number("RQ_CLOCK_OFF", p.layout.rq_clock.offset);
-    c.number("RQ_CPU_OFF", p.layout.rq_cpu.offset);
     c.number("MAX_CPUS", p.cpus);
-    c.number("IRQACTION_NAME_OFF", p.layout.irqaction_name.offset);
-    c.number("PT_REGS_NR_OFF", p.layout.regs_syscall_nr.offset);
     c.type("PT_REGS_NR_TYPE", uint_type("pt_regs syscall number", p.layout.regs_syscall_nr.size));
-    c.number("PT_REGS_RC_OFF", p.layout.regs_return.offset);
     c.flag("SLOT_CLAIMS", p.compare_and_swap);
 
     const DelayFeatures& f = p.features;
@@ -121,17 +111,13 @@ std::string render_delay_program(const DelayProgramParams& p)
     c.flag("STALL_SITES", sites);
     c.number("PT_REGS_SP_OFF", sites ? p.layout.regs_sp->offset : 0);
     c.number("STALL_RESTART_NR", p.stall_restart_nr);
-    c.number("TASK_NVCSW_OFF", p.layout.task_nvcsw.offset);
-    c.number("TASK_GROUP_LEADER_OFF", p.layout.task_group_leader.offset);
-    c.number("TASK_NIVCSW_OFF", p.layout.task_nivcsw.offset);
     c.flag("TASK_ITERATOR", p.layout.task_iterator);
     c.number("TASK_ON_CPU_OFF", p.layout.task_on_cpu ? p.layout.task_on_cpu->offset : 0);
     c.number("TASK_ON_CPU_SIZE", p.layout.task_on_cpu ? p.layout.task_on_cpu->size : 0);
     if (p.stall_poll_nrs.size() > kMaxStallPollNrs)
         throw Error(Exit::software, "more poll-family syscalls than the program compares");
     c.number("STALL_POLL_NRS", p.stall_poll_nrs.size());
-    for (size_t i = 0; i < p.stall_poll_nrs.size(); ++i)
-        c.number("STALL_POLL_NR_" + std::to_string(i), p.stall_poll_nrs[i]);
+    c.indexed("STALL_POLL_NR", std::vector<uint64_t>(p.stall_poll_nrs.begin(), p.stall_poll_nrs.end()));
 
     c.number("MAX_THREADS", p.sizes.threads);
     c.number("MAX_SYSCALLS", p.sizes.syscalls);

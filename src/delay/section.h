@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "bpf/config_names.h"
 #include "delay/features.h"
 #include "delay/maps.h"
 
@@ -43,6 +44,9 @@ struct ThreadSection {
     // has a --histogram kind, and the kind's name in the report.
     const char* hist_macro = nullptr;
     const char* hist_name = nullptr;
+    // The names its part reads from kd_config.h: its list in
+    // bpf/kd_config_names.h (KD_CONFIG_NAMES(KD_NAME_CONFIG)).
+    ConfigNames config;
 };
 
 // A registered section with the counters the registry gave it: map-full

@@ -75,7 +75,7 @@ std::string render_record_program(const RecordSet& set)
         p.partial("reads", reads);
         functions += render_template("record/probe.c.mustache", embedded_file("record/probe.c.mustache"), p);
     }
-    ConfigHeader c;
+    ConfigHeader c(record_config_names());
     c.number("RINGBUF_PAGES", 256);
     return assemble_program({"record.bpf.c"}, c) + functions;
 }

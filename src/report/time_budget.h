@@ -71,23 +71,23 @@ struct TimeBudget {
     enum class Source { ebpf, iterator, proc };
     Source source = Source::ebpf;
 
-    // Who ended the blocked time.
-    struct Waker {
-        WakerKind kind = WakerKind::task;
-        uint32_t tid = 0;  // task: the waker's thread and process
+    // Another task, or what stands for one (an interrupt, other tasks), by kind.
+    template <class Kind>
+    struct Party {
+        Kind kind = Kind::task;
+        uint32_t tid = 0;  // task: its thread and process
         uint32_t pid = 0;
         std::string comm;
+    };
+    // Who ended the blocked time.
+    struct Waker : Party<WakerKind> {
         uint64_t count = 0;
         uint64_t blocked_ns = 0;
     };
     std::vector<Waker> wakers;  // by blocked_ns, descending
 
     // Who had the CPU while the thread was READY.
-    struct Holder {
-        HolderKind kind = HolderKind::task;
-        uint32_t tid = 0;  // task: the holder's thread and process
-        uint32_t pid = 0;
-        std::string comm;
+    struct Holder : Party<HolderKind> {
         uint64_t ns = 0;
     };
     std::vector<Holder> ready_blame;  // by ns, descending

@@ -42,14 +42,6 @@ std::string unmet(const E2eCase& c)
     return "";
 }
 
-std::vector<std::string> with_pid(std::vector<std::string> args, pid_t pid)
-{
-    for (std::string& a : args)
-        for (size_t at; (at = a.find("{pid}")) != std::string::npos;)
-            a.replace(at, 5, std::to_string(pid));
-    return args;
-}
-
 class CaseTest : public ::testing::Test {
 public:
     explicit CaseTest(E2eCase c) : c_(std::move(c)) {}
@@ -64,19 +56,20 @@ public:
         if (std::count(c_.requires_.begin(), c_.requires_.end(), "schedstats"))
             schedstats = std::make_unique<SchedStatsOn>();
 
-        std::unique_ptr<Process> workload;
-        if (!c_.workload.empty()) {
-            std::vector<std::string> workload_argv = c_.workload;
-            workload_argv[0] = kProgramsDir + "/" + workload_argv[0];
-            workload = std::make_unique<Process>(workload_argv);
+        std::vector<std::unique_ptr<Process>> workloads;
+        std::vector<int> pids;
+        for (std::vector<std::string> argv : c_.workloads) {
+            argv[0] = kProgramsDir + "/" + argv[0];
+            workloads.push_back(std::make_unique<Process>(argv));
             // A hang guard: kd_reclaim's setup took over 10 s in a guest under steal.
-            ASSERT_TRUE(workload->wait_for_output(c_.ready, std::chrono::seconds(60)))
-                << c_.file << ": the workload never printed " << c_.ready << "\n" << workload->err();
+            ASSERT_TRUE(workloads.back()->wait_for_output(c_.ready, std::chrono::seconds(60)))
+                << c_.file << ": the workload never printed " << c_.ready << "\n" << workloads.back()->err();
+            pids.push_back(workloads.back()->pid());
         }
 
         std::vector<std::string> argv = {kKdelay};
-        const auto args = workload ? with_pid(c_.kdelay, workload->pid()) : c_.kdelay;
-        argv.insert(argv.end(), args.begin(), args.end());
+        for (const std::string& a : c_.kdelay)
+            argv.push_back(with_pids(a, pids));
         argv.insert(argv.end(), {"--format", "json"});
         if (!c_.command.empty()) {
             argv.push_back("--");
@@ -90,11 +83,16 @@ public:
         for (const CaseStep& s : c_.steps) {
             switch (s.kind) {
             case CaseStep::Kind::signal:  // a COMMAND case signals kdelay only (parse_cases)
-                (s.to_kdelay ? kdelay : *workload).signal(s.signal);
+                if (s.to_kdelay)
+                    kdelay.signal(s.signal);
+                for (size_t k = 0; k < workloads.size() && !s.to_kdelay; ++k)
+                    if (s.workload == 0 || s.workload == static_cast<int>(k) + 1)
+                        workloads[k]->signal(s.signal);
                 break;
             case CaseStep::Kind::wait:
-                ASSERT_TRUE(workload->wait_for_output(s.text, s.time))
-                    << c_.file << ": the workload never printed " << s.text << "\n" << workload->out();
+                for (const auto& w : workloads)
+                    ASSERT_TRUE(w->wait_for_output(s.text, s.time))
+                        << c_.file << ": a workload never printed " << s.text << "\n" << w->out();
                 break;
             case CaseStep::Kind::sleep:
                 std::this_thread::sleep_for(s.time);
@@ -105,19 +103,25 @@ public:
         run.status = kdelay.wait(c_.timeout);
         run.out = kdelay.out();
         run.err = kdelay.err();
-        run.workload_out = workload ? workload->out() : run.out;
+        for (const auto& w : workloads)
+            run.workload_outs.push_back(w->out());
+        if (workloads.empty())
+            run.workload_outs.push_back(run.out);  // a COMMAND's output is on kdelay's stdout
         for (const Expectation& e : c_.expects) {
             std::string failure;
             try {
-                failure = check_expectation(e.text, run);
+                failure = check_expectation(with_pids(e.text, pids), run);
             } catch (const std::exception& ex) {
                 failure = std::string("malformed: ") + ex.what();
             }
             if (!failure.empty())
                 ADD_FAILURE_AT(c_.file.c_str(), e.line) << "EXPECT " << e.text << "\n  " << failure;
         }
-        if (HasFailure())
-            std::cerr << "kdelay's stderr:\n" << run.err << "\nworkload's output:\n" << run.workload_out;
+        if (HasFailure()) {
+            std::cerr << "kdelay's stderr:\n" << run.err;
+            for (const std::string& out : run.workload_outs)
+                std::cerr << "\nworkload's output:\n" << out;
+        }
     }
 
 private:

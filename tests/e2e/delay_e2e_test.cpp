@@ -420,36 +420,6 @@ TEST(DelayE2E, DiskInterruptsCountOnTheThreadTheyInterrupt)
     EXPECT_GE(number(find_row(t, kHardIrq, "TOTAL:")->at(1)), on_spinner);
 }
 
-// With -p A,B the sample goes on while either lives, each process's threads
-// under a line naming it; it ends when the last one exits.
-// A gtest: two workloads, killed one after the other.
-TEST(DelayE2E, SeveralProcessesEndTheSampleOnlyWhenTheLastExits)
-{
-    KD_REQUIRE_BPF();
-    auto a = std::make_unique<Process>(std::vector<std::string>{kWorkload, "spin"});
-    auto b = std::make_unique<Process>(std::vector<std::string>{kWorkload, "spin"});
-    ASSERT_TRUE(a->wait_for_output("ready", 5s));
-    ASSERT_TRUE(b->wait_for_output("ready", 5s));
-    const std::string pid_a = std::to_string(a->pid()), pid_b = std::to_string(b->pid());
-    Process kdelay({kKdelay, "-p", pid_a + "," + pid_b, "--sample-time", "60", "--sample-count", "3"});
-    ASSERT_TRUE(kdelay.wait_for_output("# Start sampling", kStartTimeout)) << kdelay.err();
-    std::this_thread::sleep_for(300ms);
-    a.reset();  // SIGKILL
-    std::this_thread::sleep_for(1s);
-    EXPECT_EQ(kdelay.out().find("exited"), std::string::npos) << "ended with one process left:\n" << kdelay.out();
-    b.reset();
-    ASSERT_EQ(kdelay.wait(10s), 0) << kdelay.err();
-    const std::string out = kdelay.out();
-    EXPECT_NE(out.find("Target processes " + pid_a + ", " + pid_b + " exited; the sample ends here"),
-              std::string::npos) << out;
-    const size_t first = out.find("# PROCESS " + pid_a + " (kd_workload)\n");
-    const size_t second = out.find("# PROCESS " + pid_b + " (kd_workload)\n");
-    EXPECT_NE(first, std::string::npos) << out;
-    EXPECT_NE(second, std::string::npos) << out;
-    EXPECT_LT(first, second) << "in -p's order";
-    EXPECT_EQ(parse_samples(out).size(), 1u) << "no further samples after the exit";
-}
-
 // A gtest: the kernel's list of loaded programs, around two kdelay runs.
 TEST(DelayE2E, NothingStaysAttachedAfterExit)
 {

@@ -127,60 +127,6 @@ TEST(JsonE2E, DelayReportAsJsonLines)
     EXPECT_EQ(counts["nanosleep"], 20u);
 }
 
-// -p A,B: both processes in one report, each thread under its own pid, and
-// each one's counts exact (different counts tell them apart).
-// A gtest: two workloads.
-// TAGS kernel logic
-TEST(JsonE2E, SeveralProcessesInOneReportCountEachExactly)
-{
-    KD_REQUIRE_BPF();
-    Process a({kWorkload, "syscalls", "1000", "20"});
-    Process b({kWorkload, "syscalls", "700", "10"});
-    ASSERT_TRUE(a.wait_for_output("ready", 5s));
-    ASSERT_TRUE(b.wait_for_output("ready", 5s));
-    Process kdelay({kKdelay, "-p", std::to_string(a.pid()) + "," + std::to_string(b.pid()), "--sample-time", "2",
-                    "--budget", "--format", "json"});
-    ASSERT_TRUE(kdelay.wait_for_output("\"marker\":\"start\"", kStartTimeout)) << kdelay.err();
-    a.signal(SIGUSR1);
-    b.signal(SIGUSR1);
-    ASSERT_TRUE(a.wait_for_output("done", 10s));
-    ASSERT_TRUE(b.wait_for_output("done", 10s));
-    const uint32_t tid_a = workload_tid(a.out(), "kd-counter"), tid_b = workload_tid(b.out(), "kd-counter");
-    ASSERT_EQ(kdelay.wait(20s), 0) << kdelay.err();
-
-    const json* sample = nullptr;
-    const auto lines = json_lines(kdelay.out());
-    for (const auto& l : lines)
-        if (l["type"] == "sample")
-            sample = &l;
-    ASSERT_TRUE(sample) << kdelay.out();
-    std::map<uint32_t, std::map<std::string, uint64_t>> counts;  // by tid
-    std::map<uint32_t, uint32_t> pid_of;
-    std::vector<uint32_t> pids_in_order;
-    for (const auto& t : (*sample)["threads"]) {
-        expect_thread_schema(t);
-        const uint32_t tid = t["tid"], pid = t["pid"];
-        pid_of[tid] = pid;
-        if (pids_in_order.empty() || pids_in_order.back() != pid)
-            pids_in_order.push_back(pid);
-        for (const auto& s : t["syscalls"])
-            counts[tid][s["name"]] = s["count"];
-    }
-    EXPECT_EQ(pids_in_order, (std::vector<uint32_t>{static_cast<uint32_t>(a.pid()), static_cast<uint32_t>(b.pid())}))
-        << "threads grouped by process, in -p's order";
-    EXPECT_EQ(pid_of[tid_a], static_cast<uint32_t>(a.pid()));
-    EXPECT_EQ(pid_of[tid_b], static_cast<uint32_t>(b.pid()));
-    // Both counters share CPU 1: on a kernel that runs syscall probes
-    // preemptibly the kernel may skip some runs, and says how many.
-    const uint64_t skipped = (*sample)["probe_runs_skipped"];
-    KD_EXPECT_COUNT(counts[tid_a]["getppid"], 1000u, skipped);
-    KD_EXPECT_COUNT(counts[tid_a]["nanosleep"], 20u, skipped);
-    KD_EXPECT_COUNT(counts[tid_b]["getppid"], 700u, skipped);
-    KD_EXPECT_COUNT(counts[tid_b]["nanosleep"], 10u, skipped);
-    EXPECT_TRUE(pid_of.count(static_cast<uint32_t>(a.pid())) && pid_of.count(static_cast<uint32_t>(b.pid())))
-        << "each main thread has a budget from /proc";
-}
-
 // A gtest: every object checked against the schema of docs/json.md.
 TEST(JsonE2E, BiosnoopAsJsonLines)
 {

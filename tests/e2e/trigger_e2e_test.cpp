@@ -199,29 +199,6 @@ TEST(TriggerE2E, MissingProbesSymbolsAndTracepointsAreClearErrors)
         EXPECT_EQ(std::count(r->err.begin(), r->err.end(), '\n'), 1) << r->err;
 }
 
-// With several processes an uprobe or USDT trigger is attached in each:
-// the sections come from the second, while the first sleeps for good. A
-// USDT trigger is an uprobe at the probe, each process's semaphore raised
-// by the kernel (kd_triggers fires its probes only while theirs is raised).
-// A gtest: two workloads.
-// TAGS kernel logic
-TEST(TriggerE2E, UprobeAndUsdtTriggersAttachInEachListedProcess)
-{
-    KD_REQUIRE_BPF();
-    Process idle({kTriggers, "0", "30", "30", "600000"});  // one section, then a 10-minute gap
-    Process working({kTriggers, "0", "30", "30"});
-    ASSERT_TRUE(idle.wait_for_output("ready", 5s));
-    ASSERT_TRUE(working.wait_for_output("ready", 5s));
-    for (const auto& [start, stop] : {std::pair{"up:kd_work_section", "upr:kd_work_section"},
-                                      std::pair{"u:kdtest:work_start", "u:kdtest:work_end"}}) {
-        SCOPED_TRACE(start);
-        Result r = run({kKdelay, "-p", std::to_string(idle.pid()) + "," + std::to_string(working.pid()),
-                        "--start-trigger", start, "--stop-trigger", stop, "--sample-count", "2"},
-                       120s);
-        expect_exact_sections(r, 2, 30'000'000);
-    }
-}
-
 // A cgroup's USDT trigger is attached to the file its processes run, for
 // every process, and the program lets only the cgroup's fire it. Beside the
 // cgroup's process runs one of the same file outside it, its sections ten

@@ -13,7 +13,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
             for (const auto& e : c.expects) {
                 kdtest::CaseRun run;
                 run.out = R"({"type":"sample","threads":[{"name":"a","tid":1,"syscalls":[]}]})";
-                run.workload_out = "calls a 3\n";
+                run.workload_outs = {"calls a 3\n"};
                 (void)kdtest::check_expectation(e.text, run);
             }
     } catch (const std::runtime_error&) {

@@ -35,8 +35,8 @@ Sample sample_named(const std::vector<std::string>& n)
     b.ready_ns = 30;
     b.blocked_ns = 30;
     b.blocked = {{202, "futex", 30}};
-    b.wakers = {{WakerKind::task, 8, 7, name(3), 1, 30}};
-    b.ready_blame = {{HolderKind::task, 9, 7, name(4), 30}};
+    b.wakers = {{{WakerKind::task, 8, 7, name(3)}, 1, 30}};
+    b.ready_blame = {{{HolderKind::task, 9, 7, name(4)}, 30}};
     t.budget = b;
     ThreadSample other = t;
     other.tid = 8;

@@ -120,11 +120,12 @@ struct Report {
 //   expect := sum OP sum | sum 'in' sum '..' sum | ('stdout'|'stderr') ('contains'|'lacks') STRING
 //   sum    := term (('+'|'-') term)*
 //   term   := atom (('*'|'/') NUMBER)*
-//   atom   := NUMBER | STRING | 'null' | 'missing' | 'exit' | 'samples' | 'stalls' | workload(WORD NAME)
+//   atom   := NUMBER | STRING | 'null' | 'missing' | 'exit' | 'samples' | 'stalls'
+//           | 'workload' [N] '(' WORD NAME ')'  (the first workload's, or the Nth's)
 //           | syscall_nr(NAME) | path
 // An index written [*] stands for each sample's: the expectation is checked
 // once per sample, with [*] replaced by 0, 1, ...
-//   path   := ('sample' ['[' N ']'] | 'thread(' NAME ')' | 'marker(' KIND ')' ['[' N ']']
+//   path   := ('sample' ['[' N ']'] | 'thread(' NAME [PID] ')' | 'marker(' KIND ')' ['[' N ']']
 //              | 'stall(' NAME ')' ['[' N ']'])
 //             ('.' KEY ['[' SEL ']'])*
 //   SEL    := N | NAME (the element whose "name" is NAME) | FIELD=VALUE
@@ -333,9 +334,16 @@ private:
             return Value{Value::Kind::number, static_cast<double>(report_.samples.size()), {}};
         if (w == "stalls")
             return Value{Value::Kind::number, static_cast<double>(report_.stalls.size()), {}};
-        if (w == "workload") {
+        if (w.rfind("workload", 0) == 0) {
+            const std::string n = w.substr(8);
+            if (n.find_first_not_of("0123456789") != std::string::npos || n == "0" || n.size() > 2)
+                fail("unknown value '" + w + "'");
             expect_char('(');
-            return workload_number(until(')'));
+            const std::string key = until(')');
+            const size_t k = n.empty() ? 0 : std::stoul(n) - 1;
+            if (k >= run_.workload_outs.size())
+                fail("there is no " + w);
+            return workload_number(run_.workload_outs[k], key);
         }
         if (w == "syscall_nr") {
             expect_char('(');
@@ -357,9 +365,15 @@ private:
             at = k < report_.samples.size() ? &report_.samples[k] : nullptr;
         } else if (w == "thread") {
             expect_char('(');
-            const std::string name = until(')');
+            // NAME, or NAME PID: the thread of that name in that process.
+            const std::vector<std::string> who = words(until(')'));
+            if (who.empty() || who.size() > 2)
+                fail("thread() takes a NAME and maybe a PID");
             if (!report_.samples.empty())
-                at = select(&report_.samples[0]["threads"], "name=" + name);
+                for (const json& t : report_.samples[0]["threads"])
+                    if (!at && t.value("name", "") == who[0] &&
+                        (who.size() == 1 || std::to_string(t.value("pid", 0u)) == who[1]))
+                        at = &t;
         } else if (w == "marker" || w == "stall") {
             // The Nth marker of a kind, or the Nth stall of a thread by name.
             expect_char('(');
@@ -417,11 +431,11 @@ private:
         }
         return nullptr;
     }
-    // workload(WORD NAME): the number after "WORD NAME " in the workload's output.
-    Value workload_number(const std::string& key) const
+    // workload(WORD NAME): the number after "WORD NAME " in a workload's output.
+    static Value workload_number(const std::string& out, const std::string& key)
     {
         const std::string needle = key + " ";
-        std::istringstream in(run_.workload_out);
+        std::istringstream in(out);
         for (std::string l; std::getline(in, l);)
             if (l.compare(0, needle.size(), needle) == 0) {
                 char* end = nullptr;
@@ -442,16 +456,32 @@ private:
 
 namespace {
 
+constexpr size_t kMaxWorkloads = 4;
+
+// "workload" is 0 (every workload), "workloadN" N (1 to kMaxWorkloads); -1 otherwise.
+int workload_number_of(const std::string& w)
+{
+    if (w == "workload")
+        return 0;
+    if (w.size() == 9 && w.rfind("workload", 0) == 0 && w[8] >= '1' && w[8] <= '0' + static_cast<int>(kMaxWorkloads))
+        return w[8] - '0';
+    return -1;
+}
+
 // A finished case: what each kind must have.
 void check_complete(const E2eCase& c)
 {
     if (c.is_error)
         return;
     const std::string where = c.file + ":" + std::to_string(c.line) + ": " + c.name;
-    if (c.workload.empty() && c.command.empty())
+    if (c.workloads.empty() && c.command.empty())
         throw std::runtime_error(where + " has no WORKLOAD or COMMAND");
-    if (!c.workload.empty() && !c.command.empty())
+    if (!c.workloads.empty() && !c.command.empty())
         throw std::runtime_error(where + " has both a WORKLOAD and a COMMAND");
+    for (const CaseStep& s : c.steps)
+        if (s.workload > static_cast<int>(c.workloads.size()))
+            throw std::runtime_error(where + ": a STEP signals workload" + std::to_string(s.workload) + " of " +
+                                     std::to_string(c.workloads.size()));
     for (const CaseStep& s : c.steps)
         if (!c.command.empty() && s.kind != CaseStep::Kind::sleep && !(s.kind == CaseStep::Kind::signal && s.to_kdelay))
             throw std::runtime_error(where + ": a COMMAND case has no workload to signal or wait for");
@@ -544,7 +574,9 @@ std::vector<E2eCase> parse_cases(const std::string& text, const std::string& fil
         } else if (key == "WORKLOAD") {
             if (args.empty())
                 fail("WORKLOAD needs a program");
-            c->workload = args;
+            if (c->workloads.size() == kMaxWorkloads)
+                fail("at most " + std::to_string(kMaxWorkloads) + " WORKLOADs");
+            c->workloads.push_back(args);
         } else if (key == "COMMAND") {
             if (args.empty())
                 fail("COMMAND needs a program");
@@ -562,9 +594,10 @@ std::vector<E2eCase> parse_cases(const std::string& text, const std::string& fil
         } else if (key == "STEP") {
             CaseStep s;
             try {
-                if (args.size() == 3 && args[0] == "signal" && (args[1] == "workload" || args[1] == "kdelay")) {
+                if (args.size() == 3 && args[0] == "signal" && (workload_number_of(args[1]) >= 0 || args[1] == "kdelay")) {
                     s.kind = CaseStep::Kind::signal;
                     s.to_kdelay = args[1] == "kdelay";
+                    s.workload = s.to_kdelay ? 0 : workload_number_of(args[1]);
                     s.signal = signal_named(args[2]);
                     if (!s.signal)
                         fail("unknown signal '" + args[2] + "'");
@@ -576,7 +609,7 @@ std::vector<E2eCase> parse_cases(const std::string& text, const std::string& fil
                     s.kind = CaseStep::Kind::sleep;
                     s.time = duration_of(args[1]);
                 } else {
-                    fail("STEP is 'signal workload|kdelay SIG', 'wait DURATION TEXT' or 'sleep DURATION'");
+                    fail("STEP is 'signal workload[N]|kdelay SIG', 'wait DURATION TEXT' or 'sleep DURATION'");
                 }
             } catch (const std::logic_error&) {  // std::stod's invalid_argument and out_of_range
                 fail("a STEP duration is a number with s or ms");
@@ -621,6 +654,16 @@ std::string check_expectation(const std::string& expr, const CaseRun& run)
             return "with [*] = [" + std::to_string(k) + "]: " + failure;
     }
     return "";
+}
+
+std::string with_pids(std::string text, const std::vector<int>& pids)
+{
+    for (size_t k = 0; k < pids.size(); ++k)
+        for (const std::string& name : k == 0 ? std::vector<std::string>{"{pid}", "{pid1}"}
+                                              : std::vector<std::string>{"{pid" + std::to_string(k + 1) + "}"})
+            for (size_t at; (at = text.find(name)) != std::string::npos;)
+                text.replace(at, name.size(), std::to_string(pids[k]));
+    return text;
 }
 
 }  // namespace kdtest

@@ -13,9 +13,10 @@ namespace kdtest {
 struct CaseStep {
     enum class Kind { signal, wait, sleep };
     Kind kind = Kind::sleep;
-    bool to_kdelay = false;  // signal: kdelay rather than the workload
+    bool to_kdelay = false;  // signal: kdelay rather than a workload
+    int workload = 0;        // signal: the Nth workload (from 1); 0: every one
     int signal = 0;
-    std::string text;        // wait: a line of the workload's output containing it
+    std::string text;        // wait: a line of each workload's output containing it
     std::chrono::milliseconds time{0};  // sleep, or wait's limit
 };
 
@@ -35,12 +36,14 @@ struct E2eCase {
     bool is_error = false;
     int error_exit = 0;
     std::string error_line;
-    std::vector<std::string> workload;   // a program of tests/programs and its arguments
+    // Programs of tests/programs and their arguments, started in order.
+    std::vector<std::vector<std::string>> workloads;
     // Or a program of tests/programs that kdelay starts itself, after "--";
     // its output is on kdelay's stdout.
     std::vector<std::string> command;
-    std::string ready = "ready";         // the workload's line before kdelay starts
-    std::vector<std::string> kdelay;     // arguments; {pid} is the workload's pid
+    std::string ready = "ready";         // each workload's line before kdelay starts
+    // Arguments; {pid} is the first workload's pid, {pid2} the second's...
+    std::vector<std::string> kdelay;
     std::vector<CaseStep> steps;
     std::chrono::seconds timeout{30};    // for kdelay to end after the steps
     std::vector<Expectation> expects;
@@ -57,8 +60,11 @@ E2eCase parse_case(const std::string& text, const std::string& file);
 struct CaseRun {
     int status = -1;
     std::string out, err;  // kdelay's: JSON Lines on stdout
-    std::string workload_out;
+    std::vector<std::string> workload_outs;  // each workload's, in order
 };
+
+// text with {pid} and {pid1} replaced by pids[0], {pid2} by pids[1]...
+std::string with_pids(std::string text, const std::vector<int>& pids);
 
 // "" when the expectation holds; else why not, with the values compared.
 // Throws std::runtime_error on a malformed expectation.

@@ -4,6 +4,8 @@
 #include "delay/core.bpf.h"
 #include "delay/irq_slots.bpf.h"
 
+KD_REQUIRE_CONFIG(KD_LOCKS_CONFIG)
+
 #if WITH_LOCKS
 
 /* The wait a thread is in: the lock and when the wait began. A thread

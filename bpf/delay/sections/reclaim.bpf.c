@@ -4,6 +4,8 @@
  * section). ---- */
 #include "delay/core.bpf.h"
 
+KD_REQUIRE_CONFIG(KD_RECLAIM_CONFIG)
+
 #if WITH_RECLAIM
 
 /* The reclaim a thread is in. A reclaim inside another (soft limit reclaim

@@ -58,6 +58,7 @@ const ThreadSection& locks_section()
         lock_kind,
         "KD_HIST_LOCK",
         "lock",
+        KD_CONFIG_NAMES(KD_LOCKS_CONFIG),
     };
     return section;
 }

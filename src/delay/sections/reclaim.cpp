@@ -40,6 +40,7 @@ const ThreadSection& reclaim_section()
         reclaim_kind,
         "KD_HIST_RECLAIM",
         "reclaim",
+        KD_CONFIG_NAMES(KD_RECLAIM_CONFIG),
     };
     return section;
 }

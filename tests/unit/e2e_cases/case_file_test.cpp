@@ -34,7 +34,7 @@ CaseRun made_up_run()
 {"type":"marker","marker":"dump","delta_ns":600}
 )";
     r.err = "kdelay: note\n";
-    r.workload_out = "ready\ncalls a 7\ndone\n";
+    r.workload_outs = {"ready\ncalls a 7\ndone\n"};
     return r;
 }
 
@@ -48,7 +48,7 @@ TEST(CaseFile, ParsesEveryKey)
     EXPECT_EQ(c.name, "SomeCase");
     EXPECT_EQ(c.line, 2);
     EXPECT_EQ(c.requires_, (std::vector<std::string>{"bpf", "schedstats"}));
-    EXPECT_EQ(c.workload, (std::vector<std::string>{"kd_workload", "futex", "300"}));
+    EXPECT_EQ(c.workloads, (std::vector<std::vector<std::string>>{{"kd_workload", "futex", "300"}}));
     EXPECT_EQ(c.kdelay, (std::vector<std::string>{"-p", "{pid}", "--sample-time", "4"}));
     ASSERT_EQ(c.steps.size(), 4u);
     EXPECT_EQ(c.steps[0].kind, CaseStep::Kind::signal);
@@ -102,7 +102,7 @@ TEST(CaseFile, ACommandIsAProgramKdelayStarts)
     const E2eCase c = parse_case("NAME Cmd\nCOMMAND kd_workload syscalls 5 1 --now\nKDELAY --sample-time 20\n"
                                  "STEP sleep 100ms\nSTEP signal kdelay INT\nEXPECT exit == 0\n",
                                  "x.case");
-    EXPECT_TRUE(c.workload.empty());
+    EXPECT_TRUE(c.workloads.empty());
     EXPECT_EQ(c.command, (std::vector<std::string>{"kd_workload", "syscalls", "5", "1", "--now"}));
     EXPECT_EQ(c.kdelay, (std::vector<std::string>{"--sample-time", "20"}));
     EXPECT_EQ(c.steps.size(), 2u);
@@ -223,4 +223,35 @@ TEST(CaseFile, AMalformedExpectationThrows)
     EXPECT_THROW(check("bogus == 1"), std::runtime_error);
     EXPECT_THROW(check("exit == 0 junk"), std::runtime_error);
     EXPECT_THROW(check("thread(a.run == 1"), std::runtime_error);
+}
+
+// Several WORKLOADs: {pidN} names the Nth, "signal workloadN" signals it
+// alone and "signal workload" every one; workloadN() reads its output and
+// thread(NAME PID) picks a thread by its process too.
+TEST(CaseFile, SeveralWorkloads)
+{
+    const E2eCase c = parse_case("NAME Two\nWORKLOAD kd_workload spin\nWORKLOAD kd_workload syscalls 7 1\n"
+                                 "KDELAY -p {pid},{pid2}\nSTEP signal workload USR1\nSTEP signal workload2 KILL\n"
+                                 "EXPECT exit == 0\n",
+                                 "x.case");
+    ASSERT_EQ(c.workloads.size(), 2u);
+    EXPECT_EQ(c.workloads[1], (std::vector<std::string>{"kd_workload", "syscalls", "7", "1"}));
+    EXPECT_EQ(c.steps[0].workload, 0);
+    EXPECT_EQ(c.steps[1].workload, 2);
+    EXPECT_EQ(with_pids("-p {pid},{pid2} {pid1}", {10, 20}), "-p 10,20 10");
+    EXPECT_THROW(parse_case("NAME T\nWORKLOAD w\nSTEP signal workload2 KILL\nEXPECT exit == 0\n", "x.case"),
+                 std::runtime_error)
+        << "no second workload";
+    EXPECT_THROW(parse_case("NAME T\nWORKLOAD w\nSTEP signal workload9 KILL\nEXPECT exit == 0\n", "x.case"),
+                 std::runtime_error);
+
+    CaseRun r = made_up_run();
+    r.out = R"({"type":"sample","threads":[{"name":"c","pid":10,"tid":10,"x":1},{"name":"c","pid":20,"tid":21,"x":2}]})";
+    r.workload_outs.push_back("tid c 21\n");
+    EXPECT_EQ(check_expectation("thread(c).x == 1", r), "");
+    EXPECT_EQ(check_expectation("thread(c 20).x == 2", r), "");
+    EXPECT_EQ(check_expectation("thread(c 20).tid == workload2(tid c)", r), "");
+    EXPECT_EQ(check_expectation("workload(calls a) == 7", r), "");
+    EXPECT_NE(check_expectation("thread(c 30).x == 2", r), "");
+    EXPECT_THROW(check_expectation("workload3(tid c) == 1", r), std::runtime_error);
 }

@@ -45,11 +45,13 @@ TimeBudget example_budget()
     b.blocked = {{202, "futex", 400'000'000}, {TimeBudget::kOutsideSyscalls, "outside syscalls", 50'000'000}};
     b.remainder_ns = 50'000'000;
     for (uint32_t i = 0; i < 9; ++i)  // more wakers and holders than the text lists
-        b.wakers.push_back({i == 3 ? WakerKind::softirq : WakerKind::task, 100 + i, 100, "w" + std::to_string(i), i == 8 ? 500u : 10u - i,
+        b.wakers.push_back({{i == 3 ? WakerKind::softirq : WakerKind::task, 100 + i, 100, "w" + std::to_string(i)},
+                            i == 8 ? 500u : 10u - i,
                             1'000'000 - i * 1'000});
     for (uint32_t i = 0; i < 9; ++i)
-        b.ready_blame.push_back({i == 2 ? HolderKind::irq : i == 7 ? HolderKind::others : HolderKind::task, 200 + i, 200, "h" + std::to_string(i),
-                                 900'000 - i * 1'000});
+        b.ready_blame.push_back(
+            {{i == 2 ? HolderKind::irq : i == 7 ? HolderKind::others : HolderKind::task, 200 + i, 200, "h" + std::to_string(i)},
+             900'000 - i * 1'000});
     return b;
 }
 
