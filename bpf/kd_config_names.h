@@ -111,7 +111,7 @@
     X(WAIT_STACKS, NUMBER)               \
     X(WITH_UPCALLS, FLAG)                \
     X(STALL, FLAG)                       \
-    X(STALL_MIN_NS, NUMBER)              \
+    X(STALL_NS, NUMBER)              \
     X(STALL_RINGBUF_PAGES, NUMBER)       \
     X(STALL_SITES, FLAG)                 \
     X(PT_REGS_SP_OFF, NUMBER)            \

@@ -9,7 +9,7 @@
  * restart_syscall) is the same wait going on. At its start the thread's
  * RUN, READY, STOPPED and budget start again from zero, and its map values
  * are recorded under a new gen (recording_gen; each value is emptied when
- * first written in it, KD_FRESH). At its end, an interval of STALL_MIN_NS
+ * first written in it, KD_FRESH). At its end, an interval of STALL_NS
  * or more goes on the stalls ring buffer with the thread's entry, and the
  * thread's values of that interval are held (stall_reading) until kdelay
  * has read them. */
@@ -221,7 +221,7 @@ static __always_inline void stall_ends(struct kd_thread *t, __u32 tid, struct kd
         return;
     t->interval_start = 0;
     kd_gen_t gen = t->gen;
-    int long_one = now - start >= STALL_MIN_NS;
+    int long_one = now - start >= STALL_NS;
     if (!gen) {
         if (long_one)
             count(KD_STAT_STALLS_UNWATCHED);  /* only timed */

@@ -62,7 +62,7 @@ DelayCollector::DelayCollector(BpfSession& session, const DelayProgramParams& pa
             if (size >= sizeof(kd_event))
                 pending_.push_back(*static_cast<const kd_event*>(data));
         });
-    if (params_.stall_min_ns) {
+    if (params_.stall) {
         stalls_ = std::make_unique<RingBufferReader>(maps_.fd("stalls"), [this](const void* data, size_t size) {
             if (size >= sizeof(kd_stall))
                 ended_.push_back(*static_cast<const kd_stall*>(data));
@@ -79,7 +79,7 @@ DelayCollector::DelayCollector(BpfSession& session, const DelayProgramParams& pa
     }
     // Ready before a sample's first window ends, so that the tasks' states
     // are read as it ends (stop_capture); a --stall watch never reads them.
-    if (params_.features.budget && params_.layout.task_iterator && !params_.stall_min_ns)
+    if (params_.features.budget && params_.layout.task_iterator && !params_.stall)
         session_.prepare_iterator("bpf_iter__task");
 }
 

@@ -46,7 +46,7 @@ DelayConfig make_delay_config(const CommonOptions& common, const DelayOptions& o
     f.ringbuf_pages = 1;
     while (f.ringbuf_pages < options.buffer_page_count)
         f.ringbuf_pages <<= 1;  // the kernel wants a power of two
-    cfg.stall_ns = options.stall_ns;
+    cfg.stall = options.stall;
     cfg.duration = options.duration;
     cfg.metrics_path = options.metrics_path;
     if (!cfg.metrics_path.empty()) {
@@ -55,18 +55,20 @@ DelayConfig make_delay_config(const CommonOptions& common, const DelayOptions& o
         if (access(dir.c_str(), W_OK) != 0)
             throw Error(Exit::cantcreat, "--metrics: cannot write into " + printable(dir) + ": " + strerror(errno));
     }
-    (options.stall_ns ? cfg.timeline_dir : cfg.timeline_file) = options.timeline_path;
+    (options.stall ? cfg.timeline_dir : cfg.timeline_file) = options.timeline_path;
     if (!options.timeline_path.empty()) {
-        const std::string dir = options.stall_ns ? options.timeline_path : directory_of(options.timeline_path);
+        const std::string dir = options.stall ? options.timeline_path : directory_of(options.timeline_path);
         struct stat st {};
-        if (!options.stall_ns && stat(options.timeline_path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+        if (!options.stall && stat(options.timeline_path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
             throw Error(Exit::usage, "--timeline: " + printable(options.timeline_path) +
                                          " is a directory; without --stall the samples' trace is one file");
         if (access(dir.c_str(), W_OK) != 0)
             throw Error(Exit::cantcreat, "--timeline: cannot write into " + printable(dir) + ": " + strerror(errno));
         f.timeline = true;
-        f.budget = true;  // the states are the budget's
     }
+    for (const OptionImplication& i : option_implications())
+        if (i.given(options))
+            i.apply(f);
     // A sample's timeline keeps the default too, though a sample opens no
     // interval to keep waits for: without that step its sched_switch took
     // the verifier from 289 k to 661 k instructions (bookworm's clang), past
@@ -76,10 +78,6 @@ DelayConfig make_delay_config(const CommonOptions& common, const DelayOptions& o
         throw Error(Exit::usage, "--wait-stacks needs stack traces; leave out --stack-trace-size 0");
     if (common.format == CommonOptions::Format::journal)
         cfg.stall_reports_per_minute = kJournalStallsPerMinute;
-    if (cfg.stall_ns) {
-        f.budget = true;         // a stall's report is its time budget
-        f.upcall_stats = false;  // counted per CPU, not per thread
-    }
 
     const bool in_cgroup = !common.cgroup.empty() || !common.unit.empty();
     const bool several = common.pids.size() > 1 || in_cgroup;

@@ -29,7 +29,7 @@ struct DelayConfig {
     // --stall: no samples; every interval of a thread this long or longer
     // is reported as it ends, for duration seconds (0: until Ctrl-C or the
     // target's exit). Its report is the budget's, so the budget is on.
-    std::optional<uint64_t> stall_ns;
+    std::optional<uint64_t> stall;
     double duration = 0;
     // --stall: at most this many full reports a minute for each thread name
     // (0: all), the rest counted; the journal's bound.

@@ -200,10 +200,10 @@ int run_delay(const DelayConfig& cfg, ReportWriter& writer)
     params.cpus = static_cast<uint32_t>(std::max(1, libbpf_num_possible_cpus()));
     const UpcallPlan upcalls = plan_upcalls(cfg.features.upcall_stats);
     params.upcalls = upcalls.probe;
-    params.stall_min_ns = cfg.stall_ns;
-    if (cfg.stall_ns && !cfg.start_trigger)
+    params.stall = cfg.stall;
+    if (cfg.stall && !cfg.start_trigger)
         params.stall_poll_nrs = poll_family_numbers();
-    if (cfg.stall_ns)
+    if (cfg.stall)
         params.stall_restart_nr = syscall_number("restart_syscall").value_or(0);
     const std::string source = render_delay_program(params);
     if (cfg.bpf.print_ebpf) {
@@ -238,7 +238,7 @@ int run_delay(const DelayConfig& cfg, ReportWriter& writer)
         if (launcher)
             launcher->release();
     };
-    if (cfg.stall_ns)
+    if (cfg.stall)
         watch_stalls(cfg, targets, collector, wait, writer, release);
     else
         run_samples(cfg, targets, collector, wait, writer, release);

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "delay/features.h"
 
@@ -26,11 +27,22 @@ struct DelayOptions {
     bool skip_upcall_stats = false;
     uint32_t stack_trace_size = 4096;
     uint32_t buffer_page_count = 1024;
-    std::optional<uint64_t> stall_ns;  // --stall: report each interval this long or longer
+    std::optional<uint64_t> stall;  // --stall: report each interval this long or longer
     double duration = 0;               // --duration (--stall): seconds; 0 = until Ctrl-C or exit
     std::string metrics_path;          // --metrics (--stall): Prometheus text file
     std::string timeline_path;         // --timeline: a stall's traces' directory, or the samples' trace file
     std::optional<unsigned> wait_stacks;  // --wait-stacks (--stall); default: 5 with --timeline, else 0
 };
+
+// What an option turns on or off besides itself. Declared beside the
+// options (delay_options.cpp), said at the end of the option's --help, and
+// applied by make_delay_config(): from this table only.
+struct OptionImplication {
+    const char* option;  // as the user writes it
+    const char* effect;  // the end of its --help: "turns --budget on"
+    bool (*given)(const DelayOptions&);
+    void (*apply)(DelayFeatures&);
+};
+const std::vector<OptionImplication>& option_implications();
 
 }  // namespace kdelay

@@ -8,6 +8,37 @@
 
 namespace kdelay {
 
+const std::vector<OptionImplication>& option_implications()
+{
+    static const std::vector<OptionImplication> all = {
+        // A stall's report is its time budget; upcalls are counted per CPU,
+        // not per thread.
+        {"--stall", "turns --budget on, and the upcall statistics (per CPU, not per thread) off",
+         [](const DelayOptions& o) { return o.stall.has_value(); },
+         [](DelayFeatures& f) {
+             f.budget = true;
+             f.upcall_stats = false;
+         }},
+        // The timeline's states are the budget's.
+        {"--timeline", "turns --budget on", [](const DelayOptions& o) { return !o.timeline_path.empty(); },
+         [](DelayFeatures& f) { f.budget = true; }},
+    };
+    return all;
+}
+
+namespace {
+
+// help, then what option implies (option_implications()), on a line of its own.
+std::string with_implications(const char* option, std::string help)
+{
+    for (const OptionImplication& i : option_implications())
+        if (std::string(i.option) == option)
+            help += std::string(";\n") + i.effect;
+    return help;
+}
+
+}  // namespace
+
 void add_delay_options(CLI::App& app, CommonOptions& common, DelayOptions& delay, DelayParse& d,
                        std::vector<unsigned>& debug_flags)
 {
@@ -25,12 +56,12 @@ void add_delay_options(CLI::App& app, CommonOptions& common, DelayOptions& delay
             ->check(seconds(0, 86400))
             ->type_name("SECONDS"),
     };
-    d.stall_opt = app.add_option("--stall", d.stall,
-                                 "Instead of samples, watch each thread and report every interval of THRESHOLD\n"
-                                 "or longer as it ends: from a return from the thread's loop's wait (a poll()\n"
-                                 "of its family, at a call site where it blocks) to its next call, or per\n"
-                                 "thread from --start-trigger to --stop-trigger (see STALLS below); turns\n"
-                                 "--budget on, and the upcall statistics (per CPU, not per thread) off")
+    d.stall_opt = app.add_option("--stall", d.stall_text,
+                                 with_implications("--stall",
+                                                   "Instead of samples, watch each thread and report every interval of THRESHOLD\n"
+                                                   "or longer as it ends: from a return from the thread's loop's wait (a poll()\n"
+                                                   "of its family, at a call site where it blocks) to its next call, or per\n"
+                                                   "thread from --start-trigger to --stop-trigger (see STALLS below)"))
                       ->check(duration(100000, 3600000000000))
                       ->type_name("THRESHOLD");
     d.duration_opt = app.add_option("--duration", delay.duration, "With --stall: stop after this long (default: Ctrl-C)")
@@ -49,10 +80,10 @@ void add_delay_options(CLI::App& app, CommonOptions& common, DelayOptions& delay
                                    "5 s; for node_exporter's textfile collector (see ALWAYS ON below)")
                         ->type_name("FILE");
     d.timeline_opt = app.add_option("--timeline", delay.timeline_path,
-                                    "Write the threads' events (states, syscalls, IRQs, wakeups, who held the CPU)\n"
-                                    "as a Perfetto trace, for ui.perfetto.dev: with --stall each stall's into the\n"
-                                    "directory PATH, else every sample's into the file PATH (turns --budget on;\n"
-                                    "not with --histogram)")
+                                    with_implications("--timeline",
+                                                      "Write the threads' events (states, syscalls, IRQs, wakeups, who held the CPU)\n"
+                                                      "as a Perfetto trace, for ui.perfetto.dev: with --stall each stall's into the\n"
+                                                      "directory PATH, else every sample's into the file PATH (not with --histogram)"))
                          ->type_name("PATH");
     d.wait_stacks_opt = app.add_option("--wait-stacks", d.wait_stacks,
                                        "With --stall: show the kernel and user stacks where each stall's N longest\n"
@@ -126,7 +157,7 @@ void finish_delay_options(const DelayParse& d, CommonOptions& common, DelayOptio
     delay.has_stop_trigger = d.stop_opt->count() > 0;
     delay.syscall_events = optional_value<uint64_t>(d.events_opt, d.syscall_events, 0);
     if (d.stall_opt->count() > 0) {
-        delay.stall_ns = duration_ns(d.stall);
+        delay.stall = duration_ns(d.stall_text);
         for (const CLI::Option* o : d.sample_opts)
             if (o->count() > 0)
                 throw Error(Exit::usage, "--stall watches every interval as it ends; " + o->get_name() +
@@ -148,11 +179,11 @@ void finish_delay_options(const DelayParse& d, CommonOptions& common, DelayOptio
         throw Error(Exit::usage, "--wait-stacks shows each stall's longest waits; give --stall THRESHOLD");
     }
     if (d.timeline_opt->count() > 0 && delay.timeline_path.empty())
-        throw Error(Exit::usage, delay.stall_ns ? "--timeline: give a directory for the stalls' traces"
+        throw Error(Exit::usage, delay.stall ? "--timeline: give a directory for the stalls' traces"
                                                 : "--timeline: give a file for the samples' trace");
     // Together, a sample's sched_switch took Debian 13's clang past the
     // verifier's 1 M instructions (524 k under Debian 12's).
-    if (d.timeline_opt->count() > 0 && !delay.stall_ns && delay.switches.histograms)
+    if (d.timeline_opt->count() > 0 && !delay.stall && delay.switches.histograms)
         throw Error(Exit::usage, "--timeline and --histogram do not go together in a sample: their sched_switch "
                                  "program is more than the kernel's verifier accepts; give one of them");
     if (d.wait_stacks_opt->count() > 0)

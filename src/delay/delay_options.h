@@ -25,7 +25,7 @@ struct DelayParse {
     CLI::Option* wait_stacks_opt;
     unsigned wait_stacks = 0;
     std::vector<CLI::Option*> sample_opts;  // --sample-time, --sample-count, --sample-interval
-    std::string stall;
+    std::string stall_text;  // --stall as given (200ms, 1s)
     std::vector<int64_t> pids;
     std::vector<uint64_t> trigger_delta;
     std::vector<uint64_t> syscall_events;

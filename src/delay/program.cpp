@@ -104,8 +104,8 @@ std::string render_delay_program(const DelayProgramParams& p)
     c.number("TIMELINE_THREADS", p.sizes.timelines);
     c.number("WAIT_STACKS", f.wait_stacks);
     c.flag("WITH_UPCALLS", p.upcalls != UpcallPlan::Probe::none);
-    c.flag("STALL", p.stall_min_ns.has_value());
-    c.number("STALL_MIN_NS", p.stall_min_ns.value_or(0));
+    c.flag("STALL", p.stall.has_value());
+    c.number("STALL_NS", p.stall.value_or(0));
     c.number("STALL_RINGBUF_PAGES", 64);
     const bool sites = p.stall_sites();
     c.flag("STALL_SITES", sites);

@@ -55,7 +55,7 @@ struct DelayProgramParams {
     // --stall: the shortest interval handed over; and the syscalls whose
     // calls end an interval and whose returns begin one (none: the
     // triggers frame them).
-    std::optional<uint64_t> stall_min_ns;
+    std::optional<uint64_t> stall;
     std::vector<uint32_t> stall_poll_nrs;
     // restart_syscall, which continues a poll-family call that a stop or a
     // trace interrupted (0: none on this architecture).

@@ -168,7 +168,7 @@ void watch_stalls(const DelayConfig& cfg, const std::vector<pid_t>& targets, Del
 {
     std::optional<MetricsFile> metrics;
     if (!cfg.metrics_path.empty()) {
-        metrics.emplace(cfg.metrics_path, *cfg.stall_ns);
+        metrics.emplace(cfg.metrics_path, *cfg.stall);
         metrics->write_if_due(collector, true);  // a file that cannot be written fails now, not in a week
     }
     StallLimiter limiter(cfg.stall_reports_per_minute);
@@ -176,7 +176,7 @@ void watch_stalls(const DelayConfig& cfg, const std::vector<pid_t>& targets, Del
     collector.start_capture();
     writer.marker(Marker{Marker::Kind::watch, std::chrono::system_clock::now()});
     on_start();
-    const std::string watching = fmt::format("watching for stalls of {:g} ms or longer", double(*cfg.stall_ns) / 1e6);
+    const std::string watching = fmt::format("watching for stalls of {:g} ms or longer", double(*cfg.stall) / 1e6);
     service.ready(watching);
     const auto end = cfg.duration > 0 ? Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                                            std::chrono::duration<double>(cfg.duration))

@@ -129,51 +129,7 @@ int settled_raw_tracepoint_programs(int expected)
     return n;
 }
 
-// One kdelay run against "kd_workload syscalls 1000 20", whose work starts
-// inside the sampling window (its counts are checked by
-// cases/syscall_counts.case).
-class SyscallWorkload : public ::testing::Test {
-protected:
-    static void SetUpTestSuite()
-    {
-        if (!why_no_bpf().empty())
-            return;
-        Process workload({kWorkload, "syscalls", "1000", "20"});
-        ASSERT_TRUE(workload.wait_for_output("ready", 5s));
-        Process kdelay({kKdelay, "-p", std::to_string(workload.pid()), "--sample-time", "2"});
-        ASSERT_TRUE(kdelay.wait_for_output("# Start sampling", kStartTimeout)) << kdelay.err();
-        workload.signal(SIGUSR1);
-        ASSERT_TRUE(workload.wait_for_output("done", 10s));
-        counter_tid_ = workload_tid(workload.out(), "kd-counter");
-        status_ = kdelay.wait(20s);
-        struct stat st;
-        counter_gone_ = stat(("/proc/" + std::to_string(workload.pid()) + "/task/" +
-                              std::to_string(counter_tid_)).c_str(), &st) != 0;
-        out_ = kdelay.out();
-        err_ = kdelay.err();
-    }
-
-    static inline int status_ = -1;
-    static inline uint32_t counter_tid_ = 0;
-    static inline bool counter_gone_ = false;
-    static inline std::string out_, err_;
-};
-
 }  // namespace
-
-// A gtest: it checks /proc for the thread's exit before the report.
-// TAGS kernel
-TEST_F(SyscallWorkload, ThreadThatExitedKeepsItsName)
-{
-    KD_REQUIRE_BPF();
-    ASSERT_EQ(status_, 0) << err_;
-    ASSERT_NE(counter_tid_, 0u);
-    EXPECT_TRUE(counter_gone_) << "kd-counter should have exited before the report";
-    auto samples = parse_samples(out_);
-    ASSERT_EQ(samples.size(), 1u);
-    ASSERT_TRUE(samples[0].count(counter_tid_)) << out_;
-    EXPECT_EQ(samples[0].at(counter_tid_).name, "kd-counter");
-}
 
 namespace {
 

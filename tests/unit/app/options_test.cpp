@@ -1,10 +1,12 @@
 #include "app/options.h"
 
 #include <gtest/gtest.h>
+#include <map>
 #include <optional>
 #include <regex>
 
 #include "core/error.h"
+#include "delay/config.h"
 
 using namespace kdelay;
 
@@ -279,4 +281,43 @@ TEST(Options, SyscallEventsTakesAnOptionalThreshold)
     EXPECT_EQ(*parse({"--syscall-events", "--sample-time", "1"})->delay.syscall_events, 0u);
     EXPECT_EQ(error_code({"--syscall-events", "abc"}), Exit::usage);
     EXPECT_EQ(error_code({"--buffer-page-count", "0"}), Exit::usage);
+}
+
+// What an option implies is said at the end of its --help, from the same
+// table make_delay_config() applies (delay_options.cpp), and applied.
+TEST(Options, EachImplicationIsSaidInItsHelpAndApplied)
+{
+    testing::internal::CaptureStdout();
+    EXPECT_FALSE(parse({"--help"}));
+    // Whitespace as one space: CLI11 versions lay out the words differently.
+    const auto flat = [](const std::string& s) { return std::regex_replace(s, std::regex(R"(\s+)"), " "); };
+    const std::string help = testing::internal::GetCapturedStdout();
+    // Each option: its line in --help, and a command line that gives it.
+    const std::map<std::string, std::pair<std::string, std::vector<const char*>>> given = {
+        {"--stall", {"--stall THRESHOLD", {"--stall", "10ms"}}},
+        {"--timeline", {"--timeline PATH", {"--timeline", "/tmp/kdelay-implication.pftrace"}}},
+    };
+    ASSERT_EQ(option_implications().size(), given.size()) << "a new implication: give its option here";
+    for (const OptionImplication& i : option_implications()) {
+        SCOPED_TRACE(i.option);
+        const auto& [line, argv] = given.at(i.option);
+        const size_t at = help.find(line);
+        ASSERT_NE(at, std::string::npos);
+        // Its text runs to the next option's line.
+        const std::string text = flat(help.substr(at, help.find("\n  -", at) - at));
+        EXPECT_NE(text.find(flat(i.effect)), std::string::npos) << text;
+
+        std::vector<const char*> args = {"--ebpf", "-p", "1"};
+        args.insert(args.end(), argv.begin(), argv.end());
+        const auto o = parse(args);
+        ASSERT_TRUE(o);
+        EXPECT_TRUE(i.given(o->delay));
+        const DelayFeatures f = make_delay_config(o->common, o->delay).features;
+        DelayFeatures again = f;
+        i.apply(again);
+        EXPECT_EQ(again.budget, f.budget) << "applied";
+        EXPECT_EQ(again.upcall_stats, f.upcall_stats) << "applied";
+        DelayOptions none;
+        EXPECT_FALSE(i.given(none));
+    }
 }

@@ -90,7 +90,7 @@ TEST(DelayConfig, SeveralProcessesAreCheckedEachAndBoundedByTheContract)
 TEST(DelayConfig, ATimelineIsAStallsDirectoryOrTheSamplesFile)
 {
     DelayOptions stall;
-    stall.stall_ns = 1'000'000;
+    stall.stall = 1'000'000;
     stall.timeline_path = "/tmp";
     const DelayConfig s = make_delay_config(ebpf_only(), stall);
     EXPECT_EQ(s.timeline_dir, "/tmp");

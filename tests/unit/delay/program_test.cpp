@@ -34,7 +34,7 @@ std::vector<std::pair<std::string, DelayProgramParams>> switch_variants()
             for (const FeatureSwitch* s : feature_switches())
                 s->turn_on(p.features);
         if (all.size() == 2) {
-            p.stall_min_ns = 1000000;
+            p.stall = 1000000;
             p.features.budget = true;
             p.features.timeline = true;
         }
