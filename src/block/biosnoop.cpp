@@ -39,7 +39,7 @@ public:
     // learn: the issuers' ids as kdelay's PID namespace sees them, as far
     // as they are known now; none in the kernel's namespace.
     BioPrinter(ReportWriter& writer, bool queue, std::function<PidMap()> learn)
-        : writer_(writer), queue_(queue), columns_(bio_columns(queue)), learn_(std::move(learn))
+        : writer_(writer), columns_(bio_columns(queue)), learn_(std::move(learn))
     {
         if (learn_)
             ids_ = learn_();
@@ -97,7 +97,6 @@ private:
     }
 
     ReportWriter& writer_;
-    bool queue_;
     Table columns_;
     std::function<PidMap()> learn_;
     PidMap ids_;

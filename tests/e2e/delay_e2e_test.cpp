@@ -37,7 +37,6 @@ const char* const kRun = "[THREAD RUN STATISTICS]";
 const char* const kReady = "[THREAD READY STATISTICS]";
 const char* const kSoftIrq = "[SOFT IRQ STATISTICS]";
 const char* const kHardIrq = "[HARD IRQ STATISTICS]";
-const char* const kLongPoll = "[LONG POLL STATISTICS]";
 const char* const kStopped = "[THREAD STOPPED STATISTICS]";
 
 // Seconds since the epoch of the "# <what> @<local ISO>" marker line.
