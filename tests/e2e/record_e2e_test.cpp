@@ -133,17 +133,6 @@ TEST(RecordE2E, GeneratedProgramAndBadInput)
     EXPECT_EQ(missing.status, 66) << missing.err;
 }
 
-// A gtest: the line names a PID known only at run time.
-TEST(RecordE2E, AProcessWithoutTheProbesIsAClearError)
-{
-    KD_REQUIRE_BPF();
-    Process other({kWorkload, "spin"});
-    ASSERT_TRUE(other.wait_for_output("ready", 5s));
-    Result r = run({kKdelay, "record", "-p", std::to_string(other.pid())}, 20s);
-    EXPECT_EQ(r.status, 78) << r.err;
-    EXPECT_NE(r.err.find("no USDT probe spdk:nvmf_poll_group_add_qpair"), std::string::npos) << r.err;
-}
-
 // A gtest: record's JSON, whose objects are not the delay report's.
 TEST(RecordE2E, JsonLines)
 {

@@ -88,26 +88,6 @@ void expect_exact_sections(const Result& r, size_t samples_wanted, uint64_t sect
 
 }  // namespace
 
-// A gtest: a window that may hold no thread at all, which an EXPECT cannot allow for.
-TEST(TriggerE2E, StopOnlySamplesFromNowToTheTrigger)
-{
-    KD_REQUIRE_BPF();
-    Result r = run_against_triggers({"--stop-trigger", "u:kdtest:work_end"});
-    ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_NE(r.out.find("# Start sampling @"), std::string::npos) << r.out;
-    EXPECT_NE(r.out.find("# Stop sampling (trigger@"), std::string::npos) << r.out;
-    EXPECT_NE(r.out.find("# Sample dump @"), std::string::npos) << r.out;
-    auto samples = parse_samples(r.out);
-    ASSERT_EQ(samples.size(), 1u) << r.out;
-    // It ends at the first work_end: at most one section's getppid calls. A
-    // window that opened after the section's last call may hold no thread.
-    for (const auto& [tid, t] : samples[0]) {
-        if (const Row* getppid = find_row(t, kSyscalls, "getppid")) {
-            EXPECT_LE(number(getppid->at(2)), 100u) << r.out;
-        }
-    }
-}
-
 // A gtest: the text report's stacks.
 TEST(TriggerE2E, SyscallEventsListEachSlowSyscallWithItsStack)
 {
@@ -169,34 +149,6 @@ TEST(TriggerE2E, HostileTriggersAreRefusedBeforeAnythingIsCompiled)
             EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
         }
     }
-}
-
-// A gtest: the lines name a PID known only at run time.
-TEST(TriggerE2E, MissingProbesSymbolsAndTracepointsAreClearErrors)
-{
-    KD_REQUIRE_BPF();
-    Process target({kTriggers, "0", "30", "30"});
-    ASSERT_TRUE(target.wait_for_output("ready", 5s));
-    const std::string pid = std::to_string(target.pid());
-
-    Result usdt = run({kKdelay, "-p", pid, "--start-trigger", "u:kdtest:nope"}, 20s);
-    EXPECT_EQ(usdt.status, 78);
-    EXPECT_NE(usdt.err.find("it has: kdtest:work_end, kdtest:work_start"), std::string::npos) << usdt.err;
-
-    Result sym = run({kKdelay, "-p", pid, "--start-trigger", "up:no_such_function"}, 20s);
-    EXPECT_EQ(sym.status, 78);
-    EXPECT_NE(sym.err.find("no function 'no_such_function'"), std::string::npos) << sym.err;
-
-    Result lib = run({kKdelay, "-p", pid, "--start-trigger", "up:nosuchlib:f"}, 20s);
-    EXPECT_EQ(lib.status, 78);
-    EXPECT_NE(lib.err.find("no library 'nosuchlib'"), std::string::npos) << lib.err;
-
-    Result tp = run({kKdelay, "-p", pid, "--stop-trigger", "t:sched:no_such_event"}, 20s);
-    EXPECT_EQ(tp.status, 78);
-    EXPECT_NE(tp.err.find("no tracepoint sched:no_such_event"), std::string::npos) << tp.err;
-
-    for (const Result* r : {&usdt, &sym, &lib, &tp})
-        EXPECT_EQ(std::count(r->err.begin(), r->err.end(), '\n'), 1) << r->err;
 }
 
 // A cgroup's USDT trigger is attached to the file its processes run, for

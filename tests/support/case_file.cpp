@@ -1,5 +1,6 @@
 #include "case_file.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cctype>
 #include <functional>
@@ -118,9 +119,10 @@ struct Report {
 
 // Recursive descent over one expectation:
 //   expect := sum OP sum | sum 'in' sum '..' sum | ('stdout'|'stderr') ('contains'|'lacks') STRING
+//             (several joined by 'or': one must hold)
 //   sum    := term (('+'|'-') term)*
 //   term   := atom (('*'|'/') NUMBER)*
-//   atom   := NUMBER | STRING | 'null' | 'missing' | 'exit' | 'samples' | 'stalls'
+//   atom   := NUMBER | STRING | 'null' | 'missing' | 'exit' | 'samples' | 'stalls' | 'stderr_lines'
 //           | 'workload' [N] '(' WORD NAME ')'  (the first workload's, or the Nth's)
 //           | syscall_nr(NAME) | path
 // An index written [*] stands for each sample's: the expectation is checked
@@ -334,6 +336,8 @@ private:
             return Value{Value::Kind::number, static_cast<double>(report_.samples.size()), {}};
         if (w == "stalls")
             return Value{Value::Kind::number, static_cast<double>(report_.stalls.size()), {}};
+        if (w == "stderr_lines")
+            return Value{Value::Kind::number, static_cast<double>(std::count(run_.err.begin(), run_.err.end(), '\n')), {}};
         if (w.rfind("workload", 0) == 0) {
             const std::string n = w.substr(8);
             if (n.find_first_not_of("0123456789") != std::string::npos || n == "0" || n.size() > 2)
@@ -638,11 +642,39 @@ E2eCase parse_case(const std::string& text, const std::string& file)
     return cases.front();
 }
 
+namespace {
+
+// A OR B OR ...: "" when one holds, else each one's failure.
+std::string check_alternatives(const std::string& expr, const CaseRun& run)
+{
+    std::vector<std::string> alternatives(1);
+    bool quoted = false;
+    for (size_t i = 0; i < expr.size(); ++i) {
+        quoted ^= expr[i] == '"';
+        if (!quoted && expr.compare(i, 4, " or ") == 0) {
+            alternatives.emplace_back();
+            i += 3;
+        } else {
+            alternatives.back() += expr[i];
+        }
+    }
+    std::string failures;
+    for (const std::string& a : alternatives) {
+        const std::string failure = Evaluator(a, run).check();
+        if (failure.empty())
+            return "";
+        failures += (failures.empty() ? "" : ", and ") + failure;
+    }
+    return failures;
+}
+
+}  // namespace
+
 std::string check_expectation(const std::string& expr, const CaseRun& run)
 {
     const std::string each = "[*]";
     if (expr.find(each) == std::string::npos)
-        return Evaluator(expr, run).check();
+        return check_alternatives(expr, run);
     const size_t samples = Report(run.out).samples.size();
     if (samples == 0)
         return "no sample to check [*] against";
@@ -650,7 +682,7 @@ std::string check_expectation(const std::string& expr, const CaseRun& run)
         std::string one = expr;
         for (size_t at; (at = one.find(each)) != std::string::npos;)
             one.replace(at, each.size(), "[" + std::to_string(k) + "]");
-        if (std::string failure = Evaluator(one, run).check(); !failure.empty())
+        if (std::string failure = check_alternatives(one, run); !failure.empty())
             return "with [*] = [" + std::to_string(k) + "]: " + failure;
     }
     return "";

@@ -255,3 +255,16 @@ TEST(CaseFile, SeveralWorkloads)
     EXPECT_NE(check_expectation("thread(c 30).x == 2", r), "");
     EXPECT_THROW(check_expectation("workload3(tid c) == 1", r), std::runtime_error);
 }
+
+// A OR B holds when one of them does; " or " inside a string is text.
+TEST(CaseFile, AlternativesAndStderrLines)
+{
+    EXPECT_EQ(check("samples == 3 or samples == 2"), "");
+    EXPECT_EQ(check("sample.threads[z].run.count == missing or sample.threads[z].run.count < 5"), "");
+    EXPECT_EQ(check("sample.threads[a].run.count == missing or sample.threads[a].run.count < 5"), "");
+    const std::string both = check("samples == 3 or exit == 1");
+    EXPECT_NE(both.find(", and "), std::string::npos) << both;
+    EXPECT_EQ(check("stderr contains \"kdelay: note\" or samples == 0"), "");
+    EXPECT_NE(check("stderr contains \"note or samples\""), "");
+    EXPECT_EQ(check("stderr_lines == 1"), "");
+}
