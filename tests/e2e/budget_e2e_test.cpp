@@ -181,17 +181,10 @@ json budget_of(const Sampled& r, const std::string& name)
     return b;
 }
 
-// In the emulated guests of tests/vm (their kernel command line has
-// kdelay.init=), waking an idle CPU takes a millisecond, and schedstat and
-// kdelay start that wait at different points of the wakeup (the 6.12 guest
-// showed 1.0 ms READY against schedstat's 0); there the floor is 5 ms.
-bool in_emulated_guest()
-{
-    std::ifstream in("/proc/cmdline");
-    const std::string cmdline((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    return cmdline.find("kdelay.init=") != std::string::npos;
-}
-
+// In an emulated guest, waking an idle CPU takes a millisecond, and
+// schedstat and kdelay start that wait at different points of the wakeup
+// (the 6.12 guest showed 1.0 ms READY against schedstat's 0); there the
+// floor is 5 ms.
 double absolute_tolerance() { return in_emulated_guest() ? 5e6 : 1e6; }
 
 // The kernel charges a task's CPU time up to its accounting point inside

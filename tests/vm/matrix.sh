@@ -49,14 +49,7 @@ build=${KDELAY_BUILD_DIR:-build}
 #           their programs in every guest): left out of guests unless
 #           --full; the host runs it (an Open vSwitch one only --full
 #           runs: finding the daemon, and --skip-upcall-stats)
-tests_tagged() {  # ctest names, one a line
-    awk -v tag="$1" '
-        function has(first,   i) { for (i = first; i <= NF; i++) if ($i == tag) return 1; return 0 }
-        FILENAME ~ /\.case$/ { if ($1 == "NAME") name = $2; else if ($1 == "TAGS" && has(2)) print "Case." name; next }
-        $1 == "//" && $2 == "TAGS" { wanted = has(3); next }
-        wanted && /^TEST/ { sub(/^TEST[A-Z_]*\(/, ""); split($0, p, /[ ,)]+/); print p[1] "." p[2] }
-        { wanted = 0 }' tests/e2e/cases/*.case tests/e2e/*_test.cpp | sort -u
-}
+tests_tagged() { bash tests/tests_tagged.sh "$1"; }
 
 # The ctest arguments for KERNEL, KERNEL@core or KERNEL@rt: the tests of
 # its tag, less those of the tags it leaves out, as one anchored regex.
