@@ -292,11 +292,8 @@ std::string file_from(const std::string& path, std::streamoff offset)
 
 // Open vSwitch's interval began at the warning line's time less its length,
 // within ms truncation at each end and the time from its measurement to
-// the line's clock read: a few ms. Under TCG, the main thread's start was
-// once 93 ms off (7.2 guest, a port added in each of 8 transactions, with
-// modprobe beside it; not understood yet): a thread's stalls are over a
-// second each, so a wider slack there still matches one report at most.
-int64_t start_slack_ns() { return in_emulated_guest() ? 150'000'000 : 10'000'000; }
+// the line's clock read (under TCG, a few ms).
+constexpr int64_t kStartSlackNs = 10'000'000;
 // An interval of kdelay's that no warning matches may be one that Open
 // vSwitch measured under a second, before the tail of its next poll()
 // (the warning, the coverage log and RCU's quiescing after its
@@ -314,8 +311,13 @@ constexpr uint64_t kUnloggedTailNs = 300'000'000;
 // time less its length) and ending after the line was written, running for
 // its user + system time and switching as often but for that tail; and
 // kdelay must report no stall of a second that Open vSwitch did not log.
+// Open (a known defect, left out of CI's guests until it is fixed): in two
+// runs of the 7.2 guest, the main thread's interval of the port changes
+// (5213 and 6207 ms in Open vSwitch's log) was once reported starting about
+// 90 ms before Open vSwitch's start, and once not reported at all; the
+// handlers' matched. It passed before on 7.2 and 6.1.
 // A gtest: a real ovs-vswitchd in its sandbox, and its own log.
-// TAGS kernel ovs
+// TAGS kernel ovs open
 TEST_F(OvsE2E, StallsAreOpenVswitchsUnreasonablyLongPollIntervals)
 {
     std::string log = sandbox("log").out;
@@ -367,7 +369,7 @@ TEST_F(OvsE2E, StallsAreOpenVswitchsUnreasonablyLongPollIntervals)
                 continue;
             const int64_t off = reports[k]["start_unix_ns"].get<int64_t>() - ovs_start_ns;
             starts += " " + std::to_string(off / 1'000'000) + " ms";
-            if (std::llabs(off) <= start_slack_ns())
+            if (std::llabs(off) <= kStartSlackNs)
                 same.push_back(k);
         }
         ASSERT_EQ(same.size(), 1u) << "the thread's reports start, from Open vSwitch's start:" << starts << "\n"

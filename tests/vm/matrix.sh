@@ -43,6 +43,8 @@ build=${KDELAY_BUILD_DIR:-build}
 #           scheduler's accounting): runs in KERNEL@rt
 #   ovs     needs the openvswitch module: left out of KERNEL@core
 #   flood   takes both vCPUs: left out of guests unless --full
+#   open    fails for a known defect not fixed yet (its comment says which):
+#           left out of guests unless --full
 #   logic   what it adds to the kernel path (which other tests cover) is
 #           kdelay's own logic (splitting, naming, which PID it passes,
 #           what a stall or a timeline shows; ProgramE2E loads each of
@@ -55,10 +57,10 @@ tests_tagged() { bash tests/tests_tagged.sh "$1"; }
 # its tag, less those of the tags it leaves out, as one anchored regex.
 selection() {
     [ "$full" -eq 1 ] && return 0
-    local tag=kernel out="flood logic" names
+    local tag=kernel out="flood logic open" names
     case "$1" in
         *@rt) tag=rt ;;
-        *@core) out="flood logic ovs" ;;
+        *@core) out="flood logic ovs open" ;;
     esac
     names=$(comm -23 <(tests_tagged "$tag") <(for t in $out; do tests_tagged "$t"; done | sort -u))
     echo "-R"
