@@ -11,12 +11,6 @@
 
 #include "delay/core.bpf.h"
 
-#ifndef WITH_TIMELINE
-#error "kd_config.h must define WITH_TIMELINE"
-#endif
-#ifndef WAIT_STACKS
-#error "kd_config.h must define WAIT_STACKS"
-#endif
 #if WAIT_STACKS > KD_LONGEST_WAITS
 #error "WAIT_STACKS is above KD_LONGEST_WAITS"
 #endif
