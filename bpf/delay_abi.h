@@ -370,7 +370,7 @@ struct kd_thread {
     __u64 site_ret;
     __u64 site_fn;
     __u32 site_word;
-    __u32 pad4;
+    __u32 begun_in_wait;  /* --stall: its interval began at a switch-in in its wait */
     __u64 poll_site;  /* the site of its call in flight, found at its entry */
     __u64 intervals;  /* --stall: its loop's intervals begun, stalls or not */
     struct kd_stat run;

@@ -349,6 +349,25 @@ static __always_inline void budget_syscall_returned(struct kd_thread *t, __u32 t
     }
     t->budget.pending_ns = 0;
 }
+
+/* The sys_exit step (ctx: its arguments) of a syscall that left the CPU
+ * (thread entry t, maybe none), entered at entry (0: before the window;
+ * else its number is in key). Without its entry the number comes from
+ * pt_regs, as the classic tracepoint reads it. */
+static __always_inline void budget_syscall_left_cpu(struct bpf_raw_tracepoint_args *ctx, struct kd_thread *t,
+                                                    struct kd_syscall_key *key, __u64 entry)
+{
+    if (!entry) {
+        kd_regs_nr_t nr = 0;
+        bpf_probe_read_kernel(&nr, sizeof(nr), (char *)ctx->args[0] + PT_REGS_NR_OFF);
+        key->nr = (__u32)nr;
+    }
+    if (t)
+        budget_syscall_returned(t, key->tid, key->nr, entry != 0);
+}
+#else
+static __always_inline void budget_syscall_left_cpu(struct bpf_raw_tracepoint_args *ctx, struct kd_thread *t,
+                                                    struct kd_syscall_key *key, __u64 entry) {}
 #endif
 
 #endif

@@ -326,6 +326,18 @@ static __always_inline void switched_in(struct kd_thread *t, __u32 tid, struct k
     t->wait_known = 1;
 }
 
+/* The state the scheduler switches prev out in (args: the tracepoint's). */
+static __always_inline kd_task_state_t switched_out_state(__u64 *args, void *prev)
+{
+#if SWITCH_PASSES_PREV_STATE
+    return (kd_task_state_t)args[3];
+#else
+    kd_task_state_t state = 0;
+    bpf_probe_read_kernel(&state, sizeof(state), (char *)prev + TASK_STATE_OFF);
+    return state;
+#endif
+}
+
 BTF_TRACEPOINT_PROBE(sched_switch)
 {
     struct kd_capture *cap = capturing();
@@ -342,13 +354,7 @@ BTF_TRACEPOINT_PROBE(sched_switch)
     __u64 prev_id = bpf_get_current_pid_tgid();
     if (is_target_current(prev_id >> 32)) {
         __u32 prev_tid = (__u32)prev_id;
-        /* The state the scheduler switched prev out in. */
-#if SWITCH_PASSES_PREV_STATE
-        kd_task_state_t state = (kd_task_state_t)ctx->args[3];
-#else
-        kd_task_state_t state = 0;
-        bpf_probe_read_kernel(&state, sizeof(state), (char *)prev + TASK_STATE_OFF);
-#endif
+        kd_task_state_t state = switched_out_state(ctx->args, prev);
         /* With --stall an exited thread's entry is gone (stall_thread_exits),
          * and its last switch must not make it again. */
         struct kd_thread *t = STALL && (state & KD_TASK_DEAD) ? 0 : thread_entry(prev_tid, 0);
@@ -413,6 +419,33 @@ BTF_TRACEPOINT_STEP(sched_switch, timeline)
     __u32 next_tid;
     if (is_target_task(next, task_ids(next, &next_tid)))
         timeline_switched(next_tid);
+    return 0;
+}
+#endif
+
+#if STALL
+/* --stall's part of a switch (stall_blocked, stall_resumed), after
+ * tp_btf__sched_switch has done the budget's: a program of its own, so
+ * that sched_switch stays within the verifier's limit. */
+BTF_TRACEPOINT_STEP(sched_switch, stall)
+{
+    struct kd_capture *cap = capturing();
+    if (!cap)
+        return 0;
+    __u64 now = 0;  /* clock_now() */
+    __u64 prev_id = bpf_get_current_pid_tgid();
+    if (is_target_current(prev_id >> 32)) {
+        struct kd_thread *t = thread_find((__u32)prev_id);
+        if (t && t->budget.state == KD_B_BLOCKED)
+            stall_blocked(t, (__u32)prev_id, cap, t->budget.blocked_nr, t->budget.since);
+    }
+    void *next = (void *)ctx->args[2];
+    __u32 next_tid;
+    if (!is_target_task(next, task_ids(next, &next_tid)))
+        return 0;
+    struct kd_thread *t = thread_find(next_tid);
+    if (t)
+        stall_resumed(t, next_tid, next, clock_now(&now));
     return 0;
 }
 #endif

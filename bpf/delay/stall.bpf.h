@@ -3,7 +3,11 @@
  *
  * An interval runs from a thread's return from its loop's wait (or its
  * start trigger) to its next call of it (or its stop trigger), both in the
- * thread's own context, where it is running. The loop's wait is a call of
+ * thread's own context, where it is running. After a wait it blocked in,
+ * it begins at the switch that gives the thread its CPU back, and a block
+ * in the poll family ends one: the switches are never skipped, where the
+ * kernel skips a syscall probe on a CPU where one is running (7.2 runs
+ * them preemptibly). The loop's wait is a call of
  * the poll family at a call site where the thread has blocked (see
  * KD_LOOP_SITES); a call restarted after a stop (-ERESTART*, then
  * restart_syscall) is the same wait going on. At its start the thread's
@@ -64,12 +68,13 @@ static __always_inline int is_poll_family(__u32 nr)
 #endif
 }
 
-/* The current task's context switches so far, voluntary and involuntary. */
-static __always_inline void context_switches(__u64 *voluntary, __u64 *involuntary)
+/* The context switches so far, voluntary and involuntary, of task (0: the
+ * current task). */
+static __always_inline void context_switches(void *task, __u64 *voluntary, __u64 *involuntary)
 {
-    char *task = (char *)bpf_get_current_task();
-    bpf_probe_read_kernel(voluntary, sizeof(*voluntary), task + TASK_NVCSW_OFF);
-    bpf_probe_read_kernel(involuntary, sizeof(*involuntary), task + TASK_NIVCSW_OFF);
+    char *of = task ? (char *)task : (char *)bpf_get_current_task();
+    bpf_probe_read_kernel(voluntary, sizeof(*voluntary), of + TASK_NVCSW_OFF);
+    bpf_probe_read_kernel(involuntary, sizeof(*involuntary), of + TASK_NIVCSW_OFF);
 }
 
 /* The interval after interval g. A new entry's gens starts at the clock
@@ -170,12 +175,13 @@ static __always_inline int is_restart(__s64 ret)
  * time_poll() does, so the wait goes on. */
 #define KD_EINTR 4
 
-/* The current thread (tid, entry t) begins an interval at now. Its values
+/* The thread (tid, entry t; task: its task, 0 when it is the current one)
+ * begins an interval at now. Its values
  * are keyed by its number's parity (interval_tid): the next number's,
  * unless kdelay has not yet read a stall keyed so, then the one after.
  * With both sets of keys held by unread stalls, the interval is only
  * timed (gen 0). */
-static __always_inline void stall_begins(struct kd_thread *t, __u32 tid, __u64 now)
+static __always_inline void stall_begins(struct kd_thread *t, __u32 tid, void *task, __u64 now)
 {
     /* In one already: its end was not seen (a stop trigger that an
      * exception or a longjmp skipped), or the loop's wait it was called at
@@ -197,7 +203,7 @@ static __always_inline void stall_begins(struct kd_thread *t, __u32 tid, __u64 n
     t->had_interval = 1;
     timeline_open(tid, gen);
     wait_stacks_open(tid, gen);
-    context_switches(&t->nvcsw_at_start, &t->nivcsw_at_start);
+    context_switches(task, &t->nvcsw_at_start, &t->nivcsw_at_start);
     __builtin_memset(&t->run, 0, sizeof(t->run));
     __builtin_memset(&t->ready, 0, sizeof(t->ready));
     __builtin_memset(&t->stopped, 0, sizeof(t->stopped));
@@ -243,7 +249,7 @@ static __always_inline void stall_ends(struct kd_thread *t, __u32 tid, struct kd
     e->end_ns = now;
     e->tid = tid;
     e->gen = gen;
-    context_switches(&e->nvcsw, &e->nivcsw);
+    context_switches(0, &e->nvcsw, &e->nivcsw);
     e->nvcsw -= t->nvcsw_at_start;
     e->nivcsw -= t->nivcsw_at_start;
     __builtin_memcpy(&e->thread, t, sizeof(e->thread));
@@ -255,6 +261,28 @@ static __always_inline void stall_ends(struct kd_thread *t, __u32 tid, struct kd
     stalls.ringbuf_submit(e, 0);
 }
 
+/* Whether the thread's interval began when it got a CPU back in its wait
+ * (stall_resumed): the wait's return then has nothing to begin. */
+static __always_inline int stall_begun_in_wait(struct kd_thread *t)
+{
+    int begun = t->begun_in_wait;
+    t->begun_in_wait = 0;
+    return begun && t->interval_start;
+}
+
+/* The wait does not return (a signal interrupts it, to be restarted or to
+ * return -EINTR, and the loop calls it again): an interval begun in it
+ * goes, uncounted. */
+static __always_inline void stall_unbegin(struct kd_thread *t)
+{
+    if (!t->begun_in_wait)
+        return;
+    t->begun_in_wait = 0;
+    t->interval_start = 0;
+    t->gen = 0;
+    t->intervals--;
+}
+
 /* The current thread (tid, entry t, pt_regs regs) calls the poll family:
  * at its loop's wait, its interval ends. */
 static __always_inline void stall_poll_called(struct kd_thread *t, __u32 tid, struct kd_capture *cap, void *regs,
@@ -262,6 +290,7 @@ static __always_inline void stall_poll_called(struct kd_thread *t, __u32 tid, st
 {
     t->poll_entered = now;
     t->poll_restarting = 0;
+    t->begun_in_wait = 0;
     /* With no loop's site known yet, every call is a loop's: no need to
      * find this one's (its return finds it if it blocks). */
     t->poll_site = t->loop_sites[0] ? call_site(t, regs) : 0;
@@ -278,17 +307,23 @@ static __always_inline void stall_syscall_returned(struct kd_thread *t, __u32 ti
         if (!t->poll_restarting || is_restart(ret))
             return;
         t->poll_restarting = 0;
-        stall_begins(t, tid, bpf_ktime_get_ns());
+        t->poll_entered = 0;
+        if (!stall_begun_in_wait(t))
+            stall_begins(t, tid, 0, bpf_ktime_get_ns());
         return;
     }
     if (!is_poll_family(nr))
         return;
     if (is_restart(ret)) {
         t->poll_restarting = 1;
+        stall_unbegin(t);
         return;
     }
-    if (ret == -KD_EINTR)
+    if (ret == -KD_EINTR) {
+        t->poll_entered = 0;
+        stall_unbegin(t);
         return;
+    }
     /* Woken inside the call (or in a call entered before kdelay saw it). */
     int blocked = t->woke_ns && t->woke_ns >= t->poll_entered;
     /* Needed to learn it, or to tell it from the known ones; the stack is
@@ -299,8 +334,66 @@ static __always_inline void stall_syscall_returned(struct kd_thread *t, __u32 ti
     if (blocked)
         learn_loop_site(t, site);
     t->poll_entered = 0;
-    if (is_loop_wait(t, site))
-        stall_begins(t, tid, bpf_ktime_get_ns());
+    if (!stall_begun_in_wait(t) && is_loop_wait(t, site))
+        stall_begins(t, tid, 0, bpf_ktime_get_ns());
+}
+
+/* The sys_enter step (ctx: its arguments): thread tid enters syscall nr at
+ * now. */
+static __always_inline void stall_syscall_entered(struct bpf_raw_tracepoint_args *ctx, __u32 tid, __u32 nr,
+                                                  struct kd_capture *cap, __u64 now)
+{
+    if (!is_poll_family(nr))
+        return;
+    struct kd_thread *t = thread_entry(tid, 0);
+    if (t)
+        stall_poll_called(t, tid, cap, (void *)ctx->args[0], now);
+}
+
+/* The sys_exit step (ctx: its arguments): thread tid returns. */
+static __always_inline void stall_syscall_exited(struct bpf_raw_tracepoint_args *ctx, __u32 tid)
+{
+    kd_regs_nr_t nr = 0;
+    bpf_probe_read_kernel(&nr, sizeof(nr), (char *)ctx->args[0] + PT_REGS_NR_OFF);
+    if (!is_poll_family((__u32)nr) && !((__u32)nr == STALL_RESTART_NR && STALL_RESTART_NR))
+        return;
+    struct kd_thread *t = thread_entry(tid, 0);
+    if (t)
+        stall_syscall_returned(t, tid, (__u32)nr, (__s64)ctx->args[1], (void *)ctx->args[0]);
+}
+
+/* The thread (tid, entry t, task next) gets a CPU at now. Woken inside its
+ * loop's wait, it is about to return from it: its interval begins here, a
+ * few microseconds before the return, so that a return whose probe the
+ * kernel skipped (a run of sys_exit was in progress on the CPU) loses no
+ * interval. A wait that never blocked begins its interval at its return. */
+static __always_inline void stall_resumed(struct kd_thread *t, __u32 tid, void *next, __u64 now)
+{
+    if (!t->poll_entered || t->interval_start || t->poll_restarting || t->woke_ns < t->poll_entered)
+        return;
+    /* Still in the wait: the syscall it blocked in (the budget's) is one of
+     * the family. A wait whose return went unseen is over, and a later
+     * block (a futex) must not begin the interval late. */
+    __u32 in = t->budget.in_syscall;
+    if (!in || !is_poll_family(in - 1))
+        return;
+    stall_begins(t, tid, next, now);
+    t->begun_in_wait = 1;
+}
+
+/* The current thread (tid, entry t) has left its CPU, blocked in syscall
+ * nr (the budget's) since `at`. A call of the poll family whose probe the
+ * kernel skipped ends its interval there, where it began to wait; its
+ * return then finds the call, as if seen. */
+static __always_inline void stall_blocked(struct kd_thread *t, __u32 tid, struct kd_capture *cap, __u32 nr, __u64 at)
+{
+    if (!t->interval_start || t->poll_entered || !is_poll_family(nr))
+        return;
+    t->poll_entered = at;
+    t->poll_restarting = 0;
+    t->poll_site = 0;  /* not told: a loop's (is_loop_wait) */
+    stall_ends(t, tid, cap, at);
+    budget_set(t, KD_B_BLOCKED, nr, at);  /* stall_ends left it RUNNING */
 }
 
 /* The current thread (tid, entry t) exits: an interval it was in is no
@@ -344,6 +437,11 @@ static __always_inline void stall_thread_exits(struct kd_thread *t, __u32 tid)
 }
 #else
 static __always_inline void stall_thread_exits(struct kd_thread *t, __u32 tid) {}
+static __always_inline void stall_resumed(struct kd_thread *t, __u32 tid, void *next, __u64 now) {}
+static __always_inline void stall_syscall_entered(struct bpf_raw_tracepoint_args *ctx, __u32 tid, __u32 nr,
+                                                  struct kd_capture *cap, __u64 now) {}
+static __always_inline void stall_syscall_exited(struct bpf_raw_tracepoint_args *ctx, __u32 tid) {}
+static __always_inline void stall_blocked(struct kd_thread *t, __u32 tid, struct kd_capture *cap, __u32 nr, __u64 at) {}
 #endif
 
 #endif

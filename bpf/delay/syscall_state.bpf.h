@@ -176,6 +176,25 @@ static __always_inline void slots_release(struct kd_inflight *f)
     *(volatile __u32 *)&f->busy = 0;
 }
 
+/* The sys_enter step: thread tid enters syscall nr at now, into this CPU's
+ * slots (f); while a preempted hook holds them, into its entry, as if
+ * spilled at once. */
+static __always_inline void syscall_entered(struct kd_inflight *f, __u32 tid, __u32 nr, __u64 now)
+{
+    if (slots_claim(f)) {
+        f->tid = tid;
+        f->nr = nr;
+        f->start = now;
+        slots_release(f);
+        return;
+    }
+    struct kd_thread *t = thread_entry(tid, 0);
+    if (t) {
+        t->sys_start = now;
+        t->sys_nr = nr;
+    }
+}
+
 /* Whether the slot holds tid's syscall entered in this sample. A slot left
  * by a syscall whose exit fell after the end of an earlier sample (the
  * uretprobe syscall of a ur: stop trigger, always) still names the thread,

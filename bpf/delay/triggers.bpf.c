@@ -11,17 +11,15 @@ int kd_start_trigger(void *ctx)
         return 0;
     struct kd_thread *t = thread_entry((__u32)id, 0);
     if (t)
-        stall_begins(t, (__u32)id, bpf_ktime_get_ns());
+        stall_begins(t, (__u32)id, 0, bpf_ktime_get_ns());
     return 0;
 }
 #elif WITH_START_TRIGGER
 
 int kd_start_trigger(void *ctx)
 {
-#if START_TRIGGER_TARGET_ONLY
-    if (!is_target_current(bpf_get_current_pid_tgid() >> 32))
+    if (START_TRIGGER_TARGET_ONLY && !is_target_current(bpf_get_current_pid_tgid() >> 32))
         return 0;
-#endif
     int zero = 0;
     struct kd_capture *cap = capture.lookup(&zero);
     if (!cap)
@@ -58,10 +56,8 @@ int kd_stop_trigger(void *ctx)
 
 int kd_stop_trigger(void *ctx)
 {
-#if STOP_TRIGGER_TARGET_ONLY
-    if (!is_target_current(bpf_get_current_pid_tgid() >> 32))
+    if (STOP_TRIGGER_TARGET_ONLY && !is_target_current(bpf_get_current_pid_tgid() >> 32))
         return 0;
-#endif
     int zero = 0;
     struct kd_capture *cap = capture.lookup(&zero);
     if (!cap || cap->state != KD_CAPTURING)

@@ -301,6 +301,8 @@ std::string DelayCollector::process_name(uint32_t tgid)
 
 std::vector<ProgramStats> DelayCollector::program_stats() { return session_.program_stats(); }
 
+uint64_t DelayCollector::skipped_runs() { return session_.skipped_runs(); }
+
 DelayCollector::IntervalCounts DelayCollector::loop_intervals()
 {
     std::vector<kd_thread> live;

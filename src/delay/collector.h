@@ -67,6 +67,9 @@ public:
     // How many threads have entries now, as loop_intervals() last saw.
     size_t threads_tracked() const { return threads_tracked_; }
     std::vector<ProgramStats> program_stats();
+    // Runs of the probes the kernel skipped so far (a run of the same probe
+    // was in progress on the CPU).
+    uint64_t skipped_runs();
 
 private:
     // --stall: reads the stalls on hand into stalls.

@@ -212,7 +212,7 @@ int run_delay(const DelayConfig& cfg, ReportWriter& writer)
     }
 
     BpfSession session(source, cfg.bpf.debug);
-    session.attach(load_probe_set("delay", probes_on(cfg.features)));
+    session.attach(load_probe_set("delay", probes_on(cfg.features, cfg.stall.has_value())));
     if (params.block)
         session.attach(load_probe_set("block", block_features(params.block)));
     if (upcalls.probe != UpcallPlan::Probe::none)

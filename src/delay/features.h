@@ -74,7 +74,8 @@ std::vector<const FeatureSwitch*> feature_switches();
 // The names of the switches that are on: the program parts to turn on.
 std::set<std::string> switches_on(const DelayFeatures& f);
 
-// The probes' "when"s to attach: the switches on, and "timeline".
-std::set<std::string> probes_on(const DelayFeatures& f);
+// The probes' "when"s to attach: the switches on, "timeline", and "stall"
+// for --stall's own syscall programs.
+std::set<std::string> probes_on(const DelayFeatures& f, bool stall);
 
 }  // namespace kdelay

@@ -102,6 +102,12 @@ public:
             return with_commas(n) + " stalls not reported: each began while kdelay had yet to read two earlier "
                                     "stalls of its thread";
         });
+        tell("probe runs", collector_.skipped_runs(), [](uint64_t n) {
+            return "the kernel skipped " + with_commas(n) +
+                   " runs of kdelay's probes (a probe preempted on a CPU keeps every other run of it there out "
+                   "until it resumes; 7.2 runs the syscall probes preemptibly): the stalls' syscall counts may be "
+                   "short by as many, and a loop's wait that returned without blocking may begin no interval";
+        });
         tell("exits", collector_.exits_dropped(), [](uint64_t n) {
             return with_commas(n) + " thread exits not seen by kdelay (the exits ring buffer was full): those "
                                     "threads' values stay in the maps";

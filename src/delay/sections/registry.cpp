@@ -79,11 +79,13 @@ std::set<std::string> switches_on(const DelayFeatures& f)
     return on;
 }
 
-std::set<std::string> probes_on(const DelayFeatures& f)
+std::set<std::string> probes_on(const DelayFeatures& f, bool stall)
 {
     std::set<std::string> on = switches_on(f);
     if (f.timeline)
         on.insert("timeline");
+    if (stall)
+        on.insert("stall");
     return on;
 }
 
