@@ -317,8 +317,12 @@ constexpr uint64_t kUnloggedTailNs = 300'000'000;
 // begins (stall_resumed). A wait that returned without blocking, its
 // return's probe skipped, still begins none: one warning may go unseen,
 // when kdelay has told the skipped runs.
+// Open (a known defect, left out of CI's guests until it is fixed): in
+// CI's 7.2 guest of 2026-11-29, with 39 probe runs skipped, a revalidator's
+// 1439 ms interval was reported beginning 12 ms after Open vSwitch's start
+// and 4 ms shorter; it passed 7 runs of 7 in three guest boots before.
 // A gtest: a real ovs-vswitchd in its sandbox, and its own log.
-// TAGS kernel ovs
+// TAGS kernel ovs open
 TEST_F(OvsE2E, StallsAreOpenVswitchsUnreasonablyLongPollIntervals)
 {
     std::string log = sandbox("log").out;
