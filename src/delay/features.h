@@ -75,7 +75,7 @@ std::vector<const FeatureSwitch*> feature_switches();
 std::set<std::string> switches_on(const DelayFeatures& f);
 
 // The probes' "when"s to attach: the switches on, "timeline", and "stall"
-// for --stall's own syscall programs.
+// for --stall's own program on sched_switch.
 std::set<std::string> probes_on(const DelayFeatures& f, bool stall);
 
 }  // namespace kdelay
