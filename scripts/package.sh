@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds dist/kdelay_VERSION_ARCH.deb for the Debian release this runs on:
-# kdelay, kdelay-bpf and the man page, with the dependencies computed by
+# kdelay, kdelay-bpf.so and the man page, with the dependencies computed by
 # dpkg-shlibdeps from the binaries (CPack's DEB generator). Builds only what
 # the package holds, in build/ (shared with scripts/build.sh).
 #   scripts/package.sh

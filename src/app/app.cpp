@@ -10,15 +10,10 @@
 
 namespace kdelay {
 
-int run_app(int argc, const char* const* argv)
+int reporting_errors(const std::function<int()>& run)
 {
     try {
-        const auto options = parse_options(argc, argv);
-        if (!options)
-            return 0;
-        if (options->common.mode == CommonOptions::Mode::annotate)
-            return run_annotate(make_annotate_config(options->common, options->annotate));
-        return run_bpf_mode(*options, Invocation{argc, argv});
+        return run();
     } catch (const Error& e) {
         std::cout.flush();
         std::cerr << "kdelay: " << printable(e.what()) << std::endl;
@@ -28,6 +23,18 @@ int run_app(int argc, const char* const* argv)
         std::cerr << "kdelay: internal error: " << printable(e.what()) << std::endl;
         return static_cast<int>(Exit::software);
     }
+}
+
+int run_app(int argc, const char* const* argv)
+{
+    return reporting_errors([&] {
+        const auto options = parse_options(argc, argv);
+        if (!options)
+            return 0;
+        if (options->common.mode == CommonOptions::Mode::annotate)
+            return run_annotate(make_annotate_config(options->common, options->annotate));
+        return run_bpf_mode(*options);
+    });
 }
 
 }  // namespace kdelay

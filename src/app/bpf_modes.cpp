@@ -1,7 +1,8 @@
-// kdelay-bpf's modes: run here, with libbcc linked in.
+// kdelay-bpf.so: the modes that load eBPF, run with libbcc linked in.
 #include <iostream>
 #include <memory>
 
+#include "app/app.h"
 #include "app/modes.h"
 #include "block/biosnoop.h"
 #include "core/error.h"
@@ -22,9 +23,15 @@ std::unique_ptr<ReportWriter> make_writer(CommonOptions::Format format, std::ost
     return make_text_writer(out);
 }
 
+DelayConfig completed(const CommonOptions& common, DelayConfig cfg)
+{
+    complete_delay_config(common, cfg);
+    return cfg;
+}
+
 }  // namespace
 
-int run_bpf_mode(const Options& options, const Invocation&)
+int run_bpf_mode(const Options& options)
 {
     // record's output is its records; its notes and warnings are kdelay's
     // diagnostics on stderr.
@@ -35,7 +42,7 @@ int run_bpf_mode(const Options& options, const Invocation&)
     const auto writer = make_writer(options.common.format, std::cout);
     const int status = options.common.mode == CommonOptions::Mode::biosnoop
                            ? run_biosnoop(make_biosnoop_config(options.common, options.biosnoop), *writer)
-                           : run_delay(make_delay_config(options.common, options.delay), *writer);
+                           : run_delay(completed(options.common, options.delay), *writer);
     // A report that could not be written is not a success.
     if (!std::cout.flush())
         throw Error(Exit::ioerr, "cannot write the report to stdout");
@@ -43,3 +50,8 @@ int run_bpf_mode(const Options& options, const Invocation&)
 }
 
 }  // namespace kdelay
+
+extern "C" int kdelay_bpf_run(const kdelay::Options* options)
+{
+    return kdelay::reporting_errors([options] { return kdelay::run_bpf_mode(*options); });
+}

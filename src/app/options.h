@@ -8,14 +8,14 @@
 #include "annotate/annotate_option_values.h"
 #include "block/biosnoop_option_values.h"
 #include "cli/common_options.h"
-#include "delay/delay_option_values.h"
+#include "delay/config.h"
 #include "record/record_option_values.h"
 
 namespace kdelay {
 
 struct Options {
     CommonOptions common;
-    DelayOptions delay;
+    DelayConfig delay;  // completed against the system by the mode (complete_delay_config)
     BiosnoopOptions biosnoop;
     RecordOptions record;
     AnnotateOptions annotate;

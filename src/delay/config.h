@@ -1,44 +1,62 @@
-// The validated configuration of the kernel-delay mode.
+// The delay mode's one configuration, from option to kernel. The command
+// line fills it, each value checked once as it is parsed and named as the
+// user names it (delay_options.cpp); complete_delay_config() adds what only
+// the system can tell (the target, root, writable outputs). The program's
+// parameters and kd_config.h are derived from it in delay_mode.cpp.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <sys/types.h>
 #include <vector>
 
-#include <optional>
-
 #include "cli/bpf_config.h"
 #include "cli/common_options.h"
-#include "delay/delay_option_values.h"
 #include "delay/features.h"
 #include "trigger/trigger.h"
 
 namespace kdelay {
 
-// bpf.pids is empty while a command is still to be launched.
 struct DelayConfig {
-    BpfConfig bpf;  // -p (up to KD_MAX_TARGETS processes), -D, --ebpf
-    std::vector<std::string> command;  // start and trace this instead of bpf.pids
-    double sample_time = 0.5;
+    // From the command line.
+    double sample_time = 0.5;  // seconds
     unsigned sample_count = 1;
-    double sample_interval = 0;
+    double sample_interval = 0;  // seconds
     bool list_probes = false;
     std::optional<Trigger> start_trigger;
     std::optional<Trigger> stop_trigger;
-    uint64_t trigger_delta = 0;
-    // --stall: no samples; every interval of a thread this long or longer
-    // is reported as it ends, for duration seconds (0: until Ctrl-C or the
-    // target's exit). Its report is the budget's, so the budget is on.
+    uint64_t trigger_delta = 0;  // ns
+    // --stall: no samples; every interval of a thread this long (ns) or
+    // longer is reported as it ends, for duration seconds (0: until Ctrl-C
+    // or the target's exit).
     std::optional<uint64_t> stall;
     double duration = 0;
-    // --stall: at most this many full reports a minute for each thread name
-    // (0: all), the rest counted; the journal's bound.
+    std::string metrics;   // --metrics FILE: Prometheus text file, rewritten as the watch goes
+    std::string timeline;  // --timeline PATH: with --stall a directory of each stall's trace, else the samples' file
+    // --stall with --format journal: at most this many full reports a
+    // minute for each thread name (0: all), the rest counted.
     unsigned stall_reports_per_minute = 0;
-    std::string metrics_path;  // --metrics: Prometheus text file, rewritten as the watch goes
-    std::string timeline_dir;   // --timeline with --stall: each stall's Perfetto trace goes there
-    std::string timeline_file;  // --timeline in samples: their Perfetto trace, rewritten after each
+    std::vector<std::string> command;  // after "--": start and trace this instead of bpf.pids
+    // The switches, --syscall-events, --stack-trace-size, --buffer-page-count,
+    // --skip-upcall-stats, --wait-stacks, and what options imply.
     DelayFeatures features;
+
+    // From the system (complete_delay_config). pids stays empty while a
+    // command is still to be launched.
+    BpfConfig bpf;
 };
+
+// What an option turns on or off besides itself. Declared beside the
+// options (delay_options.cpp), said at the end of the option's --help, and
+// applied as the command line is read: from this table only.
+struct OptionImplication {
+    const char* option;  // as the user writes it
+    const char* effect;  // the end of its --help: "turns --budget on"
+    bool (*given)(const DelayConfig&);
+    void (*apply)(DelayFeatures&);
+};
+const std::vector<OptionImplication>& option_implications();
 
 // In the journal, at most this many full stall reports a minute for each
 // thread name. A storm's first reports show its shape and the rest repeat
@@ -51,10 +69,10 @@ inline constexpr unsigned kJournalStallsPerMinute = 5;
 // waits, the few that usually hold the answer.
 inline constexpr unsigned kDefaultWaitStacks = 5;
 
-// Checks the options: trigger grammar first (EX_CONFIG, before anything
-// else), then against this system: root (unless only printing the eBPF
-// source), the target process (found as the single ovs-vswitchd when no -p
-// is given). Throws Error with the matching exit code.
-DelayConfig make_delay_config(const CommonOptions& common, const DelayOptions& options);
+// Checks the parsed config against this system: root (unless only printing
+// the eBPF source), the target process (found as the single ovs-vswitchd
+// when no -p is given), the output directories. Fills cfg.bpf. Throws Error
+// with the matching exit code.
+void complete_delay_config(const CommonOptions& common, DelayConfig& cfg);
 
 }  // namespace kdelay

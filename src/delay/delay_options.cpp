@@ -5,6 +5,7 @@
 #include "core/error.h"
 #include "delay_abi.h"
 #include "sys/systemd.h"
+#include "trigger/trigger.h"
 
 namespace kdelay {
 
@@ -14,13 +15,13 @@ const std::vector<OptionImplication>& option_implications()
         // A stall's report is its time budget; upcalls are counted per CPU,
         // not per thread.
         {"--stall", "turns --budget on, and the upcall statistics (per CPU, not per thread) off",
-         [](const DelayOptions& o) { return o.stall.has_value(); },
+         [](const DelayConfig& o) { return o.stall.has_value(); },
          [](DelayFeatures& f) {
              f.budget = true;
              f.upcall_stats = false;
          }},
         // The timeline's states are the budget's.
-        {"--timeline", "turns --budget on", [](const DelayOptions& o) { return !o.timeline_path.empty(); },
+        {"--timeline", "turns --budget on", [](const DelayConfig& o) { return !o.timeline.empty(); },
          [](DelayFeatures& f) { f.budget = true; }},
     };
     return all;
@@ -39,7 +40,7 @@ std::string with_implications(const char* option, std::string help)
 
 }  // namespace
 
-void add_delay_options(CLI::App& app, CommonOptions& common, DelayOptions& delay, DelayParse& d,
+void add_delay_options(CLI::App& app, CommonOptions& common, DelayConfig& delay, DelayParse& d,
                        std::vector<unsigned>& debug_flags)
 {
     d.pid_opt = add_pid_option(app, d.pids, "Processes to trace, in one report (default: the single ovs-vswitchd)",
@@ -74,12 +75,12 @@ void add_delay_options(CLI::App& app, CommonOptions& common, DelayOptions& delay
                       "Output format: text (default), json (JSON Lines) or journal (each stall or sample one\n"
                       "systemd journal entry with its numbers as fields; the default when stdout is the journal)",
                       true);
-    d.metrics_opt = app.add_option("--metrics", delay.metrics_path,
+    d.metrics_opt = app.add_option("--metrics", delay.metrics,
                                    "With --stall: keep FILE a Prometheus text file of the watch's counts (stalls,\n"
                                    "loop intervals, stall lengths, losses, restarts, kdelay's cost), rewritten every\n"
                                    "5 s; for node_exporter's textfile collector (see ALWAYS ON below)")
                         ->type_name("FILE");
-    d.timeline_opt = app.add_option("--timeline", delay.timeline_path,
+    d.timeline_opt = app.add_option("--timeline", delay.timeline,
                                     with_implications("--timeline",
                                                       "Write the threads' events (states, syscalls, IRQs, wakeups, who held the CPU)\n"
                                                       "as a Perfetto trace, for ui.perfetto.dev: with --stall each stall's into the\n"
@@ -91,28 +92,28 @@ void add_delay_options(CLI::App& app, CommonOptions& common, DelayOptions& delay
                             ->check(whole_number(0, KD_LONGEST_WAITS))
                             ->type_name("N");
     for (const FeatureSwitch* s : feature_switches())
-        app.add_flag_callback(s->flag, [&delay, s] { s->turn_on(delay.switches); }, s->help);
+        app.add_flag_callback(s->flag, [&delay, s] { s->turn_on(delay.features); }, s->help);
     app.add_flag("--list-probes", delay.list_probes,
                  "List the target's USDT probes (executable and mapped libraries) and exit");
-    d.start_opt = app.add_option("--start-trigger", delay.start_trigger,
+    d.start_opt = app.add_option("--start-trigger", d.start_trigger,
                                  "Start sampling when TRIGGER fires (see TRIGGERS below)")
                       ->type_name("TRIGGER");
-    d.stop_opt = app.add_option("--stop-trigger", delay.stop_trigger, "Stop sampling when TRIGGER fires")
+    d.stop_opt = app.add_option("--stop-trigger", d.stop_trigger, "Stop sampling when TRIGGER fires")
                      ->type_name("TRIGGER");
     d.trigger_delta_opt = add_optional_value(app, "--trigger-delta", d.trigger_delta,
                                              "Skip triggered samples shorter than NS (default and bare: 0, report all)",
                                              "NS");
     d.events_opt = add_optional_value(app, "-s,--syscall-events", d.syscall_events,
                                       "Record each syscall taking longer than NS, with stack traces (bare: all)", "NS");
-    app.add_flag("--skip-syscall-poll-events", delay.skip_syscall_poll_events,
+    app.add_flag("--skip-syscall-poll-events", delay.features.skip_syscall_poll_events,
                  "Leave poll() out of --syscall-events");
-    app.add_flag("--skip-upcall-stats", delay.skip_upcall_stats,
+    app.add_flag_callback("--skip-upcall-stats", [&delay] { delay.features.upcall_stats = false; },
                  "Do not count Open vSwitch datapath upcalls (UPCALL STATISTICS)");
-    app.add_option("--stack-trace-size", delay.stack_trace_size,
+    app.add_option("--stack-trace-size", delay.features.stack_trace_size,
                    "Unique stack traces that can be kept (default 4096; 0: none)")
         ->check(whole_number(0, 1u << 20))
         ->type_name("N");
-    app.add_option("--buffer-page-count", delay.buffer_page_count,
+    app.add_option("--buffer-page-count", d.buffer_page_count,
                    "Ring buffer pages, rounded up to a power of two (default 1024)")
         ->check(whole_number(1, 1u << 18))
         ->type_name("N");
@@ -148,27 +149,27 @@ void add_delay_options(CLI::App& app, CommonOptions& common, DelayOptions& delay
                "digits. NaN, infinities, signs, hex and exponents are refused.\n\n"
                "Exit status: 0 ok, 64 bad option, 65 malformed input file, 66 unreadable input\n"
                "file, 69 no such process, 70 eBPF compile or load failure, 71 attach failure,\n"
-               "72 missing kernel headers, BTF or kdelay-bpf, 73 cannot write output, 77 not root,\n"
+               "72 missing kernel headers, BTF or kdelay-bpf.so, 73 cannot write output, 77 not root,\n"
                "78 invalid trigger.");
 }
 
-void finish_delay_options(const DelayParse& d, CommonOptions& common, DelayOptions& delay)
+void finish_delay_options(const DelayParse& d, CommonOptions& common, DelayConfig& delay)
 {
+    DelayFeatures& f = delay.features;
     delay.trigger_delta = optional_value<uint64_t>(d.trigger_delta_opt, d.trigger_delta, 0).value_or(0);
-    delay.has_start_trigger = d.start_opt->count() > 0;  // even when given as ""
-    delay.has_stop_trigger = d.stop_opt->count() > 0;
-    delay.syscall_events = optional_value<uint64_t>(d.events_opt, d.syscall_events, 0);
+    const bool start = d.start_opt->count() > 0, stop = d.stop_opt->count() > 0;  // even when given as ""
+    f.syscall_events = optional_value<uint64_t>(d.events_opt, d.syscall_events, 0);
     if (d.stall_opt->count() > 0) {
         delay.stall = duration_ns(d.stall_text);
         for (const CLI::Option* o : d.sample_opts)
             if (o->count() > 0)
                 throw Error(Exit::usage, "--stall watches every interval as it ends; " + o->get_name() +
                                              " is for samples, leave it out");
-        if (delay.switches.histograms)
+        if (f.histograms)
             throw Error(Exit::usage, "--histogram is for samples; --stall reports do not have histograms yet");
         if (d.events_opt->count() > 0)
             throw Error(Exit::usage, "--syscall-events is for samples; leave it out with --stall");
-        if (delay.has_start_trigger != delay.has_stop_trigger)
+        if (start != stop)
             throw Error(Exit::usage, "--stall with triggers takes both: each thread's interval runs from its "
                                      "--start-trigger to its --stop-trigger");
         if (d.trigger_delta_opt->count() > 0)
@@ -180,26 +181,47 @@ void finish_delay_options(const DelayParse& d, CommonOptions& common, DelayOptio
     } else if (d.wait_stacks_opt->count() > 0) {
         throw Error(Exit::usage, "--wait-stacks shows each stall's longest waits; give --stall THRESHOLD");
     }
-    if (d.timeline_opt->count() > 0 && delay.timeline_path.empty())
+    if (d.timeline_opt->count() > 0 && delay.timeline.empty())
         throw Error(Exit::usage, delay.stall ? "--timeline: give a directory for the stalls' traces"
                                                 : "--timeline: give a file for the samples' trace");
     // Together, a sample's sched_switch took Debian 13's clang past the
     // verifier's 1 M instructions (524 k under Debian 12's).
-    if (d.timeline_opt->count() > 0 && !delay.stall && delay.switches.histograms)
+    if (d.timeline_opt->count() > 0 && !delay.stall && f.histograms)
         throw Error(Exit::usage, "--timeline and --histogram do not go together in a sample: their sched_switch "
                                  "program is more than the kernel's verifier accepts; give one of them");
-    if (d.wait_stacks_opt->count() > 0)
-        delay.wait_stacks = d.wait_stacks;
-    if (d.metrics_opt->count() > 0 && delay.metrics_path.empty())
+    if (d.metrics_opt->count() > 0 && delay.metrics.empty())
         throw Error(Exit::usage, "--metrics: give a file, such as /var/lib/prometheus/node-exporter/kdelay.prom");
+    if (start)
+        delay.start_trigger = parse_trigger(d.start_trigger);
+    if (stop)
+        delay.stop_trigger = parse_trigger(d.stop_trigger);
+
+    f.buffer_page_count = 1;
+    while (f.buffer_page_count < d.buffer_page_count)
+        f.buffer_page_count <<= 1;  // the kernel wants a power of two
+    f.timeline = !delay.timeline.empty();
+    for (const OptionImplication& i : option_implications())
+        if (i.given(delay))
+            i.apply(f);
+    // A sample's timeline keeps the default too, though a sample opens no
+    // interval to keep waits for: without that step its sched_switch took
+    // the verifier from 289 k to 661 k instructions (bookworm's clang), past
+    // 1 M under trixie's.
+    f.wait_stacks = d.wait_stacks_opt->count() > 0 ? d.wait_stacks : f.timeline ? kDefaultWaitStacks : 0;
+    if (f.wait_stacks && f.stack_trace_size == 0)
+        throw Error(Exit::usage, "--wait-stacks needs stack traces; leave out --stack-trace-size 0");
+
     // Under systemd, stdout is the journal: each stall one entry there.
     if (!common.format_given && stdout_is_journal())
         common.format = CommonOptions::Format::journal;
+    if (common.format == CommonOptions::Format::journal)
+        delay.stall_reports_per_minute = kJournalStallsPerMinute;
     if (*d.pid_opt) {
         if (!common.command.empty())
             throw Error(Exit::usage, "-p/--pid and '-- COMMAND' cannot be used together");
         common.pids = distinct_pids(d.pids);
     }
+    delay.command = common.command;
 }
 
 }  // namespace kdelay

@@ -6,11 +6,13 @@
 #include <vector>
 
 #include "cli/option_kit.h"
-#include "delay/delay_option_values.h"
+#include "delay/config.h"
 
 namespace kdelay {
 
-// What parse_options() reads back after parsing.
+// What CLI11 cannot write into DelayConfig itself: the options, to tell
+// which were given, and the values as given, checked in
+// finish_delay_options().
 struct DelayParse {
     CLI::Option* pid_opt;
     CLI::Option* debug_opt;
@@ -26,15 +28,18 @@ struct DelayParse {
     unsigned wait_stacks = 0;
     std::vector<CLI::Option*> sample_opts;  // --sample-time, --sample-count, --sample-interval
     std::string stall_text;  // --stall as given (200ms, 1s)
+    std::string start_trigger, stop_trigger;
+    uint32_t buffer_page_count = 1024;
     std::vector<int64_t> pids;
     std::vector<uint64_t> trigger_delta;
     std::vector<uint64_t> syscall_events;
 };
 
-void add_delay_options(CLI::App& app, CommonOptions& common, DelayOptions& delay, DelayParse& d,
+void add_delay_options(CLI::App& app, CommonOptions& common, DelayConfig& delay, DelayParse& d,
                        std::vector<unsigned>& debug_flags);
 // After parsing, when no subcommand was given: the values CLI11 cannot set
-// directly, and the checks between them.
-void finish_delay_options(const DelayParse& d, CommonOptions& common, DelayOptions& delay);
+// directly, the checks between them (the triggers' grammar first), and
+// what options imply. Throws Error with the matching exit code.
+void finish_delay_options(const DelayParse& d, CommonOptions& common, DelayConfig& delay);
 
 }  // namespace kdelay

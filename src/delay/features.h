@@ -15,7 +15,7 @@ struct DelayFeatures {
     std::optional<uint64_t> syscall_events;  // ns threshold; 0 = every syscall
     bool skip_syscall_poll_events = false;
     uint32_t stack_trace_size = 4096;  // 0: no stack traces
-    uint32_t ringbuf_pages = 1024;     // a power of two
+    uint32_t buffer_page_count = 1024;  // ring buffer pages, a power of two
     bool upcall_stats = true;
     // --stall --timeline: each thread keeps its interval's events in the
     // kernel (kd_timeline); --wait-stacks: the stacks of its N longest waits.

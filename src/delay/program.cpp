@@ -97,7 +97,7 @@ std::string render_delay_program(const DelayProgramParams& p)
     c.flag("WITH_SYSCALL_EVENTS", f.syscall_events.has_value());
     c.number("SYSCALL_EVENT_MIN_NS", f.syscall_events.value_or(0));
     c.flag("SKIP_POLL_EVENTS", f.skip_syscall_poll_events);
-    c.number("RINGBUF_PAGES", f.ringbuf_pages);
+    c.number("RINGBUF_PAGES", f.buffer_page_count);
     c.flag("WITH_STACK_TRACES", f.stack_traces());
     c.number("STACK_TRACE_SIZE", f.stack_trace_size);
     c.flag("WITH_TIMELINE", f.timeline);

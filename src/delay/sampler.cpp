@@ -196,7 +196,7 @@ bool Sampler::sample(bool& counted, const std::function<void()>& on_start)
         writer_.marker({Marker::Kind::dump, wall_now(), std::nullopt,
                         both ? std::optional<uint64_t>(delta) : std::nullopt});
         Sample s = collector_.collect();
-        if (!cfg_.timeline_file.empty())
+        if (!cfg_.timeline.empty())
             add_to_timeline(s);
         for (const auto& e : s.events)
             lost_stacks_ += e.stack_lost;
@@ -214,7 +214,7 @@ void Sampler::add_to_timeline(const Sample& s)
 {
     timeline_.add(threads_timeline(s.timelines));
     try {
-        replace_file(cfg_.timeline_file, perfetto_trace(timeline_));
+        replace_file(cfg_.timeline, perfetto_trace(timeline_));
     } catch (const Error& e) {
         std::cerr << "kdelay: warning: " << e.what() << std::endl;  // the report goes on without it
         return;
@@ -222,7 +222,7 @@ void Sampler::add_to_timeline(const Sample& s)
     uint64_t not_kept = 0;
     for (const ThreadEvents& t : s.timelines)
         not_kept += t.states_not_kept;
-    writer_.note("timeline: " + cfg_.timeline_file +
+    writer_.note("timeline: " + cfg_.timeline +
                  (not_kept ? " (its threads' first " + with_commas(not_kept) + " state changes not kept)" : ""));
 }
 

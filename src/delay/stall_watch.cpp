@@ -173,8 +173,8 @@ void watch_stalls(const DelayConfig& cfg, const std::vector<pid_t>& targets, Del
                   EventWait& wait, ReportWriter& writer, const std::function<void()>& on_start)
 {
     std::optional<MetricsFile> metrics;
-    if (!cfg.metrics_path.empty()) {
-        metrics.emplace(cfg.metrics_path, *cfg.stall);
+    if (!cfg.metrics.empty()) {
+        metrics.emplace(cfg.metrics, *cfg.stall);
         metrics->write_if_due(collector, true);  // a file that cannot be written fails now, not in a week
     }
     StallLimiter limiter(cfg.stall_reports_per_minute);
@@ -191,7 +191,7 @@ void watch_stalls(const DelayConfig& cfg, const std::vector<pid_t>& targets, Del
     uint64_t seen = 0;
     const auto report = [&](Clock::time_point deadline) {
         for (Stall& s : collector.take_stalls(deadline)) {
-            const StallReport r = stall_report(std::move(s), cfg.timeline_dir);
+            const StallReport r = stall_report(std::move(s), cfg.timeline);
             service.status(watching + "; " + with_commas(++seen) + " seen");
             if (metrics)
                 metrics->counts().stall(r);

@@ -22,7 +22,7 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "$deb" >/dev/null
 echo "install-check: installed $(dpkg-query -W -f='${Package} ${Version}' kdelay)"
-for f in /usr/sbin/kdelay /usr/libexec/kdelay/kdelay-bpf /usr/share/man/man8/kdelay.8.gz \
+for f in /usr/sbin/kdelay /usr/lib/kdelay/kdelay-bpf.so /usr/share/man/man8/kdelay.8.gz \
     /usr/lib/systemd/system/kdelay-stall@.service /etc/default/kdelay; do
     [ -e "$f" ] || fail "$f is missing after install"
 done

@@ -150,7 +150,7 @@ TEST(ErrorsE2E, NoTracefsMountedIsNoNoise)
 
 namespace {
 
-// A directory holding a copy of kdelay alone: no kdelay-bpf beside it.
+// A directory holding a copy of kdelay alone: no kdelay-bpf.so beside it.
 class LoneFrontEnd : public ::testing::Test {
 protected:
     void SetUp() override
@@ -168,7 +168,7 @@ protected:
 
 }  // namespace
 
-// A gtest: a copy of the front end without kdelay-bpf.
+// A gtest: a copy of the front end without kdelay-bpf.so.
 TEST_F(LoneFrontEnd, ModesThatLoadEbpfNeedKdelayBpfAndSaySo)
 {
     for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
@@ -178,7 +178,7 @@ TEST_F(LoneFrontEnd, ModesThatLoadEbpfNeedKdelayBpfAndSaySo)
         Result r = run(argv, 10s);
         EXPECT_EQ(r.status, 72) << args[0];
         expect_one_error_line(r);
-        EXPECT_NE(r.err.find("kdelay-bpf"), std::string::npos) << r.err;
+        EXPECT_NE(r.err.find("kdelay-bpf.so"), std::string::npos) << r.err;
     }
     // Option errors and --help never need it.
     EXPECT_EQ(run({kdelay_, "--bogus"}, 10s).status, 64);
@@ -186,9 +186,9 @@ TEST_F(LoneFrontEnd, ModesThatLoadEbpfNeedKdelayBpfAndSaySo)
 }
 
 // Without /proc, kdelay cannot learn where it is: it says so (72), and never
-// runs a kdelay-bpf of the working directory, as it once did.
+// loads a kdelay-bpf.so of the working directory.
 // A gtest: a copy of the front end, without /proc.
-TEST_F(LoneFrontEnd, WithoutProcNoKdelayBpfOfTheWorkingDirectoryIsRun)
+TEST_F(LoneFrontEnd, WithoutProcNoKdelayBpfOfTheWorkingDirectoryIsLoaded)
 {
     if (geteuid() != 0 || access("/usr/bin/unshare", X_OK) != 0)
         GTEST_SKIP() << "needs root and unshare(1) for a mount namespace without /proc";
@@ -199,23 +199,26 @@ TEST_F(LoneFrontEnd, WithoutProcNoKdelayBpfOfTheWorkingDirectoryIsRun)
     GTEST_SKIP() << "AddressSanitizer itself needs /proc (its stack bounds)";
 #endif
 #endif
-    const std::string planted = dir_ + "/kdelay-bpf", ran = dir_ + "/planted-ran";
-    {
-        std::ofstream f(planted);
-        f << "#!/bin/sh\ntouch " << ran << "\n";
-    }
-    chmod(planted.c_str(), 0755);
+    const std::string planted = dir_ + "/kdelay-bpf.so", ran = dir_ + "/planted-ran";
+    ASSERT_EQ(run({"/bin/cp", KD_PLANTED_MODULE, planted}, 10s).status, 0);
     unlink(kdelay_.c_str());  // only the planted one there
+    setenv("KD_PLANTED_RAN", ran.c_str(), 1);
+    // The planted module works: loaded, it leaves its mark.
+    Result loaded = run({"/usr/bin/python3", "-c", "import ctypes, sys; ctypes.CDLL(sys.argv[1])", planted}, 30s);
+    ASSERT_EQ(loaded.status, 0) << loaded.err;
+    ASSERT_EQ(access(ran.c_str(), F_OK), 0) << "the planted module leaves no mark";
+    unlink(ran.c_str());
     Result r = run({"/usr/bin/unshare", "-m", "--propagation", "private", "sh", "-c",
                     "umount -l /proc && cd \"$1\" && exec \"$2\" -p 1", "sh", dir_, kKdelay},
                    30s);
+    unsetenv("KD_PLANTED_RAN");
     EXPECT_EQ(r.status, 72) << r.err;
     expect_one_error_line(r);
     EXPECT_NE(r.err.find("/proc"), std::string::npos) << r.err;
-    EXPECT_NE(access(ran.c_str(), F_OK), 0) << "the working directory's kdelay-bpf ran";
+    EXPECT_NE(access(ran.c_str(), F_OK), 0) << "the working directory's kdelay-bpf.so was loaded";
 }
 
-// A gtest: a copy of the front end without kdelay-bpf.
+// A gtest: a copy of the front end without kdelay-bpf.so.
 TEST_F(LoneFrontEnd, AnnotateRunsWithoutKdelayBpf)
 {
     const std::string trace = dir_ + "/t.json", records = dir_ + "/r.txt";

@@ -221,8 +221,8 @@ TEST(Options, UnsignedValuesRejectSignsAndFractions)
 
 TEST(Options, SkipUpcallStatsIsAccepted)
 {
-    EXPECT_FALSE(parse({})->delay.skip_upcall_stats);
-    EXPECT_TRUE(parse({"--skip-upcall-stats"})->delay.skip_upcall_stats);
+    EXPECT_TRUE(parse({})->delay.features.upcall_stats);
+    EXPECT_FALSE(parse({"--skip-upcall-stats"})->delay.features.upcall_stats);
 }
 
 TEST(Options, EverythingAfterDoubleDashIsTheCommand)
@@ -258,33 +258,77 @@ TEST(Options, HelpReturnsNothingToRun)
 
 TEST(Options, TriggerAndEventOptions)
 {
-    auto o = parse({"--start-trigger", "u:a:b", "--stop-trigger", "", "--trigger-delta", "5000",
+    auto o = parse({"--start-trigger", "u:a:b", "--stop-trigger", "ur:c:free", "--trigger-delta", "5000",
                     "--skip-syscall-poll-events", "--stack-trace-size", "0",
                     "--buffer-page-count", "3"});
     ASSERT_TRUE(o);
-    EXPECT_TRUE(o->delay.has_start_trigger);
-    EXPECT_EQ(o->delay.start_trigger, "u:a:b");
-    EXPECT_TRUE(o->delay.has_stop_trigger) << "an empty trigger is given, and invalid";
+    ASSERT_TRUE(o->delay.start_trigger);
+    EXPECT_EQ(o->delay.start_trigger->kind, Trigger::Kind::usdt);
+    EXPECT_EQ(o->delay.start_trigger->probe, "b");
+    ASSERT_TRUE(o->delay.stop_trigger);
+    EXPECT_EQ(o->delay.stop_trigger->kind, Trigger::Kind::uretprobe);
     EXPECT_EQ(o->delay.trigger_delta, 5000u);
-    EXPECT_FALSE(o->delay.syscall_events);
-    EXPECT_TRUE(o->delay.skip_syscall_poll_events);
-    EXPECT_EQ(o->delay.stack_trace_size, 0u);
-    EXPECT_EQ(o->delay.buffer_page_count, 3u);
+    EXPECT_FALSE(o->delay.features.syscall_events);
+    EXPECT_TRUE(o->delay.features.skip_syscall_poll_events);
+    EXPECT_EQ(o->delay.features.stack_trace_size, 0u);
+    EXPECT_EQ(o->delay.features.buffer_page_count, 4u) << "rounded up to a power of two";
+    // An empty trigger is given, and invalid.
+    EXPECT_EQ(error_code({"--stop-trigger", ""}), Exit::config);
+    EXPECT_FALSE(parse({})->delay.start_trigger);
+}
+
+TEST(Options, RingBufferPagesRoundUpToAPowerOfTwo)
+{
+    for (auto [given, want] : std::vector<std::pair<const char*, uint32_t>>{
+             {"1", 1}, {"3", 4}, {"1024", 1024}, {"1025", 2048}})
+        EXPECT_EQ(parse({"--buffer-page-count", given})->delay.features.buffer_page_count, want) << given;
+}
+
+// The trigger's grammar is checked as the command line is read, before
+// anything is asked of the system: not even the target need exist.
+TEST(Options, ATriggerIsRefusedBeforeTheTargetIsLookedAt)
+{
+    const auto e = parse_error({"-p", "4194304", "--start-trigger", "t:a:b) { x(); } int y(void *c"});
+    ASSERT_TRUE(e);
+    EXPECT_EQ(e->code(), Exit::config) << e->what();
+}
+
+// --timeline: with --stall, a directory; without it, the samples' file,
+// with the budget (its states). Five wait stacks by default in both: a
+// sample keeps none, but its sched_switch verifies in far fewer
+// instructions with the step (delay_options.cpp).
+TEST(Options, ATimelineIsAStallsDirectoryOrTheSamplesFile)
+{
+    const auto s = parse({"--stall", "1ms", "--timeline", "/tmp"});
+    ASSERT_TRUE(s);
+    EXPECT_EQ(s->delay.timeline, "/tmp");
+    EXPECT_TRUE(s->delay.features.timeline);
+    EXPECT_EQ(s->delay.features.wait_stacks, 5u);
+    EXPECT_EQ(parse({"--stall", "1ms", "--timeline", "/tmp", "--wait-stacks", "2"})->delay.features.wait_stacks, 2u);
+    EXPECT_EQ(parse({"--stall", "1ms"})->delay.features.wait_stacks, 0u);
+
+    const auto t = parse({"--timeline", "/tmp/kdelay-samples.pftrace"});
+    ASSERT_TRUE(t);
+    EXPECT_FALSE(t->delay.stall);
+    EXPECT_EQ(t->delay.timeline, "/tmp/kdelay-samples.pftrace");
+    EXPECT_TRUE(t->delay.features.timeline);
+    EXPECT_TRUE(t->delay.features.budget);
+    EXPECT_EQ(t->delay.features.wait_stacks, 5u);
 }
 
 TEST(Options, SyscallEventsTakesAnOptionalThreshold)
 {
-    EXPECT_EQ(*parse({"--syscall-events"})->delay.syscall_events, 0u);
-    EXPECT_EQ(*parse({"-s"})->delay.syscall_events, 0u);
-    EXPECT_EQ(*parse({"--syscall-events", "50000"})->delay.syscall_events, 50000u);
-    EXPECT_EQ(*parse({"-s", "7", "--sample-time", "1"})->delay.syscall_events, 7u);
-    EXPECT_EQ(*parse({"--syscall-events", "--sample-time", "1"})->delay.syscall_events, 0u);
+    EXPECT_EQ(*parse({"--syscall-events"})->delay.features.syscall_events, 0u);
+    EXPECT_EQ(*parse({"-s"})->delay.features.syscall_events, 0u);
+    EXPECT_EQ(*parse({"--syscall-events", "50000"})->delay.features.syscall_events, 50000u);
+    EXPECT_EQ(*parse({"-s", "7", "--sample-time", "1"})->delay.features.syscall_events, 7u);
+    EXPECT_EQ(*parse({"--syscall-events", "--sample-time", "1"})->delay.features.syscall_events, 0u);
     EXPECT_EQ(error_code({"--syscall-events", "abc"}), Exit::usage);
     EXPECT_EQ(error_code({"--buffer-page-count", "0"}), Exit::usage);
 }
 
 // What an option implies is said at the end of its --help, from the same
-// table make_delay_config() applies (delay_options.cpp), and applied.
+// table the command line's reading applies (delay_options.cpp), and applied.
 TEST(Options, EachImplicationIsSaidInItsHelpAndApplied)
 {
     testing::internal::CaptureStdout();
@@ -312,12 +356,11 @@ TEST(Options, EachImplicationIsSaidInItsHelpAndApplied)
         const auto o = parse(args);
         ASSERT_TRUE(o);
         EXPECT_TRUE(i.given(o->delay));
-        const DelayFeatures f = make_delay_config(o->common, o->delay).features;
+        const DelayFeatures f = o->delay.features;
         DelayFeatures again = f;
         i.apply(again);
         EXPECT_EQ(again.budget, f.budget) << "applied";
         EXPECT_EQ(again.upcall_stats, f.upcall_stats) << "applied";
-        DelayOptions none;
-        EXPECT_FALSE(i.given(none));
+        EXPECT_FALSE(i.given(DelayConfig{}));
     }
 }

@@ -20,90 +20,61 @@ CommonOptions ebpf_only()
     return o;
 }
 
-// The line and exit code make_delay_config refuses with, or "accepted".
-std::string refusal(const CommonOptions& o, const DelayOptions& d)
+// The line and exit code complete_delay_config refuses with, or "accepted".
+std::string refusal(const CommonOptions& o, DelayConfig d)
 {
     try {
-        make_delay_config(o, d);
+        complete_delay_config(o, d);
         return "accepted";
     } catch (const Error& e) {
         return std::to_string(static_cast<int>(e.code())) + " " + e.what();
     }
 }
 
+DelayConfig completed(const CommonOptions& o, DelayConfig d)
+{
+    complete_delay_config(o, d);
+    return d;
+}
+
 }  // namespace
-
-TEST(DelayConfig, RingBufferPagesRoundUpToAPowerOfTwo)
-{
-    for (auto [given, want] : std::vector<std::pair<uint32_t, uint32_t>>{{1, 1}, {3, 4}, {1024, 1024}, {1025, 2048}}) {
-        DelayOptions d;
-        d.buffer_page_count = given;
-        EXPECT_EQ(make_delay_config(ebpf_only(), d).features.ringbuf_pages, want) << given;
-    }
-}
-
-TEST(DelayConfig, TriggersAreParsedBeforeAnythingElse)
-{
-    CommonOptions o;  // not even a valid target: the trigger is refused first
-    o.pids = {999999999};
-    DelayOptions d;
-    d.has_start_trigger = true;
-    d.start_trigger = "t:a:b) { x(); } int y(void *c";
-    EXPECT_EQ(refusal(o, d).substr(0, 3), "78 ") << refusal(o, d);
-    DelayOptions ok;
-    ok.has_stop_trigger = true;
-    ok.stop_trigger = "ur:c:free";
-    auto cfg = make_delay_config(ebpf_only(), ok);
-    ASSERT_TRUE(cfg.stop_trigger);
-    EXPECT_EQ(cfg.stop_trigger->kind, Trigger::Kind::uretprobe);
-    EXPECT_FALSE(cfg.start_trigger);
-}
 
 TEST(DelayConfig, SeveralProcessesAreCheckedEachAndBoundedByTheContract)
 {
     CommonOptions o = ebpf_only();
     o.pids = {getpid(), getppid()};
-    EXPECT_EQ(make_delay_config(o, DelayOptions{}).bpf.pids, o.pids);
+    EXPECT_EQ(completed(o, DelayConfig{}).bpf.pids, o.pids);
     o.pids = {getpid(), 999999999};
-    EXPECT_EQ(refusal(o, DelayOptions{}), "69 no such process: 999999999");
+    EXPECT_EQ(refusal(o, DelayConfig{}), "69 no such process: 999999999");
     o.pids.clear();
     for (pid_t p = 1; p <= KD_MAX_TARGETS + 1; ++p)
         o.pids.push_back(p);
-    EXPECT_EQ(refusal(o, DelayOptions{}), "64 -p takes at most 8 processes");
+    EXPECT_EQ(refusal(o, DelayConfig{}), "64 -p takes at most 8 processes");
     o.pids = {getpid(), getppid()};
     // A tracepoint fires for any task; an uprobe or USDT probe is attached
     // in each process.
-    DelayOptions triggered;
-    triggered.has_start_trigger = true;
-    triggered.start_trigger = "t:sched:sched_switch";
-    EXPECT_EQ(refusal(o, triggered), "accepted");
-    triggered.start_trigger = "up:c:malloc";
-    EXPECT_EQ(refusal(o, triggered), "accepted");
-    triggered.start_trigger = "u:kdtest:work_start";
-    EXPECT_EQ(refusal(o, triggered), "accepted");
+    for (const char* trigger : {"t:sched:sched_switch", "up:c:malloc", "u:kdtest:work_start"}) {
+        DelayConfig triggered;
+        triggered.start_trigger = parse_trigger(trigger);
+        EXPECT_EQ(refusal(o, triggered), "accepted") << trigger;
+    }
 }
 
-// --timeline: with --stall, a directory; without it, the samples' file,
-// with the budget (its states). Five wait stacks by default in both: a
-// sample keeps none, but its sched_switch verifies in far fewer
-// instructions with the step (config.cpp).
-TEST(DelayConfig, ATimelineIsAStallsDirectoryOrTheSamplesFile)
+// The outputs' directories are checked before anything is compiled.
+TEST(DelayConfig, OutputsThatCannotBeWrittenAreRefusedFirst)
 {
-    DelayOptions stall;
+    DelayConfig stall;
     stall.stall = 1'000'000;
-    stall.timeline_path = "/tmp";
-    const DelayConfig s = make_delay_config(ebpf_only(), stall);
-    EXPECT_EQ(s.timeline_dir, "/tmp");
-    EXPECT_TRUE(s.timeline_file.empty());
-    EXPECT_TRUE(s.features.timeline);
-    EXPECT_EQ(s.features.wait_stacks, 5u);
-
-    DelayOptions sample;
-    sample.timeline_path = "/tmp/kdelay-samples.pftrace";
-    const DelayConfig t = make_delay_config(ebpf_only(), sample);
-    EXPECT_EQ(t.timeline_file, "/tmp/kdelay-samples.pftrace");
-    EXPECT_TRUE(t.timeline_dir.empty());
-    EXPECT_TRUE(t.features.timeline);
-    EXPECT_TRUE(t.features.budget);
-    EXPECT_EQ(t.features.wait_stacks, 5u);
+    stall.timeline = "/tmp";
+    EXPECT_EQ(refusal(ebpf_only(), stall), "accepted");
+    stall.timeline = "/nonexistent-kdelay-dir";
+    EXPECT_EQ(refusal(ebpf_only(), stall).substr(0, 3), "73 ");
+    DelayConfig sample;
+    sample.timeline = "/tmp";
+    EXPECT_EQ(refusal(ebpf_only(), sample).substr(0, 3), "64 ") << "a sample's trace is a file";
+    sample.timeline = "/tmp/kdelay-samples.pftrace";
+    EXPECT_EQ(refusal(ebpf_only(), sample), "accepted");
+    DelayConfig metrics;
+    metrics.metrics = "/nonexistent-kdelay-dir/kdelay.prom";
+    EXPECT_EQ(refusal(ebpf_only(), metrics).substr(0, 3), "73 ");
 }

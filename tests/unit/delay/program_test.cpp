@@ -110,7 +110,7 @@ TEST(DelayProgram, SyscallEventsRenderTheRingBufferThresholdAndStacks)
 {
     auto p = params();
     p.features.syscall_events = 5000;
-    p.features.ringbuf_pages = 256;
+    p.features.buffer_page_count = 256;
     p.features.stack_trace_size = 1024;
     std::string src = compiled(p);
     EXPECT_NE(src.find("BPF_RINGBUF_OUTPUT(events, 256);"), std::string::npos);
