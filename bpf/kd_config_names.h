@@ -91,6 +91,7 @@
     X(POLL_NR, NUMBER)                   \
     X(TASK_STATE_TYPE, TYPE)             \
     X(PT_REGS_NR_TYPE, TYPE)             \
+    X(TASK_PT_REGS, FLAG)                \
     X(SWITCH_PASSES_PREV_STATE, FLAG)    \
     X(MAX_CPUS, NUMBER)                  \
     X(SLOT_CLAIMS, FLAG)                 \

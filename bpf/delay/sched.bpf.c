@@ -437,7 +437,7 @@ BTF_TRACEPOINT_STEP(sched_switch, stall)
     if (is_target_current(prev_id >> 32)) {
         struct kd_thread *t = thread_find((__u32)prev_id);
         if (t && t->budget.state == KD_B_BLOCKED)
-            stall_blocked(t, (__u32)prev_id, cap, t->budget.blocked_nr, t->budget.since);
+            stall_blocked(t, (__u32)prev_id, cap, (void *)ctx->args[1], t->budget.since);
     }
     void *next = (void *)ctx->args[2];
     __u32 next_tid;

@@ -362,6 +362,21 @@ static __always_inline void stall_syscall_exited(struct bpf_raw_tracepoint_args 
         stall_syscall_returned(t, tid, (__u32)nr, (__s64)ctx->args[1], (void *)ctx->args[0]);
 }
 
+/* The syscall the thread of task is in now: its pt_regs' number, the
+ * kernel's own (-1 for none), which no probe the kernel skipped can leave
+ * stale. Without bpf_task_pt_regs (before 5.15) the budget's, which a
+ * skipped sys_enter or sys_exit can leave stale: fallback. */
+static __always_inline __u32 task_syscall_nr(void *task, __u32 fallback)
+{
+#if TASK_PT_REGS
+    kd_regs_nr_t nr = -1;
+    bpf_probe_read_kernel(&nr, sizeof(nr), (char *)bpf_task_pt_regs(task) + PT_REGS_NR_OFF);
+    return (__u32)nr;
+#else
+    return fallback;
+#endif
+}
+
 /* The thread (tid, entry t, task next) gets a CPU at now. Woken inside its
  * loop's wait, it is about to return from it: its interval begins here, a
  * few microseconds before the return, so that a return whose probe the
@@ -371,27 +386,33 @@ static __always_inline void stall_resumed(struct kd_thread *t, __u32 tid, void *
 {
     if (!t->poll_entered || t->interval_start || t->poll_restarting || t->woke_ns < t->poll_entered)
         return;
-    /* Still in the wait: the syscall it blocked in (the budget's) is one of
-     * the family. A wait whose return went unseen is over, and a later
-     * block (a futex) must not begin the interval late. */
+    /* Still in the wait: the syscall it blocked in is one of the family. A
+     * wait whose return went unseen is over, and a later block (a futex)
+     * must not begin the interval late. */
     __u32 in = t->budget.in_syscall;
-    if (!in || !is_poll_family(in - 1))
+    if (!is_poll_family(task_syscall_nr(next, in ? in - 1 : -1)))
         return;
     stall_begins(t, tid, next, now);
     t->begun_in_wait = 1;
 }
 
-/* The current thread (tid, entry t) has left its CPU, blocked in syscall
- * nr (the budget's) since `at`. A call of the poll family whose probe the
- * kernel skipped ends its interval there, where it began to wait; its
- * return then finds the call, as if seen. */
-static __always_inline void stall_blocked(struct kd_thread *t, __u32 tid, struct kd_capture *cap, __u32 nr, __u64 at)
+/* The current thread (tid, entry t, task prev) has left its CPU, blocked
+ * since `at`. A call of the poll family whose probe the kernel skipped is
+ * taken as called there, where it began to wait: it ends an open interval,
+ * and its wake (stall_resumed) or its return begins the next. */
+static __always_inline void stall_blocked(struct kd_thread *t, __u32 tid, struct kd_capture *cap, void *prev,
+                                          __u64 at)
 {
-    if (!t->interval_start || t->poll_entered || !is_poll_family(nr))
+    if (t->poll_entered)
+        return;
+    __u32 nr = task_syscall_nr(prev, t->budget.blocked_nr);
+    if (!is_poll_family(nr))
         return;
     t->poll_entered = at;
     t->poll_restarting = 0;
     t->poll_site = 0;  /* not told: a loop's (is_loop_wait) */
+    if (!t->interval_start)
+        return;
     stall_ends(t, tid, cap, at);
     budget_set(t, KD_B_BLOCKED, nr, at);  /* stall_ends left it RUNNING */
 }
@@ -441,7 +462,8 @@ static __always_inline void stall_resumed(struct kd_thread *t, __u32 tid, void *
 static __always_inline void stall_syscall_entered(struct bpf_raw_tracepoint_args *ctx, __u32 tid, __u32 nr,
                                                   struct kd_capture *cap, __u64 now) {}
 static __always_inline void stall_syscall_exited(struct bpf_raw_tracepoint_args *ctx, __u32 tid) {}
-static __always_inline void stall_blocked(struct kd_thread *t, __u32 tid, struct kd_capture *cap, __u32 nr, __u64 at) {}
+static __always_inline void stall_blocked(struct kd_thread *t, __u32 tid, struct kd_capture *cap, void *prev,
+                                          __u64 at) {}
 #endif
 
 #endif

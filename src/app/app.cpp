@@ -6,6 +6,7 @@
 #include "app/modes.h"
 #include "app/options.h"
 #include "core/error.h"
+#include "delay/config.h"
 #include "report/format.h"
 
 namespace kdelay {
@@ -28,11 +29,14 @@ int reporting_errors(const std::function<int()>& run)
 int run_app(int argc, const char* const* argv)
 {
     return reporting_errors([&] {
-        const auto options = parse_options(argc, argv);
+        auto options = parse_options(argc, argv);
         if (!options)
             return 0;
         if (options->common.mode == CommonOptions::Mode::annotate)
             return run_annotate(make_annotate_config(options->common, options->annotate));
+        // Before libbcc is loaded: a wrong target is told at once.
+        if (options->common.mode == CommonOptions::Mode::delay)
+            complete_delay_config(options->common, options->delay);
         return run_bpf_mode(*options);
     });
 }

@@ -23,12 +23,6 @@ std::unique_ptr<ReportWriter> make_writer(CommonOptions::Format format, std::ost
     return make_text_writer(out);
 }
 
-DelayConfig completed(const CommonOptions& common, DelayConfig cfg)
-{
-    complete_delay_config(common, cfg);
-    return cfg;
-}
-
 }  // namespace
 
 int run_bpf_mode(const Options& options)
@@ -42,7 +36,7 @@ int run_bpf_mode(const Options& options)
     const auto writer = make_writer(options.common.format, std::cout);
     const int status = options.common.mode == CommonOptions::Mode::biosnoop
                            ? run_biosnoop(make_biosnoop_config(options.common, options.biosnoop), *writer)
-                           : run_delay(completed(options.common, options.delay), *writer);
+                           : run_delay(options.delay, *writer);
     // A report that could not be written is not a success.
     if (!std::cout.flush())
         throw Error(Exit::ioerr, "cannot write the report to stdout");

@@ -15,7 +15,7 @@ namespace kdelay {
 
 struct Options {
     CommonOptions common;
-    DelayConfig delay;  // completed against the system by the mode (complete_delay_config)
+    DelayConfig delay;  // completed against the system by run_app() (complete_delay_config)
     BiosnoopOptions biosnoop;
     RecordOptions record;
     AnnotateOptions annotate;

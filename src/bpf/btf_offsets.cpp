@@ -172,6 +172,7 @@ KernelLayout read_kernel_layout(const KernelBtf& btf)
     layout.task_on_cpu = btf.member("task_struct", "on_cpu");
     layout.task_iterator = layout.task_on_cpu && (layout.task_on_cpu->size == 1 || layout.task_on_cpu->size == 4) &&
                            btf.has_function("bpf_iter_task");
+    layout.task_pt_regs = btf.enum_value("bpf_func_id", "BPF_FUNC_task_pt_regs").has_value();
     return layout;
 }
 

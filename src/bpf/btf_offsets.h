@@ -94,6 +94,9 @@ struct KernelLayout {
     // one running from one waiting.
     std::optional<MemberLayout> task_on_cpu;
     bool task_iterator = false;
+    // bpf_task_pt_regs() (5.15+): --stall reads the syscall a switched task
+    // is in from its pt_regs, the kernel's own record.
+    bool task_pt_regs = false;
 };
 
 KernelLayout read_kernel_layout(const KernelBtf& btf);

@@ -109,6 +109,7 @@ std::string render_delay_program(const DelayProgramParams& p)
     c.number("STALL_RINGBUF_PAGES", 64);
     const bool sites = p.stall_sites();
     c.flag("STALL_SITES", sites);
+    c.flag("TASK_PT_REGS", p.layout.task_pt_regs);
     c.number("PT_REGS_SP_OFF", sites ? p.layout.regs_sp->offset : 0);
     c.number("STALL_RESTART_NR", p.stall_restart_nr);
     c.flag("TASK_ITERATOR", p.layout.task_iterator);

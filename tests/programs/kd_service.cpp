@@ -29,6 +29,7 @@
 // when the last life has ended.
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <csignal>
 #include <cstdint>
 #include <cstdio>
@@ -194,18 +195,31 @@ bool write_file(const std::string& path, const std::string& text)
     return ok;
 }
 
+// Returns once the life is in its cgroup: a watch started then finds it.
 pid_t start_life(const std::string& cgroup, unsigned seed, bool planting)
 {
     mkdir(cgroup.c_str(), 0755);
+    int joined[2];
+    if (pipe(joined) != 0) {
+        perror("kd_service: pipe");
+        exit(1);
+    }
     const pid_t pid = fork();
     if (pid == 0) {
+        close(joined[0]);
         if (!write_file(cgroup + "/cgroup.procs", "0")) {
             perror("kd_service: cgroup.procs");
             _exit(1);
         }
+        close(joined[1]);
         live(seed, planting);
         _exit(0);
     }
+    close(joined[1]);
+    char c;
+    while (read(joined[0], &c, 1) < 0 && errno == EINTR) {
+    }
+    close(joined[0]);
     return pid;
 }
 
