@@ -93,8 +93,14 @@ public:
     {
     }
 
-    void check()
+    // At most once a second, unless now (the watch's end): the counts take
+    // about 25 bpf(2) calls, and the watch wakes ten times a second.
+    void check(bool now = false)
     {
+        const auto at = std::chrono::steady_clock::now();
+        if (!now && at < next_check_)
+            return;
+        next_check_ = at + std::chrono::seconds(1);
         tell("stalls", collector_.stalls_dropped(), [](uint64_t n) {
             return with_commas(n) + " stalls lost: the stalls ring buffer was full";
         });
@@ -137,6 +143,7 @@ private:
     ReportWriter& writer_;
     StallMetrics* metrics_;
     std::map<std::string, uint64_t> told_;
+    std::chrono::steady_clock::time_point next_check_{};
 };
 
 // --metrics: the counts, rewritten whole every few seconds and at the end.
@@ -189,7 +196,7 @@ void watch_stalls(const DelayConfig& cfg, const std::vector<pid_t>& targets, Del
                                       : Clock::time_point::max();
     LossWatch losses(collector, writer, metrics ? &metrics->counts() : nullptr);
     uint64_t seen = 0;
-    const auto report = [&](Clock::time_point deadline) {
+    const auto report = [&](Clock::time_point deadline, bool last = false) {
         for (Stall& s : collector.take_stalls(deadline)) {
             const StallReport r = stall_report(std::move(s), cfg.timeline);
             service.status(watching + "; " + with_commas(++seen) + " seen");
@@ -198,7 +205,7 @@ void watch_stalls(const DelayConfig& cfg, const std::vector<pid_t>& targets, Del
             if (limiter.admit(name_without_digits(r.thread.name), r.end_ns - r.start_ns, steady_ns()))
                 writer.stall(r);
         }
-        losses.check();
+        losses.check(last);
         if (const auto held = limiter.summary(steady_ns()))
             writer.warning(*held);
     };
@@ -229,7 +236,7 @@ void watch_stalls(const DelayConfig& cfg, const std::vector<pid_t>& targets, Del
         }
         const EventWait::Wake wake = wait.wait_until(Clock::now());
         if (wake == EventWait::Wake::target_exited) {
-            report(Clock::now());
+            report(Clock::now(), true);
             writer.note(std::string(targets.size() > 1 ? "the target's processes" : "the target") +
                         " exited; watching ends here");
             break;
@@ -237,7 +244,7 @@ void watch_stalls(const DelayConfig& cfg, const std::vector<pid_t>& targets, Del
         if (wake == EventWait::Wake::interrupted || Clock::now() >= end)
             break;
     }
-    report(Clock::now());  // the stalls that ended meanwhile
+    report(Clock::now(), true);  // the stalls that ended meanwhile
     if (const auto held = limiter.summary(steady_ns(), true))
         writer.warning(*held);
     if (metrics)
