@@ -314,15 +314,13 @@ constexpr uint64_t kUnloggedTailNs = 300'000'000;
 // On 7.2 the kernel skips hundreds of runs of the syscall probes a minute
 // here (one preempted on a CPU keeps the others out); a skipped poll
 // return once lost the main thread's interval, which the switch-in now
-// begins (stall_resumed). A wait that returned without blocking, its
-// return's probe skipped, still begins none: one warning may go unseen,
-// when kdelay has told the skipped runs.
-// Open (a known defect, left out of CI's guests until it is fixed): in
-// CI's 7.2 guest of 2026-11-29, with 39 probe runs skipped, a revalidator's
-// 1439 ms interval was reported beginning 12 ms after Open vSwitch's start
-// and 4 ms shorter; it passed 7 runs of 7 in three guest boots before.
+// begins (stall_resumed); a skipped sys_enter once let a futex's wake
+// begin a revalidator's interval 12 ms late, until the syscall a woken
+// thread is in was read from its registers. A wait that returned without
+// blocking, its return's probe skipped, still begins none: one warning may
+// go unseen, when kdelay has told the skipped runs.
 // A gtest: a real ovs-vswitchd in its sandbox, and its own log.
-// TAGS kernel ovs open
+// TAGS kernel ovs
 TEST_F(OvsE2E, StallsAreOpenVswitchsUnreasonablyLongPollIntervals)
 {
     std::string log = sandbox("log").out;
