@@ -19,17 +19,23 @@
 # of tests/load/run.sh's loads at once, after the e2e tests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Each stage's start, with the minutes since this script began (CI's limit).
+stage() { echo "== test.sh: $1 (at $((SECONDS / 60)) min $((SECONDS % 60)) s)"; }
 vm=1
 [ "${KDELAY_SKIP_VM:-0}" = 1 ] && vm=0
+stage setup
 bash scripts/setup.sh $([ "$vm" = 1 ] && echo --vm)
+stage build
 bash scripts/build.sh
 log=build/ctest-e2e.log
+stage "unit tests"
 ctest --test-dir build -L unit --output-on-failure
 # KDELAY_E2E_LEAVE_OUT: tags (tests/tests_tagged.sh) whose e2e tests to leave out.
 leave_out=()
 names=$(for tag in ${KDELAY_E2E_LEAVE_OUT:-}; do bash tests/tests_tagged.sh "$tag"; done | sort -u |
         sed 's/\./\\./g' | paste -sd'|')
 [ -z "$names" ] || leave_out=(-E "^($names)\$")
+stage "e2e tests"
 ctest --test-dir build -L e2e "${leave_out[@]}" --output-on-failure | tee "$log"
 total=$(ctest --test-dir build -N -L e2e "${leave_out[@]}" | sed -n 's/^Total Tests: //p')
 skipped=$(grep -c '(Skipped)' "$log" || true)
@@ -38,17 +44,22 @@ echo "e2e tests: $((total - skipped)) ran (the real binary; on real eBPF where a
 # 50-round runs of docs/kernels.md, "Under load"): a round that fails is run
 # once more, and fails the run only if it fails again. Both logs are kept.
 if [ "${KDELAY_SKIP_LOAD:-0}" != 1 ]; then
+    stage "a round under load"
     bash tests/load/run.sh --rounds 1 all ||
         { echo "test.sh: the round under load failed; running it once more" >&2
           KDELAY_LOAD_LOGS=build/load-logs-again bash tests/load/run.sh --rounds 1 all; }
 fi
 if [ "${KDELAY_SKIP_SANITIZE:-0}" != 1 ]; then
+    stage sanitizers
     bash scripts/sanitize.sh
 fi
 if [ "${KDELAY_SKIP_DISTRO:-0}" != 1 ]; then
+    stage "Debian 13"
     bash tests/distro/matrix.sh trixie
 fi
 if [ "$vm" = 1 ]; then
+    stage "kernel guests"
     # shellcheck disable=SC2086
     bash tests/vm/matrix.sh ${KDELAY_VM_KERNELS:-7.2 5.10@core}
 fi
+stage done
