@@ -674,14 +674,18 @@ TEST(BudgetE2E, AThreadStarvedAllWindowIsReadyAsTheKernelCountsItOnceItRuns)
     EXPECT_EQ(u64(b, "running_ns"), 0u) << b.dump();
     EXPECT_EQ(u64(b, "ready_ns"), u64(b, "window_ns")) << b.dump();
     // Waiting since the hold began: 100 ms before the window (more in a
-    // slow guest), as the run-queue clock dates it (a tick late at most).
+    // slow guest), as the run-queue clock dates it. Where the TSC is
+    // unstable (TCG marks it so), each CPU's run-queue clock is held
+    // within a tick of the last tick's time: the two CPUs' clocks can be
+    // two ticks apart (6.5 ms seen on 5.10, HZ=250).
     // Under the load harness, a load task may have held CPU 0 when kd-fifo
     // woke, so kd-starved's wait can begin before the hold (by 13 ms once);
     // the kernel's count below bounds it then.
+    constexpr uint64_t kTwoTicksNs = 9'000'000;
     const uint64_t before = trigger_ns - hold_start;
-    EXPECT_GE(u64(b, "ready_before_window_ns") + 5'000'000, before) << b.dump();
+    EXPECT_GE(u64(b, "ready_before_window_ns") + kTwoTicksNs, before) << b.dump();
     if (!under_load()) {
-        EXPECT_LE(u64(b, "ready_before_window_ns"), before + 5'000'000) << b.dump();
+        EXPECT_LE(u64(b, "ready_before_window_ns"), before + kTwoTicksNs) << b.dump();
     }
     // The kernel's count of the whole wait, once it ended: the part before
     // the window, READY, and the hold's rest after the window.
