@@ -8,19 +8,28 @@
 
 namespace kdelay {
 
-RingBufferReader::RingBufferReader(int map_fd, Handler handler) : handler_(std::move(handler))
+RingBufferReader::RingBufferReader(int map_fd, Handler handler)
 {
-    rb_ = static_cast<struct ring_buffer*>(bpf_new_ringbuf(map_fd, &RingBufferReader::on_sample, this));
+    rings_.push_back(std::make_unique<Ring>(Ring{this, std::move(handler)}));
+    rb_ = static_cast<struct ring_buffer*>(bpf_new_ringbuf(map_fd, &RingBufferReader::on_sample, rings_.back().get()));
     if (!rb_)
         throw Error(Exit::oserr, std::string("cannot open the BPF ring buffer: ") + strerror(errno));
 }
 
 RingBufferReader::~RingBufferReader() { bpf_free_ringbuf(rb_); }
 
+void RingBufferReader::add(int map_fd, Handler handler)
+{
+    rings_.push_back(std::make_unique<Ring>(Ring{this, std::move(handler)}));
+    if (bpf_add_ringbuf(rb_, map_fd, &RingBufferReader::on_sample, rings_.back().get()) < 0)
+        throw Error(Exit::oserr, std::string("cannot open the BPF ring buffer: ") + strerror(errno));
+}
+
 int RingBufferReader::on_sample(void* ctx, void* data, size_t size)
 {
-    auto* self = static_cast<RingBufferReader*>(ctx);
-    self->handler_(data, size);
+    auto* ring = static_cast<Ring*>(ctx);
+    ring->handler(data, size);
+    RingBufferReader* self = ring->reader;
     // Checking the clock per record would cost more than the record.
     if (++self->since_check_ >= 1024) {
         self->since_check_ = 0;

@@ -4,6 +4,7 @@
 #include <cstring>
 #include <ctime>
 #include <set>
+#include <thread>
 
 #include "bpf/map_io.h"
 #include "bpf/session.h"
@@ -63,11 +64,9 @@ DelayCollector::DelayCollector(BpfSession& session, const DelayProgramParams& pa
                 pending_.push_back(*static_cast<const kd_event*>(data));
         });
     if (params_.stall) {
-        stalls_ = std::make_unique<RingBufferReader>(maps_.fd("stalls"), [this](const void* data, size_t size) {
-            if (size >= sizeof(kd_stall))
-                ended_.push_back(*static_cast<const kd_stall*>(data));
-        });
-        exits_ = std::make_unique<RingBufferReader>(maps_.fd("exits"), [this](const void* data, size_t size) {
+        // Exits first: drain() then takes the stalls after, and a stall of
+        // an exited thread came before its exit.
+        stall_rings_ = std::make_unique<RingBufferReader>(maps_.fd("exits"), [this](const void* data, size_t size) {
             if (size >= sizeof(kd_exit)) {
                 const auto* e = static_cast<const kd_exit*>(data);
                 exited_[e->tid] = e->last_gen;
@@ -75,6 +74,10 @@ DelayCollector::DelayCollector(BpfSession& session, const DelayProgramParams& pa
                 if (e->intervals)
                     exited_unnamed_[{e->tgid, bounded(e->comm)}] += e->intervals;
             }
+        });
+        stall_rings_->add(maps_.fd("stalls"), [this](const void* data, size_t size) {
+            if (size >= sizeof(kd_stall))
+                ended_.push_back(*static_cast<const kd_stall*>(data));
         });
     }
     // Ready before a sample's first window ends, so that the tasks' states
@@ -258,24 +261,29 @@ std::vector<ThreadEvents> DelayCollector::read_timelines(const SampleReading& r)
 std::vector<Stall> DelayCollector::take_stalls(std::chrono::steady_clock::time_point deadline)
 {
     std::vector<Stall> stalls;
-    if (!stalls_)
+    if (!stall_rings_)
         return stalls;
     if (params_.stall_sites())
         serve_poll_sites();
     // While threads exit, their values go every few ms, so that a churn of
-    // thousands of threads a second never fills the maps.
+    // thousands of threads a second never fills the maps; the poll wakes on
+    // an exit as on a stall.
     constexpr auto kForgetEvery = std::chrono::milliseconds(5);
     for (;;) {
-        // Exits first: a stall of an exited thread came before its exit, so
-        // it is read below, before the thread's values go.
-        exits_->drain();
-        const bool exiting = !exited_.empty();
-        stalls_->poll_until(exiting ? std::min(deadline, std::chrono::steady_clock::now() + kForgetEvery) : deadline);
+        // A poll takes the rings in no set order: the drain after it reads
+        // every stall that came before an exit it read.
+        stall_rings_->drain();
         read_stalls(stalls);
+        const bool exiting = !exited_.empty();
         forget_exited(maps_, params_, exited_);
         exited_.clear();
-        if (!exiting || !stalls.empty() || std::chrono::steady_clock::now() >= deadline)
+        const auto now = std::chrono::steady_clock::now();
+        if (!stalls.empty() || now >= deadline)
             return stalls;
+        if (exiting)
+            std::this_thread::sleep_until(std::min(deadline, now + kForgetEvery));
+        else
+            stall_rings_->poll_until(deadline);
     }
 }
 

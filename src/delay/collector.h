@@ -98,9 +98,8 @@ private:
     std::unique_ptr<RingBufferReader> events_;
     // Chunked, so a storm never stalls the consumer on a large reallocation.
     std::deque<kd_event> pending_;
-    std::unique_ptr<RingBufferReader> stalls_;
+    std::unique_ptr<RingBufferReader> stall_rings_;  // exits, then stalls
     std::vector<kd_stall> ended_;  // stalls not yet read
-    std::unique_ptr<RingBufferReader> exits_;
     std::map<uint32_t, kd_gen_t> exited_;  // threads whose values are to go
     // Of the threads gone: by process name, and by the kernel's tgid for
     // those whose process is not named yet (its main thread's exit may
