@@ -307,34 +307,29 @@ private:
     // then reads.
     const char* known_key(const char* p, State s, Field& f) const
     {
-        const auto is = [&](std::string_view literal, Field field) {
+        const auto after = [&](std::string_view literal, Field field) -> const char* {
             if (static_cast<size_t>(end_ - p) < literal.size() || std::memcmp(p, literal.data(), literal.size()) != 0)
-                return false;
+                return nullptr;
             f = field;
-            return true;
+            return p + literal.size();
         };
         if (s == State::object) {
             switch (p[1]) {
-            case 'i': return is("\"id\":", Field::id) ? p + 5 : nullptr;
-            case 't': return is("\"time\":", Field::time) ? p + 7 : nullptr;
-            case 'v': return is("\"value\":", Field::value) ? p + 8 : nullptr;
+            case 'i': return after("\"id\":", Field::id);
+            case 't': return after("\"time\":", Field::time);
+            case 'v': return after("\"value\":", Field::value);
             default: return nullptr;
             }
         }
+        const char* q = nullptr;
         switch (p[1]) {
-        case 'l': return is("\"lcore\":", Field::lcore) ? p + 8 : nullptr;
-        case 't':
-            if (is("\"tsc\":", Field::tsc))
-                return p + 6;
-            return is("\"tpoint\":", Field::tpoint) ? p + 9 : nullptr;
-        case 'p': return is("\"poller\":", Field::poller) ? p + 9 : nullptr;
-        case 's': return is("\"size\":", Field::size) ? p + 7 : nullptr;
-        case 'o':
-            if (is("\"object\":", Field::object))
-                return p + 9;
-            return is("\"owner\":", Field::owner) ? p + 8 : nullptr;
-        case 'a': return is("\"args\":", Field::args) ? p + 7 : nullptr;
-        case 'r': return is("\"related\":", Field::related) ? p + 10 : nullptr;
+        case 'a': return after("\"args\":", Field::args);
+        case 'l': return after("\"lcore\":", Field::lcore);
+        case 'p': return after("\"poller\":", Field::poller);
+        case 'r': return after("\"related\":", Field::related);
+        case 's': return after("\"size\":", Field::size);
+        case 'o': return (q = after("\"object\":", Field::object)) ? q : after("\"owner\":", Field::owner);
+        case 't': return (q = after("\"tsc\":", Field::tsc)) ? q : after("\"tpoint\":", Field::tpoint);
         default: return nullptr;
         }
     }
@@ -602,32 +597,23 @@ public:
     }
     bool open_array()
     {
-        switch (state()) {
-        case State::root:
-            if (key_ == Field::tpoints && !in_entries_)
-                return push(State::tpoints);
-            if (key_ == Field::entries) {
-                // The entries are read by read_entries(), not by rapidjson.
-                start_entries();
-                push(State::entries);
-                at_entries_ = true;
-                return false;
-            }
-            break;
-        case State::tpoint:
-            if (key_ == Field::args) {
-                saved_seen_ = seen_;
-                return push(State::tpoint_args);
-            }
-            break;
-        case State::entry:
-            if (key_ == Field::args) {
-                entry_.args_begin();
-                return push(State::entry_args);
-            }
-            break;
-        default:
-            break;
+        const State in = state();
+        if (in == State::root && key_ == Field::tpoints && !in_entries_)
+            return push(State::tpoints);
+        if (in == State::root && key_ == Field::entries) {
+            // The entries are read by read_entries(), not by rapidjson.
+            start_entries();
+            push(State::entries);
+            at_entries_ = true;
+            return false;
+        }
+        if (in == State::tpoint && key_ == Field::args) {
+            saved_seen_ = seen_;
+            return push(State::tpoint_args);
+        }
+        if (in == State::entry && key_ == Field::args) {
+            entry_.args_begin();
+            return push(State::entry_args);
         }
         return container_type_error("an array");
     }

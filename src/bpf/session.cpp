@@ -194,12 +194,6 @@ std::vector<ProgramStats> BpfSession::program_stats()
 
 RunTimeStats::RunTimeStats() : fd_(bpf_enable_stats(BPF_STATS_RUN_TIME)) {}
 
-RunTimeStats::~RunTimeStats()
-{
-    if (fd_ >= 0)
-        close(fd_);
-}
-
 void BpfSession::attach_usdts(pid_t pid)
 {
     for (const auto& u : usdts_)

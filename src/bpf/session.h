@@ -10,6 +10,7 @@
 
 #include "bpf/map_io.h"
 #include "bpf/probe_set.h"
+#include "core/unique_fd.h"
 
 namespace ebpf {
 class BPF;
@@ -36,13 +37,10 @@ struct ProgramStats {
 class RunTimeStats {
 public:
     RunTimeStats();
-    ~RunTimeStats();
-    RunTimeStats(const RunTimeStats&) = delete;
-    RunTimeStats& operator=(const RunTimeStats&) = delete;
-    bool on() const { return fd_ >= 0; }
+    bool on() const { return fd_.valid(); }
 
 private:
-    int fd_;
+    UniqueFd fd_;
 };
 
 class BpfSession {

@@ -7,16 +7,15 @@
 #include <string>
 #include <vector>
 
+#include "delay/thread_timeline.h"  // and delay_abi.h, for kd_tl_event
 #include "report/histogram.h"
 #include "report/time_budget.h"
 #include "report/upcall_counts.h"
 
-#include <linux/types.h>
-#include "delay_abi.h"
-#include "delay/thread_timeline.h"
-
 namespace kdelay {
 
+// A kd_stat as the report reads it: how many, their sum, the least and the
+// most.
 struct Stat {
     uint64_t count = 0;
     uint64_t total_ns = 0;

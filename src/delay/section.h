@@ -1,8 +1,9 @@
 // A per-thread report section that plugs in as one unit, as a libbpf-tools
 // tool is a kernel side and a user side:
 //   bpf/delay/sections/NAME.bpf.c  its handlers and maps, on with WITH_NAME;
-//   src/delay/sections/NAME.cpp    its ThreadSection: switch, maps, report;
-//   one line in KDELAY_SECTIONS (sections/registry.cpp).
+//   src/delay/sections/NAME.cpp    how its rows' ids are named;
+//   a row of kSections (sections/registry.cpp): its ThreadSection, the
+//   switch, maps, report and histogram kind.
 // Its rows are named statistics per thread: the kernel side sums a kd_stat
 // per struct kd_row_key (thread, id) in its first map. From this
 // description the option is declared, the part turned on and the probes

@@ -17,12 +17,12 @@ namespace kdelay {
 
 // One thread's events over a window: a stall's interval, or a sample's.
 struct ThreadEvents {
-    uint64_t start_ns = 0;
-    uint64_t end_ns = 0;
     uint32_t pid = 0;
     uint32_t tid = 0;
     std::string process;
     std::string thread;
+    uint64_t start_ns = 0;
+    uint64_t end_ns = 0;
     std::vector<kd_tl_event> events;  // as the kernel kept them
     uint64_t states_not_kept = 0;     // the first state, wakeup and holder events, not kept
     std::vector<TimeBudget::LongWait> longest_waits;

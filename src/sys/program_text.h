@@ -13,17 +13,6 @@
 
 namespace kdelay {
 
-// An executable mapping of a file in a process: [lo, hi), at file offset.
-struct CodeMapping {
-    uint64_t lo = 0;
-    uint64_t hi = 0;
-    uint64_t offset = 0;
-};
-
-// The executable mappings of the file `program` in a /proc/PID/maps text,
-// in its order; lines it cannot read are passed over.
-std::vector<CodeMapping> code_mappings(std::istream& maps, const std::string& program);
-
 // A call of a poll-family function: the address after it (what the call
 // leaves on the stack) and the start of the function that makes it (from
 // .eh_frame_hdr; the return address itself where it has none).
@@ -38,6 +27,17 @@ struct PollSite {
 // calls of a static program's own copy. Tail calls leave no address of
 // their own and are not found. Empty when path is no ELF file.
 std::vector<PollSite> poll_call_sites(const std::string& path);
+
+// An executable mapping of a file in a process: [lo, hi), at file offset.
+struct CodeMapping {
+    uint64_t lo = 0;
+    uint64_t hi = 0;
+    uint64_t offset = 0;
+};
+
+// The executable mappings of the file `program` in a /proc/PID/maps text,
+// in its order; lines it cannot read are passed over.
+std::vector<CodeMapping> code_mappings(std::istream& maps, const std::string& program);
 
 // The same for process pid's program (/proc/PID/exe, read through the
 // process's own view, in a container too), at its run-time addresses;

@@ -295,8 +295,12 @@ std::string file_from(const std::string& path, std::streamoff offset)
 // length, within ms truncation at each end; its clock read after the
 // poll() return may come later than kdelay's start (below).
 // Without the call in the stall's timeline (its probe skipped), the
-// warning line's time stands for the end.
+// warning line's time stands for the end. kdelay's start may be later by
+// 10 ms, and earlier by 20: Open vSwitch reads its clock after the poll()
+// return (the main thread once 11 ms after, amid a softirq flood), and
+// the line may be as late (13 ms seen).
 constexpr int64_t kStartSlackNs = 10'000'000;
+constexpr int64_t kEarlyStartSlackNs = 20'000'000;
 
 // The CLOCK_MONOTONIC entry of the thread's last getrusage(2) in a stall's
 // timeline, or 0; the timeline is checked whole on the way (its slices
@@ -416,13 +420,13 @@ TEST_F(OvsE2E, StallsAreOpenVswitchsUnreasonablyLongPollIntervals)
                                               static_cast<int64_t>(measured_end_ns[k] - ovs_ns)
                                         : reports[k]["start_unix_ns"].get<int64_t>() - ovs_start_ns;
             starts += " " + std::to_string(off / 1'000'000) + " ms" + (by_call ? "" : " (by the line)");
-            // kdelay's interval may begin earlier: Open vSwitch reads its
-            // clock after the poll() return (the main thread once 11 ms
-            // after), and the line may be late. Either makes the report
-            // longer than Open vSwitch's by as much: no earlier than that.
-            const int64_t beyond = static_cast<int64_t>(length_ns(reports[k])) - static_cast<int64_t>(ovs_ns);
-            const int64_t earliest = -std::max(kStartSlackNs, beyond + 2'000'000);
-            if (off >= earliest && off <= kStartSlackNs)
+            // And it ends at the next poll(), after the line was written:
+            // a thread's intervals do not overlap, so an earlier one of the
+            // thread, whose own end is in its timeline, is no match.
+            const bool ends_after_line = reports[k]["start_unix_ns"].get<uint64_t>() + length_ns(reports[k]) +
+                                             2'000'000 >=
+                                         w.logged_unix_ms * 1'000'000;
+            if (off >= -kEarlyStartSlackNs && off <= kStartSlackNs && ends_after_line)
                 same.push_back(k);
         }
         // A return of a wait that did not block, whose probe the kernel
@@ -437,10 +441,7 @@ TEST_F(OvsE2E, StallsAreOpenVswitchsUnreasonablyLongPollIntervals)
                                    << kdelay.out();
         const nlohmann::json& r = reports[same[0]];
         matched[same[0]] = true;
-        // It ends at the next poll(), after the warning was written.
         EXPECT_GE(length_ns(r) + 2'000'000, ovs_ns) << r.dump();
-        EXPECT_GE(r["start_unix_ns"].get<uint64_t>() + length_ns(r) + 2'000'000, w.logged_unix_ms * 1'000'000)
-            << r.dump();
         if (w.thread.empty())
             ++main_thread;
         else if (w.thread.rfind("handler", 0) == 0)

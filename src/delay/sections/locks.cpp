@@ -1,9 +1,10 @@
 // --locks: [LOCK CONTENTION STATISTICS], each thread's waits for contended
-// kernel locks by kind of lock (bpf/delay/sections/locks.bpf.c).
+// kernel locks by kind of lock (bpf/delay/sections/locks.bpf.c): its rows'
+// names. Its ThreadSection is a row of registry.cpp.
 #include <fmt/format.h>
 #include <map>
 
-#include "delay/section.h"
+#include "delay/sections/row_names.h"
 
 namespace kdelay {
 namespace {
@@ -18,6 +19,8 @@ enum : uint32_t {
     kPercpu = 0x10,
     kMutex = 0x20,
 };
+
+}  // namespace
 
 // The names perf lock contention gives the same flags.
 std::string lock_kind(uint32_t flags)
@@ -38,29 +41,6 @@ std::string lock_kind(uint32_t flags)
     };
     const auto it = kinds.find(flags);
     return it != kinds.end() ? it->second : fmt::format("flags {:#x}", flags);
-}
-
-}  // namespace
-
-const ThreadSection& locks_section()
-{
-    static const ThreadSection section{
-        {"locks", "--locks",
-         "Add each thread's waits for contended kernel locks (mutexes, rwsems, spinlocks) by\n"
-         "kind of lock (needs the lock:contention_begin tracepoint, Linux 5.19 or later)",
-         "lock:contention_begin", "Linux 5.19"},
-        {
-            {"locks", DelayMap::Reset::clear, "KD_MAP_LOCKS", "lock contention", 4},  // (thread, flags) -> kd_stat
-            {"lock_waits", DelayMap::Reset::clear},  // the lock each thread waits for
-        },
-        "[LOCK CONTENTION STATISTICS]",
-        "flags",
-        lock_kind,
-        "KD_HIST_LOCK",
-        "lock",
-        KD_CONFIG_NAMES(KD_LOCKS_CONFIG),
-    };
-    return section;
 }
 
 }  // namespace kdelay

@@ -1,18 +1,31 @@
 #include "delay/section.h"
+#include "delay/sections/row_names.h"
 #include "delay_abi.h"
 
-// The plug-in sections, in report order: a new one is a line here.
-#define KDELAY_SECTIONS(X) \
-    X(locks)                \
-    X(reclaim)
-
 namespace kdelay {
-
-#define KDELAY_DECLARE_SECTION(name) const ThreadSection& name##_section();
-KDELAY_SECTIONS(KDELAY_DECLARE_SECTION)
-#undef KDELAY_DECLARE_SECTION
-
 namespace {
+
+constexpr const char* kLocksHelp =
+    "Add each thread's waits for contended kernel locks (mutexes, rwsems, spinlocks) by\n"
+    "kind of lock (needs the lock:contention_begin tracepoint, Linux 5.19 or later)";
+constexpr const char* kReclaimHelp =
+    "Add the time each thread spent reclaiming memory itself before an allocation could\n"
+    "go on: direct reclaim (the machine is short of memory) and memory cgroup reclaim";
+
+// The plug-in sections, in report order; a new one is a row here. Each
+// row: its switch; its maps, the rows' map ((thread, id) -> kd_stat) and
+// the one that holds what each thread is in; its table's title, the JSON
+// name of a row's id and its namer; its histogram kind; and its kd_config.h
+// names.
+const ThreadSection kSections[] = {
+    {{"locks", "--locks", kLocksHelp, "lock:contention_begin", "Linux 5.19"},
+     {{"locks", DelayMap::Reset::clear, "KD_MAP_LOCKS", "lock contention", 4}, {"lock_waits"}},
+     "[LOCK CONTENTION STATISTICS]", "flags", lock_kind, "KD_HIST_LOCK", "lock", KD_CONFIG_NAMES(KD_LOCKS_CONFIG)},
+    {{"reclaim", "--reclaim", kReclaimHelp, "vmscan:mm_vmscan_memcg_reclaim_begin", "Linux 2.6.36, with CONFIG_MEMCG"},
+     {{"reclaim", DelayMap::Reset::clear, "KD_MAP_RECLAIM", "memory reclaim", 2}, {"reclaim_runs"}},
+     "[MEMORY RECLAIM STATISTICS]", "kind", reclaim_kind, "KD_HIST_RECLAIM", "reclaim",
+     KD_CONFIG_NAMES(KD_RECLAIM_CONFIG)},
+};
 
 // The sections with the counters handed out to them, and how many map-full
 // counters that makes.
@@ -25,9 +38,8 @@ const Registry& registry()
 {
     static const Registry r = [] {
         Registry reg;
-#define KDELAY_REGISTER_SECTION(name) reg.sections.push_back(RegisteredSection{&name##_section(), {}, -1});
-        KDELAY_SECTIONS(KDELAY_REGISTER_SECTION)
-#undef KDELAY_REGISTER_SECTION
+        for (const ThreadSection& s : kSections)
+            reg.sections.push_back(RegisteredSection{&s, {}, -1});
         int hist = KD_HIST_CORE_KINDS;
         for (RegisteredSection& s : reg.sections) {
             for (const SectionMap& m : s.def->maps)
