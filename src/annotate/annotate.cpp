@@ -6,7 +6,6 @@
 #include <memory>
 #include <sys/stat.h>
 
-#include "annotate/annotate_option_values.h"
 #include "annotate/annotator.h"
 #include "annotate/pipeline.h"
 #include "annotate/probe_records.h"
@@ -42,19 +41,15 @@ File open_input(const std::string& path)
 
 }  // namespace
 
-AnnotateConfig make_annotate_config(const CommonOptions& common, const AnnotateOptions& o)
+void complete_annotate_config(const CommonOptions& common, AnnotateConfig& cfg)
 {
-    AnnotateConfig cfg;
-    cfg.input = o.input;
-    cfg.records = o.records;
-    cfg.set = load_record_sets(o.probe_files);
+    cfg.set = load_record_sets(cfg.probes);
     cfg.json = common.format == CommonOptions::Format::json;
-    if (o.only_listed)
+    if (cfg.only_listed_tpoints)
         for (auto& a : cfg.set.annotations)
             a.any_tpoint_with_key = false;
     if (!cfg.records.empty() && cfg.set.annotations.empty())
         throw Error(Exit::config, "the probe sets define no \"annotate\" section, so -b would annotate nothing");
-    return cfg;
 }
 
 int run_annotate(const AnnotateConfig& cfg, std::FILE* out)

@@ -5,23 +5,15 @@
 #include <cstdio>
 #include <string>
 
-#include "record/record_set.h"
+#include "annotate/annotate_config.h"
 
 namespace kdelay {
 
 struct CommonOptions;
-struct AnnotateOptions;
-
-struct AnnotateConfig {
-    std::string input;    // "" or "-": stdin
-    std::string records;  // "": no annotations
-    RecordSet set;        // probe arguments and how records annotate the trace
-    bool json = false;
-};
 
 // Loads the probe sets; --only-listed-tpoints turns off annotating every
 // tracepoint with a `qpair` argument, which trace.py does not do.
-AnnotateConfig make_annotate_config(const CommonOptions& common, const AnnotateOptions& options);
+void complete_annotate_config(const CommonOptions& common, AnnotateConfig& cfg);
 
 int run_annotate(const AnnotateConfig& cfg, std::FILE* out = stdout);
 

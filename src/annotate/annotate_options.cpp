@@ -2,7 +2,7 @@
 
 namespace kdelay {
 
-void add_annotate_command(CLI::App& app, CommonOptions& common, AnnotateOptions& values, Subcommand& c)
+void add_annotate_command(CLI::App& app, CommonOptions& common, AnnotateConfig& values, Subcommand& c)
 {
     begin_subcommand(app, c, CommonOptions::Mode::annotate, "annotate",
                      "Print an SPDK trace (the JSON of spdk_trace -j) exactly as SPDK's trace.py\n"
@@ -15,10 +15,10 @@ void add_annotate_command(CLI::App& app, CommonOptions& common, AnnotateOptions&
     c.app->add_option("-b,--records,--bpftrace", values.records,
                       "Probe records from kdelay record (or trace.py's bpftrace script)")
         ->type_name("FILE");
-    c.app->add_option("--probes", values.probe_files,
+    c.app->add_option("--probes", values.probes,
                       "Probe-set file(s) the records follow (default: the SPDK nvmf set)")
         ->type_name("FILE");
-    c.app->add_flag("--only-listed-tpoints", values.only_listed,
+    c.app->add_flag("--only-listed-tpoints", values.only_listed_tpoints,
                     "Annotate only the tracepoints the probe set lists (trace.py's RDMA_REQ_* and\n"
                     "TCP_REQ_*), as trace.py does; by default any tracepoint with a qpair argument");
     add_format_option(*c.app, common, "text (default: trace.py's layout) or json (JSON Lines)");

@@ -32,8 +32,10 @@ int run_app(int argc, const char* const* argv)
         auto options = parse_options(argc, argv);
         if (!options)
             return 0;
-        if (options->common.mode == CommonOptions::Mode::annotate)
-            return run_annotate(make_annotate_config(options->common, options->annotate));
+        if (options->common.mode == CommonOptions::Mode::annotate) {
+            complete_annotate_config(options->common, options->annotate);
+            return run_annotate(options->annotate);
+        }
         // Before libbcc is loaded: a wrong target is told at once.
         if (options->common.mode == CommonOptions::Mode::delay)
             complete_delay_config(options->common, options->delay);

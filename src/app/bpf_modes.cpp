@@ -31,12 +31,19 @@ int run_bpf_mode(const Options& options)
     // diagnostics on stderr.
     if (options.common.mode == CommonOptions::Mode::record) {
         const auto log = make_diagnostics_writer(std::cerr);
-        return run_record(make_record_config(options.common, options.record), *log);
+        RecordConfig cfg = options.record;
+        complete_record_config(options.common, cfg);
+        return run_record(cfg, *log);
     }
     const auto writer = make_writer(options.common.format, std::cout);
-    const int status = options.common.mode == CommonOptions::Mode::biosnoop
-                           ? run_biosnoop(make_biosnoop_config(options.common, options.biosnoop), *writer)
-                           : run_delay(options.delay, *writer);
+    int status = 0;
+    if (options.common.mode == CommonOptions::Mode::biosnoop) {
+        BiosnoopConfig cfg = options.biosnoop;
+        complete_biosnoop_config(options.common, cfg);
+        status = run_biosnoop(cfg, *writer);
+    } else {
+        status = run_delay(options.delay, *writer);
+    }
     // A report that could not be written is not a success.
     if (!std::cout.flush())
         throw Error(Exit::ioerr, "cannot write the report to stdout");

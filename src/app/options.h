@@ -5,20 +5,20 @@
 
 #include <optional>
 
-#include "annotate/annotate_option_values.h"
-#include "block/biosnoop_option_values.h"
+#include "annotate/annotate_config.h"
+#include "block/biosnoop_config.h"
 #include "cli/common_options.h"
 #include "delay/config.h"
-#include "record/record_option_values.h"
+#include "record/record_config.h"
 
 namespace kdelay {
 
 struct Options {
     CommonOptions common;
     DelayConfig delay;  // completed against the system by run_app() (complete_delay_config)
-    BiosnoopOptions biosnoop;
-    RecordOptions record;
-    AnnotateOptions annotate;
+    BiosnoopConfig biosnoop;  // completed by run_bpf_mode() (complete_biosnoop_config)
+    RecordConfig record;      // completed by run_bpf_mode() (complete_record_config)
+    AnnotateConfig annotate;  // completed by run_app() (complete_annotate_config)
 };
 
 // Parses argv. Returns nullopt when --help or --version was printed.

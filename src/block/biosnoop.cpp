@@ -13,7 +13,6 @@
 #include <linux/types.h>
 
 #include "block/bio_tables.h"
-#include "block/biosnoop_option_values.h"
 #include "block/block_program.h"
 #include "block_abi.h"
 #include "bpf/btf_offsets.h"
@@ -108,17 +107,11 @@ private:
 
 }  // namespace
 
-BiosnoopConfig make_biosnoop_config(const CommonOptions& common, const BiosnoopOptions& o)
+void complete_biosnoop_config(const CommonOptions& common, BiosnoopConfig& cfg)
 {
-    BiosnoopConfig cfg;
     cfg.bpf = make_bpf_config(common);
-    cfg.queue = o.queue;
-    cfg.duration = o.duration;
-    if (!o.disk.empty()) {
-        cfg.disk = o.disk;
-        cfg.dev = dev_of_disk(o.disk);
-    }
-    return cfg;
+    if (!cfg.disk.empty())
+        cfg.dev = dev_of_disk(cfg.disk);
 }
 
 BlockLayout biosnoop_layout()

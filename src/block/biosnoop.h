@@ -6,27 +6,17 @@
 #include <string>
 #include <sys/types.h>
 
+#include "block/biosnoop_config.h"
 #include "bpf/btf_offsets.h"
 #include "bpf/program_source.h"
-#include "cli/bpf_config.h"
 
 namespace kdelay {
 
 class ReportWriter;
-struct CommonOptions;
-struct BiosnoopOptions;
 
-// pid 0: every process.
-struct BiosnoopConfig {
-    BpfConfig bpf;  // -p, -D, --ebpf
-    bool queue = false;     // -Q: show OS queue time
-    std::string disk;       // "": every disk
-    uint32_t dev = 0;       // disk's MKDEV
-    double duration = 0;    // seconds; 0: until Ctrl-C
-};
-
-// Checks root (unless --ebpf), the PID and the disk. Throws Error.
-BiosnoopConfig make_biosnoop_config(const CommonOptions& common, const BiosnoopOptions& options);
+// Checks root (unless --ebpf), the PID and the disk, and fills cfg.bpf and
+// cfg.dev. Throws Error.
+void complete_biosnoop_config(const CommonOptions& common, BiosnoopConfig& cfg);
 
 // Assembles bpf/biosnoop.bpf.c and its config.
 std::string render_biosnoop_program(const BiosnoopConfig& cfg, const BlockLayout& layout,

@@ -2,7 +2,7 @@
 
 namespace kdelay {
 
-void add_biosnoop_command(CLI::App& app, CommonOptions& common, BiosnoopOptions& values, Subcommand& c, std::vector<unsigned>& debug_flags)
+void add_biosnoop_command(CLI::App& app, CommonOptions& common, BiosnoopConfig& values, Subcommand& c, std::vector<unsigned>& debug_flags)
 {
     begin_subcommand(app, c, CommonOptions::Mode::biosnoop, "biosnoop",
                      "Trace block I/O: one line per request with its latency, like BCC's biosnoop.\n"

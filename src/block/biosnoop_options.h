@@ -3,11 +3,11 @@
 
 #include <vector>
 
-#include "block/biosnoop_option_values.h"
+#include "block/biosnoop_config.h"
 #include "cli/option_kit.h"
 
 namespace kdelay {
 
-void add_biosnoop_command(CLI::App& app, CommonOptions& common, BiosnoopOptions& values, Subcommand& c, std::vector<unsigned>& debug_flags);
+void add_biosnoop_command(CLI::App& app, CommonOptions& common, BiosnoopConfig& values, Subcommand& c, std::vector<unsigned>& debug_flags);
 
 }  // namespace kdelay

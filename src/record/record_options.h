@@ -4,10 +4,10 @@
 #include <vector>
 
 #include "cli/option_kit.h"
-#include "record/record_option_values.h"
+#include "record/record_config.h"
 
 namespace kdelay {
 
-void add_record_command(CLI::App& app, CommonOptions& common, RecordOptions& values, Subcommand& c, std::vector<unsigned>& debug_flags);
+void add_record_command(CLI::App& app, CommonOptions& common, RecordConfig& values, Subcommand& c, std::vector<unsigned>& debug_flags);
 
 }  // namespace kdelay

@@ -18,7 +18,6 @@
 #include "bpf/program_source.h"
 #include "bpf/template.h"
 #include "core/error.h"
-#include "record/record_option_values.h"
 #include "record_abi.h"
 #include "report/format.h"
 #include "report/writer.h"
@@ -43,16 +42,13 @@ std::string quotable(std::string_view text)
 
 }  // namespace
 
-RecordConfig make_record_config(const CommonOptions& common, const RecordOptions& o)
+void complete_record_config(const CommonOptions& common, RecordConfig& cfg)
 {
-    RecordConfig cfg;
-    cfg.set = load_record_sets(o.probe_files);
-    cfg.output = o.output;
+    cfg.set = load_record_sets(cfg.probes);
     cfg.json = common.format == CommonOptions::Format::json;
     cfg.bpf = make_bpf_config(common, true, "record takes one process: USDT probes attach to one process at a time");  // with --ebpf, -p gives the argument types
     if (!cfg.bpf.pid() && !cfg.bpf.print_ebpf)
         throw Error(Exit::usage, "record needs -p PID");
-    return cfg;
 }
 
 std::string render_record_program(const RecordSet& set)

@@ -8,25 +8,16 @@
 #include <sys/types.h>
 #include <vector>
 
-#include "cli/bpf_config.h"
-#include "record/record_set.h"
+#include "record/record_config.h"
 
 namespace kdelay {
 
 struct CommonOptions;
-struct RecordOptions;
 class ReportWriter;
 
-struct RecordConfig {
-    BpfConfig bpf;  // -p, -D, --ebpf
-    RecordSet set;
-    std::string output;  // "": stdout
-    bool json = false;  // JSON Lines instead of trace.py's text format
-};
-
-// Loads the probe sets (--probes FILE..., or the embedded SPDK nvmf set) and
-// checks root and the PID. Throws Error.
-RecordConfig make_record_config(const CommonOptions& common, const RecordOptions& options);
+// Loads the probe sets (--probes FILE..., or the embedded SPDK nvmf set),
+// checks root and the PID, and fills cfg.set and cfg.bpf. Throws Error.
+void complete_record_config(const CommonOptions& common, RecordConfig& cfg);
 
 std::string render_record_program(const RecordSet& set);
 
