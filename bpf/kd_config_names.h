@@ -114,6 +114,7 @@
     X(STALL, FLAG)                       \
     X(STALL_NS, NUMBER)              \
     X(STALL_RINGBUF_PAGES, NUMBER)       \
+    X(EXITS_RINGBUF_PAGES, NUMBER)       \
     X(STALL_SITES, FLAG)                 \
     X(PT_REGS_SP_OFF, NUMBER)            \
     X(STALL_RESTART_NR, NUMBER)          \

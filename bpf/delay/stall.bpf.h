@@ -32,7 +32,7 @@
 #endif
 
 BPF_RINGBUF_OUTPUT(stalls, STALL_RINGBUF_PAGES);
-BPF_RINGBUF_OUTPUT(exits, STALL_RINGBUF_PAGES);
+BPF_RINGBUF_OUTPUT(exits, EXITS_RINGBUF_PAGES);
 BPF_HASH(stall_reading, __u32, kd_gen_t, MAX_THREADS);
 
 /* Whether syscall nr is one of the poll family (poll, ppoll, select, ...),
