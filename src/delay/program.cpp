@@ -43,6 +43,17 @@ std::string macro(const std::string& name)
     return m;
 }
 
+// --stall: pages of the exits ring, which holds as many exits as the
+// syscalls map holds entries (up to 4 MiB): kdelay away from it for a while
+// fills the map first, a loss it tells and recovers from, where a full ring
+// would leave the dropped threads' values in the maps. A record is the exit
+// and the ring's 8-byte header.
+uint32_t exits_ring_pages(const DelayMapSizes& sizes)
+{
+    constexpr uint64_t kExitRecord = sizeof(kd_exit) + 8, kPage = 4096;
+    return next_pow2(std::clamp<uint64_t>(uint64_t{sizes.syscalls} * kExitRecord / kPage, 64, 1024));
+}
+
 }  // namespace
 
 uint32_t section_map_size(const SectionMap& m, const DelayMapSizes& sizes)
@@ -55,7 +66,7 @@ uint32_t section_map_size(const SectionMap& m, const DelayMapSizes& sizes)
 DelayMapSizes size_delay_maps(size_t thread_count)
 {
     const uint32_t threads = next_pow2(std::max<uint64_t>(256, uint64_t{thread_count} * 4));
-    DelayMapSizes sizes{
+    return DelayMapSizes{
         threads,
         next_pow2(std::max<uint64_t>(4096, uint64_t{threads} * 32)),
         next_pow2(std::max<uint64_t>(1024, uint64_t{threads} * 4)),
@@ -64,13 +75,8 @@ DelayMapSizes size_delay_maps(size_t thread_count)
         16384,
         next_pow2(std::max<uint64_t>(16384, uint64_t{threads} * 512)),
         next_pow2(std::max<uint64_t>(1024, uint64_t{threads} * 16)),
-        0,
         static_cast<uint32_t>(2 * std::clamp<uint64_t>(thread_count + 16, 64, 256)),
     };
-    // A record is the exit and the ring's 8-byte header.
-    constexpr uint64_t kExitRecord = sizeof(kd_exit) + 8, kPage = 4096;
-    sizes.exits_ring_pages = next_pow2(std::clamp<uint64_t>(sizes.syscalls * kExitRecord / kPage, 64, 1024));
-    return sizes;
 }
 
 std::vector<pid_t> target_processes(const DelayProgramParams& p)
@@ -114,7 +120,7 @@ std::string render_delay_program(const DelayProgramParams& p)
     c.flag("STALL", p.stall.has_value());
     c.number("STALL_NS", p.stall.value_or(0));
     c.number("STALL_RINGBUF_PAGES", 64);
-    c.number("EXITS_RINGBUF_PAGES", p.sizes.exits_ring_pages);
+    c.number("EXITS_RINGBUF_PAGES", exits_ring_pages(p.sizes));
     const bool sites = p.stall_sites();
     c.flag("STALL_SITES", sites);
     c.flag("TASK_PT_REGS", p.layout.task_pt_regs);

@@ -24,11 +24,6 @@ struct DelayMapSizes {
     uint32_t bios;  // requests in flight, machine-wide
     uint32_t hist;  // histogram buckets (with --histogram)
     uint32_t wakers;  // (woken thread, waker) pairs (with the budget)
-    // --stall: pages of the exits ring, which holds as many exits as the
-    // syscalls map holds entries (up to 4 MiB): kdelay away from it for a
-    // while fills the map first, a loss it tells and recovers from, where
-    // a full ring would leave the dropped threads' values in the maps.
-    uint32_t exits_ring_pages;
     // --timeline: keys of the kernel's per-thread events, two a thread (one
     // for a stall kdelay has yet to read): the target's threads and 16
     // more, from 64 to 256 threads, about 84 KiB each. Other threads'
