@@ -20,7 +20,7 @@
 #include <unistd.h>
 #include <vector>
 
-#include "bpf/embedded.h"
+#include "loader/embedded.h"
 #include "sys/kernel_env.h"
 
 int main(int argc, char** argv)

@@ -18,8 +18,8 @@
 
 #include <linux/types.h>
 
-#include "bpf/probe_set.h"
-#include "bpf/session.h"
+#include "loader/probe_set.h"
+#include "loader/session.h"
 #include "core/error.h"
 #include "delay_abi.h"
 

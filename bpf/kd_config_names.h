@@ -6,9 +6,9 @@
  *   TYPE     a C type name (__u32);
  *   INDEXED  NAME_0, NAME_1, ...; how many is another name's number.
  * An offsets list gives X(NAME, MEMBER): the offset of MEMBER of a layout
- * that kdelay reads from BTF (src/bpf/btf_offsets.h).
+ * that kdelay reads from BTF (src/loader/btf_offsets.h).
  *
- * The C++ side (src/bpf/config_names.h) writes kd_config.h from these
+ * The C++ side (src/loader/config_names.h) writes kd_config.h from these
  * lists, and refuses a name that its program does not declare or a
  * declared name it leaves out. Each eBPF part requires the lists it reads
  * (KD_REQUIRE_CONFIG, KD_REQUIRE_OFFSETS): a name kd_config.h lacks fails

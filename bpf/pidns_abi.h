@@ -1,5 +1,5 @@
 /* The contract of the PID namespace probe (pidns.bpf.c,
- * src/bpf/pid_namespace.cpp): a thread of the target as the kernel and as
+ * src/loader/pid_namespace.cpp): a thread of the target as the kernel and as
  * kdelay's own PID namespace number it. */
 #ifndef KDELAY_PIDNS_ABI_H
 #define KDELAY_PIDNS_ABI_H

@@ -26,7 +26,7 @@ typedef PT_REGS_NR_TYPE kd_regs_nr_t;
 
 /* A program on a raw tracepoint whose arguments the kernel types from BTF
  * (tp_btf): a task it passes is read with plain loads (task_ids).
- * Same context as RAW_TRACEPOINT_PROBE; src/bpf/btf_tracepoint.cpp loads
+ * Same context as RAW_TRACEPOINT_PROBE; src/loader/btf_tracepoint.cpp loads
  * it by this name. */
 #define BTF_TRACEPOINT_PROBE(event) int tp_btf__##event(struct bpf_raw_tracepoint_args *ctx)
 /* A second program on the same event, named for its step; attached after

@@ -9,6 +9,7 @@
 #include "delay/config.h"
 #include "delay/delay_mode.h"
 #include "record/recorder.h"
+#include "stall/stall_watch.h"
 #include "report/writers.h"
 
 namespace kdelay {
@@ -21,6 +22,19 @@ std::unique_ptr<ReportWriter> make_writer(CommonOptions::Format format, std::ost
     if (format == CommonOptions::Format::journal)
         return make_journal_writer();
     return make_text_writer(out);
+}
+
+// The delay mode: a stall watch, or samples, of one loaded program.
+int run_delay(const DelayConfig& cfg, ReportWriter& writer)
+{
+    const std::unique_ptr<DelayRun> run = DelayRun::start(cfg, writer);
+    if (!run)
+        return 0;  // --ebpf, --list-probes
+    if (cfg.stall)
+        watch_stalls(cfg, *run, writer);
+    else
+        sample_delays(cfg, *run, writer);
+    return 0;
 }
 
 }  // namespace

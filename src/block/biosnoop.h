@@ -7,8 +7,8 @@
 #include <sys/types.h>
 
 #include "block/biosnoop_config.h"
-#include "bpf/btf_offsets.h"
-#include "bpf/program_source.h"
+#include "loader/btf_offsets.h"
+#include "loader/program_source.h"
 
 namespace kdelay {
 

@@ -4,7 +4,7 @@
 #include <fstream>
 #include <map>
 
-#include "bpf/program_source.h"
+#include "loader/program_source.h"
 #include "core/error.h"
 
 namespace kdelay {

@@ -7,7 +7,7 @@
 #include <set>
 #include <string>
 
-#include "bpf/btf_offsets.h"
+#include "loader/btf_offsets.h"
 
 namespace kdelay {
 

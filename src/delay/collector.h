@@ -1,6 +1,7 @@
-// The delay mode's SampleSource on a loaded program: drives the capture
+// The sampler's SampleSource on a loaded delay program: drives the capture
 // state, streams syscall events, reads a sample through the map readers
-// (delay/map_readers.h) and empties the maps between samples.
+// (delay/sample_reading.h) and empties the maps between samples. The stall
+// watch reads the same program through its own reader (stall/stall_reader.h).
 #pragma once
 
 #include <chrono>
@@ -15,8 +16,8 @@
 
 #include <linux/types.h>
 
-#include "bpf/ring_buffer.h"
-#include "bpf/session.h"
+#include "loader/ring_buffer.h"
+#include "loader/session.h"
 #include "delay/budget.h"
 #include "delay/program.h"
 #include "delay/sample.h"
@@ -27,7 +28,6 @@
 namespace kdelay {
 
 class BpfSession;
-class Symbolizer;
 class MapIo;
 struct SampleReading;
 
@@ -54,39 +54,9 @@ public:
     uint64_t trigger_misses() override;
     uint64_t events_dropped() override;
 
-    // --stall: waits for stalls until deadline; then reads each one's
-    // values and lets its thread begin intervals again.
-    std::vector<Stall> take_stalls(std::chrono::steady_clock::time_point deadline);
-    uint64_t stalls_dropped();
-    uint64_t stalls_unwatched();
-    uint64_t exits_dropped();
-    // --stall: the loop intervals each thread began so far, live threads
-    // and exited ones, by process name and thread name.
-    using IntervalCounts = std::map<std::pair<std::string, std::string>, uint64_t>;
-    IntervalCounts loop_intervals();
-    // How many threads have entries now, as loop_intervals() last saw.
-    size_t threads_tracked() const { return threads_tracked_; }
-    std::vector<ProgramStats> program_stats();
-    // Runs of the probes the kernel skipped so far (a run of the same probe
-    // was in progress on the CPU).
-    uint64_t skipped_runs();
-
 private:
-    // --stall: reads the stalls on hand into stalls.
-    void read_stalls(std::vector<Stall>& stalls);
-    // --timeline, --wait-stacks: the stall e's events and longest waits.
-    void read_stall_extras(const kd_stall& e, const PidMap& ids, Stall& stall);
     // --timeline in a sample: each thread's events.
     std::vector<ThreadEvents> read_timelines(const SampleReading& r);
-    // The reading's maps, then the sample it makes.
-    Sample read_sample(SampleReading& r);
-    void set_capture(uint32_t state);
-    // --stall: the poll-family call sites of the programs of the processes
-    // the kernel side asks for (sites_wanted), and of pids, into
-    // poll_programs and poll_sites.
-    void serve_poll_sites(std::vector<pid_t> pids = {});
-    // Where pid is in the target's list (its size: not one of them).
-    size_t process_rank(uint32_t pid) const;
     BpfSession& session_;
     MapIo& maps_;
     uint64_t skipped_before_ = 0;  // session_.skipped_runs() when the sample began
@@ -98,22 +68,6 @@ private:
     std::unique_ptr<RingBufferReader> events_;
     // Chunked, so a storm never stalls the consumer on a large reallocation.
     std::deque<kd_event> pending_;
-    std::unique_ptr<RingBufferReader> stall_rings_;  // exits, then stalls
-    std::vector<kd_stall> ended_;  // stalls not yet read
-    std::map<uint32_t, kd_gen_t> exited_;  // threads whose values are to go
-    // Of the threads gone: by process name, and by the kernel's tgid for
-    // those whose process is not named yet (its main thread's exit may
-    // come after theirs).
-    IntervalCounts exited_intervals_;
-    std::map<std::pair<uint32_t, std::string>, uint64_t> exited_unnamed_;
-    // A process's name: its main thread's, by the kernel's tgid, as entries
-    // and exits show it; kept for processes seen lately.
-    std::map<uint32_t, std::string> process_names_;
-    size_t threads_tracked_ = 0;
-    // --wait-stacks: symbol caches by the kernel's tgid.
-    std::map<uint32_t, std::unique_ptr<Symbolizer>> symbolizers_;
-    std::string process_name(uint32_t tgid);
-    void learn_process_name(uint32_t tgid, uint32_t tid, const std::string& name);
 };
 
 }  // namespace kdelay

@@ -9,45 +9,25 @@
 #include <unistd.h>
 
 #include "block/block_program.h"
-#include "bpf/btf_offsets.h"
-#include "bpf/kernel_features.h"
-#include "bpf/pid_namespace.h"
-#include "bpf/probe_set.h"
-#include "bpf/session.h"
+#include "loader/btf_offsets.h"
+#include "loader/kernel_features.h"
+#include "loader/pid_namespace.h"
+#include "loader/probe_set.h"
+#include "loader/session.h"
 #include "core/error.h"
 #include "delay/collector.h"
 #include "delay/program.h"
 #include "delay/sampler.h"
-#include "delay/stall_watch.h"
 #include "delay/upcalls.h"
 #include "sys/cgroup.h"
 #include "sys/event_wait.h"
 #include "sys/launcher.h"
 #include "sys/process.h"
-#include "sys/syscall_names.h"
 #include "sys/tracefs.h"
 #include "trigger/resolve.h"
 
 namespace kdelay {
 namespace {
-
-uint32_t poll_syscall_number()
-{
-    auto nr = syscall_number("poll");
-    // Architectures without poll() (arm64) only have ppoll.
-    return nr ? *nr : syscall_number("ppoll").value_or(UINT32_MAX);
-}
-
-// The poll family on this architecture: the syscalls whose return begins a
-// --stall interval and whose call ends it, as Open vSwitch times them.
-std::vector<uint32_t> poll_family_numbers()
-{
-    std::vector<uint32_t> nrs;
-    for (const char* name : {"poll", "ppoll", "select", "pselect6", "epoll_wait", "epoll_pwait", "epoll_pwait2"})
-        if (const auto nr = syscall_number(name))
-            nrs.push_back(*nr);
-    return nrs;
-}
 
 // The executable of process pid, or of the command to start (pid 0): what
 // a trigger without an object refers to.
@@ -103,14 +83,13 @@ TriggerSites resolve_sites(const DelayConfig& cfg, const Trigger& trigger)
     return sites;
 }
 
-int list_probes(const DelayConfig& cfg)
+void list_probes(const DelayConfig& cfg)
 {
     const auto probes = list_usdt_probes(cfg.command.empty() ? cfg.bpf.pid() : 0, target_executable(cfg, cfg.bpf.pid()));
     for (const auto& p : probes)
         std::cout << p.provider << ":" << p.name << " " << p.binary << "\n";
     if (probes.empty())
         std::cerr << "kdelay: no USDT probes found" << std::endl;
-    return 0;
 }
 
 // Attaches a resolved trigger to function in the program.
@@ -138,11 +117,12 @@ void attach_trigger(BpfSession& session, const ResolvedTrigger& r, const char* f
 
 }  // namespace
 
-int run_delay(const DelayConfig& cfg, ReportWriter& writer)
+std::unique_ptr<DelayRun> DelayRun::start(const DelayConfig& cfg, ReportWriter& writer)
 {
-    if (cfg.list_probes)
-        return list_probes(cfg);
-
+    if (cfg.list_probes) {
+        list_probes(cfg);
+        return nullptr;
+    }
     // Triggers are checked against the target before anything is compiled.
     TriggerSites start, stop;
     if (!cfg.bpf.print_ebpf) {
@@ -158,13 +138,13 @@ int run_delay(const DelayConfig& cfg, ReportWriter& writer)
 
     // The target: -p's processes, or the command, held at the door until
     // the first sample starts.
-    std::optional<Launcher> launcher;
+    std::unique_ptr<DelayRun> run(new DelayRun);
     if (!cfg.command.empty() && !cfg.bpf.print_ebpf)
-        launcher.emplace(cfg.command);
-    const std::vector<pid_t> targets = launcher ? std::vector<pid_t>{launcher->pid()} : cfg.bpf.pids;
-    const pid_t target = targets.empty() ? 0 : targets.front();  // the command, for its triggers
+        run->launcher_.emplace(cfg.command);
+    run->targets_ = run->launcher_ ? std::vector<pid_t>{run->launcher_->pid()} : cfg.bpf.pids;
+    const pid_t target = run->targets_.empty() ? 0 : run->targets_.front();  // the command, for its triggers
     size_t threads = cfg.bpf.cgroup ? cgroup_thread_count(cfg.bpf.cgroup->path) : 0;
-    for (pid_t pid : targets)
+    for (pid_t pid : run->targets_)
         threads += thread_count(pid);
 
     // In a PID namespace of kdelay's own, -p's PIDs and the command's are
@@ -173,45 +153,27 @@ int run_delay(const DelayConfig& cfg, ReportWriter& writer)
     // learnt for the report.
     KernelBtf btf;
     const std::optional<CgroupMatch> cgroup = match_cgroup(cfg.bpf.cgroup, btf);
-    std::unique_ptr<NamespacePids> namespace_pids =
-        cfg.bpf.print_ebpf ? nullptr : NamespacePids::when_needed(targets, cfg.bpf.debug, cgroup);
-    std::vector<pid_t> kernel_targets = targets;
-    if (namespace_pids) {
-        if (launcher)
-            launcher->wake();  // held at the door, it must run once to be seen
-        if (!targets.empty())
-            kernel_targets = namespace_pids->kernel_tgids();
+    run->namespace_pids_ =
+        cfg.bpf.print_ebpf ? nullptr : NamespacePids::when_needed(run->targets_, cfg.bpf.debug, cgroup);
+    std::vector<pid_t> kernel_targets = run->targets_;
+    if (run->namespace_pids_) {
+        if (run->launcher_)
+            run->launcher_->wake();  // held at the door, it must run once to be seen
+        if (!run->targets_.empty())
+            kernel_targets = run->namespace_pids_->kernel_tgids();
     }
 
-    const uint32_t poll_nr = poll_syscall_number();
-    DelayProgramParams params;
-    params.tgids = kernel_targets;
-    params.cgroup = cgroup;
-    params.poll_nr = poll_nr;
-    params.sizes = size_delay_maps(std::max<size_t>(threads, 1));
-    params.layout = read_kernel_layout(btf);
-    params.start_trigger = cfg.start_trigger.has_value();
-    params.stop_trigger = cfg.stop_trigger.has_value();
-    params.start_trigger_target_only = cfg.bpf.cgroup && cfg.start_trigger && cfg.start_trigger->in_processes();
-    params.stop_trigger_target_only = cfg.bpf.cgroup && cfg.stop_trigger && cfg.stop_trigger->in_processes();
-    params.features = cfg.features;
-    params.block = read_block_layout(btf);
-    params.compare_and_swap = bpf_has_compare_and_swap();
-    params.cpus = static_cast<uint32_t>(std::max(1, libbpf_num_possible_cpus()));
     const UpcallPlan upcalls = plan_upcalls(cfg.features.upcall_stats);
-    params.upcalls = upcalls.probe;
-    params.stall = cfg.stall;
-    if (cfg.stall && !cfg.start_trigger)
-        params.stall_poll_nrs = poll_family_numbers();
-    if (cfg.stall)
-        params.stall_restart_nr = syscall_number("restart_syscall").value_or(0);
+    run->params_ = delay_program_params(cfg, btf, kernel_targets, cgroup, threads, upcalls.probe);
+    const DelayProgramParams& params = run->params_;
     const std::string source = render_delay_program(params);
     if (cfg.bpf.print_ebpf) {
         std::cout << source;
-        return 0;
+        return nullptr;
     }
 
-    BpfSession session(source, cfg.bpf.debug);
+    run->session_.emplace(source, cfg.bpf.debug);
+    BpfSession& session = *run->session_;
     session.attach(load_probe_set("delay", probes_on(cfg.features, cfg.stall.has_value())));
     if (params.block)
         session.attach(load_probe_set("block", block_features(params.block)));
@@ -225,24 +187,33 @@ int run_delay(const DelayConfig& cfg, ReportWriter& writer)
     // Signals are taken over only now: until here Ctrl-C ends kdelay at once,
     // even inside a compile or a blocking open, and nothing is left behind
     // (a command held at the door sees its pipe close and exits).
-    EventWait wait;
-    DelayCollector collector(session, params,
-                             namespace_pids ? namespace_pids->learner() : std::function<PidMap()>());
+    run->wait_.emplace();
     if (!upcalls.note.empty())
         writer.note(upcalls.note);
     if (!params.block)
         writer.note(std::string("No BLOCK I/O STATISTICS: this kernel lacks ") + kBlockLayoutNeeds);
-    for (pid_t pid : targets)
-        wait.watch_process(pid);
-    const auto release = [&] {
-        if (launcher)
-            launcher->release();
-    };
-    if (cfg.stall)
-        watch_stalls(cfg, targets, collector, wait, writer, release);
-    else
-        run_samples(cfg, targets, collector, wait, writer, release);
-    return 0;
+    for (pid_t pid : run->targets_)
+        run->wait_->watch_process(pid);
+    return run;
+}
+
+DelayRun::~DelayRun() = default;
+
+std::function<PidMap()> DelayRun::ids() const
+{
+    return namespace_pids_ ? namespace_pids_->learner() : std::function<PidMap()>();
+}
+
+void DelayRun::release_command()
+{
+    if (launcher_)
+        launcher_->release();
+}
+
+void sample_delays(const DelayConfig& cfg, DelayRun& run, ReportWriter& writer)
+{
+    DelayCollector collector(run.session(), run.params(), run.ids());
+    run_samples(cfg, run.targets(), collector, run.wait(), writer, [&run] { run.release_command(); });
 }
 
 }  // namespace kdelay

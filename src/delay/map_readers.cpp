@@ -5,7 +5,7 @@
 #include <tuple>
 
 #include "block/block_program.h"
-#include "bpf/map_io.h"
+#include "loader/map_io.h"
 #include "delay/maps.h"
 #include "delay/section.h"
 #include "delay/upcalls.h"

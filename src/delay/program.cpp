@@ -4,11 +4,16 @@
 #include <cctype>
 #include <linux/types.h>
 
+#include <bpf/libbpf.h>
+
 #include "block/block_program.h"
-#include "bpf/program_source.h"
 #include "core/error.h"
+#include "delay/config.h"
 #include "delay/section.h"
 #include "delay_abi.h"
+#include "loader/kernel_features.h"
+#include "loader/program_source.h"
+#include "sys/syscall_names.h"
 
 namespace kdelay {
 namespace {
@@ -54,7 +59,52 @@ uint32_t exits_ring_pages(const DelayMapSizes& sizes)
     return next_pow2(std::clamp<uint64_t>(uint64_t{sizes.syscalls} * kExitRecord / kPage, 64, 1024));
 }
 
+uint32_t poll_syscall_number()
+{
+    auto nr = syscall_number("poll");
+    // Architectures without poll() (arm64) only have ppoll.
+    return nr ? *nr : syscall_number("ppoll").value_or(UINT32_MAX);
+}
+
+// The poll family on this architecture: the syscalls whose return begins a
+// --stall interval and whose call ends it, as Open vSwitch times them.
+std::vector<uint32_t> poll_family_numbers()
+{
+    std::vector<uint32_t> nrs;
+    for (const char* name : {"poll", "ppoll", "select", "pselect6", "epoll_wait", "epoll_pwait", "epoll_pwait2"})
+        if (const auto nr = syscall_number(name))
+            nrs.push_back(*nr);
+    return nrs;
+}
+
 }  // namespace
+
+DelayProgramParams delay_program_params(const DelayConfig& cfg, const KernelBtf& btf, std::vector<pid_t> kernel_tgids,
+                                        std::optional<CgroupMatch> cgroup, size_t threads,
+                                        UpcallPlan::Probe upcalls)
+{
+    DelayProgramParams params;
+    params.tgids = std::move(kernel_tgids);
+    params.cgroup = std::move(cgroup);
+    params.poll_nr = poll_syscall_number();
+    params.sizes = size_delay_maps(std::max<size_t>(threads, 1));
+    params.layout = read_kernel_layout(btf);
+    params.start_trigger = cfg.start_trigger.has_value();
+    params.stop_trigger = cfg.stop_trigger.has_value();
+    params.start_trigger_target_only = cfg.bpf.cgroup && cfg.start_trigger && cfg.start_trigger->in_processes();
+    params.stop_trigger_target_only = cfg.bpf.cgroup && cfg.stop_trigger && cfg.stop_trigger->in_processes();
+    params.features = cfg.features;
+    params.block = read_block_layout(btf);
+    params.compare_and_swap = bpf_has_compare_and_swap();
+    params.cpus = static_cast<uint32_t>(std::max(1, libbpf_num_possible_cpus()));
+    params.upcalls = upcalls;
+    params.stall = cfg.stall;
+    if (cfg.stall && !cfg.start_trigger)
+        params.stall_poll_nrs = poll_family_numbers();
+    if (cfg.stall)
+        params.stall_restart_nr = syscall_number("restart_syscall").value_or(0);
+    return params;
+}
 
 uint32_t section_map_size(const SectionMap& m, const DelayMapSizes& sizes)
 {

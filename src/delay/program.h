@@ -8,8 +8,8 @@
 #include <sys/types.h>
 #include <vector>
 
-#include "bpf/btf_offsets.h"
-#include "bpf/program_source.h"
+#include "loader/btf_offsets.h"
+#include "loader/program_source.h"
 #include "delay/features.h"
 #include "delay/upcalls.h"
 
@@ -71,6 +71,13 @@ inline constexpr size_t kMaxStallPollNrs = 8;
 // The functions triggers attach to.
 inline constexpr const char* kStartTriggerFunction = "kd_start_trigger";
 inline constexpr const char* kStopTriggerFunction = "kd_stop_trigger";
+
+struct DelayConfig;
+// The program for cfg's target: kernel_tgids (-p's processes as the
+// kernel numbers them) or cgroup, with maps sized for threads, on the
+// kernel btf describes. Every field is set here.
+DelayProgramParams delay_program_params(const DelayConfig& cfg, const KernelBtf& btf, std::vector<pid_t> kernel_tgids,
+                                        std::optional<CgroupMatch> cgroup, size_t threads, UpcallPlan::Probe upcalls);
 
 std::string render_delay_program(const DelayProgramParams& params);
 

@@ -257,7 +257,7 @@ void Sampler::run(const std::function<void()>& on_first_start)
 void Sampler::warnings()
 {
     status_.clear();
-    warn_map_losses(collector_, writer_);
+    warn_map_losses(collector_.map_full(), collector_.bios_lost(), writer_);
     if (lost_stacks_ > 0)
         writer_.warning(with_commas(lost_stacks_) +
                         " syscall events have no stack trace; consider a larger "
@@ -278,12 +278,12 @@ void Sampler::warnings()
 
 }  // namespace
 
-void warn_map_losses(SampleSource& source, ReportWriter& writer)
+void warn_map_losses(const std::vector<MapOverflow>& full, uint64_t bios_lost, ReportWriter& writer)
 {
-    for (const MapOverflow& m : source.map_full())
+    for (const MapOverflow& m : full)
         writer.warning("the " + std::string(m.what) + " map was full; " + with_commas(m.lost) +
                        " updates were lost and the numbers above are incomplete.");
-    if (const uint64_t lost = source.bios_lost())
+    if (const uint64_t lost = bios_lost)
         writer.warning(with_commas(lost) +
                        " block requests were not tracked (too many in flight); block I/O numbers "
                        "are incomplete.");

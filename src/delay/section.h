@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "bpf/config_names.h"
+#include "loader/config_names.h"
 #include "delay/features.h"
 #include "delay/maps.h"
 

@@ -5,8 +5,8 @@
 #include <memory>
 #include <string>
 
-#include "bpf/map_io.h"
-#include "bpf/symbolizer.h"
+#include "loader/map_io.h"
+#include "loader/symbolizer.h"
 #include "delay/map_readers.h"
 #include "report/format.h"
 #include "sys/syscall_names.h"

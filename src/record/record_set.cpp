@@ -8,8 +8,8 @@
 #include <sstream>
 #include <set>
 
-#include "bpf/embedded.h"
-#include "bpf/template.h"
+#include "loader/embedded.h"
+#include "loader/template.h"
 #include "core/error.h"
 #include <linux/types.h>
 

@@ -12,11 +12,11 @@
 #include <iostream>
 #include <sstream>
 
-#include "bpf/embedded.h"
-#include "bpf/ring_buffer.h"
-#include "bpf/session.h"
-#include "bpf/program_source.h"
-#include "bpf/template.h"
+#include "loader/embedded.h"
+#include "loader/ring_buffer.h"
+#include "loader/session.h"
+#include "loader/program_source.h"
+#include "loader/template.h"
 #include "core/error.h"
 #include "record_abi.h"
 #include "report/format.h"

@@ -1,5 +1,5 @@
 // Probe-set files (the probes of a delay program) and record's probe files.
-#include "bpf/probe_set.h"
+#include "loader/probe_set.h"
 #include "core/error.h"
 #include "fuzz_input.h"
 #include "record/record_set.h"

@@ -4,7 +4,7 @@
 #include <cstdio>
 
 #include "annotate/probe_records.h"
-#include "bpf/embedded.h"
+#include "loader/embedded.h"
 #include "core/error.h"
 
 using namespace kdelay;

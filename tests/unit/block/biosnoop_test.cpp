@@ -5,7 +5,7 @@
 #include <regex>
 #include <unistd.h>
 
-#include "../bpf/preprocess.h"
+#include "../loader/preprocess.h"
 
 #include "block/block_program.h"
 #include "core/error.h"

@@ -6,7 +6,7 @@
 
 #include "delay/sample.h"
 #include "delay/section.h"
-#include "../bpf/preprocess.h"
+#include "../loader/preprocess.h"
 #include "test_params.h"
 
 using namespace kdelay;

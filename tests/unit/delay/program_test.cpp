@@ -7,11 +7,11 @@
 #include <utility>
 #include <vector>
 
-#include "bpf/probe_set.h"
+#include "loader/probe_set.h"
 #include "delay/section.h"
 #include "delay_abi.h"
 
-#include "../bpf/preprocess.h"
+#include "../loader/preprocess.h"
 #include "test_params.h"
 
 using namespace kdelay;

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <gtest/gtest.h>
 
-#include "bpf/embedded.h"
+#include "loader/embedded.h"
 #include "core/error.h"
 
 namespace fs = std::filesystem;
