@@ -10,6 +10,9 @@
 # named), for CI's time.
 # Before trixie, scripts/sanitize.sh: the unit tests and the e2e tests that
 # load no eBPF under ASan and UBSan, and each fuzz target for 10 s.
+# scripts/test.sh --quick: the loop to run while changing code: build, the
+# unit tests and the host's e2e tests, nothing after them (no load round,
+# sanitizers, Debian 13 or guests).
 # KDELAY_SKIP_DISTRO=1 skips trixie, KDELAY_SKIP_VM=1 the guests,
 # KDELAY_SKIP_SANITIZE=1 the sanitizers, KDELAY_SKIP_SERVICE=1 the service
 # test (tests/service/: systemd booted in a container; not in a chroot);
@@ -21,8 +24,14 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # Each stage's start, with the minutes since this script began (CI's limit).
 stage() { echo "== test.sh: $1 (at $((SECONDS / 60)) min $((SECONDS % 60)) s)"; }
+quick=0
+case ${1:-} in
+--quick) quick=1 ;;
+"") ;;
+*) echo "usage: scripts/test.sh [--quick]" >&2; exit 64 ;;
+esac
 vm=1
-[ "${KDELAY_SKIP_VM:-0}" = 1 ] && vm=0
+if [ "${KDELAY_SKIP_VM:-0}" = 1 ] || [ "$quick" = 1 ]; then vm=0; fi
 stage setup
 bash scripts/setup.sh $([ "$vm" = 1 ] && echo --vm)
 stage build
@@ -40,6 +49,10 @@ ctest --test-dir build -L e2e "${leave_out[@]}" --output-on-failure | tee "$log"
 total=$(ctest --test-dir build -N -L e2e "${leave_out[@]}" | sed -n 's/^Total Tests: //p')
 skipped=$(grep -c '(Skipped)' "$log" || true)
 echo "e2e tests: $((total - skipped)) ran (the real binary; on real eBPF where a test loads it), $skipped skipped"
+if [ "$quick" = 1 ]; then
+    stage "done (--quick)"
+    exit 0
+fi
 # Under load, a rare error shows in a window or two of hundreds (the
 # 50-round runs of docs/kernels.md, "Under load"): a round that fails is run
 # once more, and fails the run only if it fails again. Both logs are kept.
