@@ -6,6 +6,10 @@
  * compares a task's tgid with each, as constants (targets.bpf.h). */
 #define KD_MAX_TARGETS 8
 
+/* The unused places of a list of constants (the target's processes, the
+ * poll family's syscalls): no tgid and no syscall number is this. */
+#define KD_NO_ID 0xffffffffu
+
 /* A cgroup target (--cgroup) is matched up to this many levels above a
  * task's own cgroup, and the verdicts of this many cgroups are kept. */
 #define KD_CGROUP_DEPTH 32

@@ -27,35 +27,24 @@ KD_REQUIRE_OFFSETS(KD_CGROUP_OFFSETS)
 #error "a target is processes or a cgroup, not both"
 #endif
 
+/* The target's process i: the list is padded with KD_NO_ID up to
+ * KD_MAX_TARGETS, so after the unrolling below each compare is with a
+ * constant, as a written-out chain of them. */
+static __always_inline __u32 target_tgid(int i)
+{
+    return i == 0 ? TARGET_TGID_0 : i == 1 ? TARGET_TGID_1 : i == 2 ? TARGET_TGID_2 : i == 3 ? TARGET_TGID_3
+         : i == 4 ? TARGET_TGID_4 : i == 5 ? TARGET_TGID_5 : i == 6 ? TARGET_TGID_6 : TARGET_TGID_7;
+}
+
 static __always_inline int tgid_is_target(__u32 tgid)
 {
-#if TARGET_TGIDS == 0
-    return 1;
-#else
-    return tgid == TARGET_TGID_0
-#if TARGET_TGIDS > 1
-           || tgid == TARGET_TGID_1
-#endif
-#if TARGET_TGIDS > 2
-           || tgid == TARGET_TGID_2
-#endif
-#if TARGET_TGIDS > 3
-           || tgid == TARGET_TGID_3
-#endif
-#if TARGET_TGIDS > 4
-           || tgid == TARGET_TGID_4
-#endif
-#if TARGET_TGIDS > 5
-           || tgid == TARGET_TGID_5
-#endif
-#if TARGET_TGIDS > 6
-           || tgid == TARGET_TGID_6
-#endif
-#if TARGET_TGIDS > 7
-           || tgid == TARGET_TGID_7
-#endif
-        ;
-#endif
+    if (TARGET_TGIDS == 0)
+        return 1;
+#pragma unroll
+    for (int i = 0; i < TARGET_TGIDS; i++)
+        if (tgid == target_tgid(i))
+            return 1;
+    return 0;
 }
 
 #if TARGET_CGROUP_ID
@@ -91,6 +80,8 @@ static __always_inline int cgroup_name_is_target(void *cgroup)
     }
     return hash == TARGET_CGROUP_NAME_HASH;
 }
+#else
+static __always_inline int cgroup_name_is_target(void *cgroup) { return 0; }
 #endif
 
 /* Whether cgroup or one of its ancestors is the target's: read with
@@ -103,10 +94,8 @@ static __always_inline int cgroup_below_target(void *cgroup)
         bpf_probe_read_kernel(&id, sizeof(id), (char *)kernel_ptr(cgroup, CGROUP_KN_OFF) + KERNFS_ID_OFF);
         if (id == TARGET_CGROUP_ID)
             return 1;
-#if TARGET_CGROUP_PARENT_ID
-        if (id == TARGET_CGROUP_PARENT_ID)
+        if (TARGET_CGROUP_PARENT_ID && id == TARGET_CGROUP_PARENT_ID)
             return below && cgroup_name_is_target(below);
-#endif
         below = cgroup;
         cgroup = kernel_ptr(cgroup, CGROUP_PARENT_OFF);
     }
@@ -125,50 +114,44 @@ static __always_inline int cgroup_is_target(__u64 id, void *task)
     if (!task)
         task = (void *)bpf_get_current_task();
     void *css_set = kernel_ptr(task, TASK_CGROUPS_OFF);
-#if TARGET_CGROUP_V1
-    void *cgroup = kernel_ptr(kernel_ptr(css_set, CSS_SET_SUBSYS_OFF + TARGET_CGROUP_SUBSYS * sizeof(void *)),
-                              CSS_CGROUP_OFF);
-#else
-    void *cgroup = kernel_ptr(css_set, CSS_SET_DFL_CGRP_OFF);
-#endif
+    void *cgroup = TARGET_CGROUP_V1 ? kernel_ptr(kernel_ptr(css_set, CSS_SET_SUBSYS_OFF + TARGET_CGROUP_SUBSYS * sizeof(void *)),
+                                                 CSS_CGROUP_OFF)
+                                    : kernel_ptr(css_set, CSS_SET_DFL_CGRP_OFF);
     __u8 verdict = cgroup_below_target(cgroup);
     target_cgroup_verdicts.update(&id, &verdict);
     return verdict;
 }
-#endif
 
-/* The current task, of process tgid. */
+/* The current task, of process tgid. A cgroup2 target asks for the
+ * current task's cgroup id; a v1 controller's is read from its css. */
 static __always_inline int is_target_current(__u32 tgid)
 {
-#if TARGET_CGROUP_ID && !TARGET_CGROUP_V1
-    return cgroup_is_target(bpf_get_current_cgroup_id(), 0);
-#elif TARGET_CGROUP_ID
+    if (!TARGET_CGROUP_V1)
+        return cgroup_is_target(bpf_get_current_cgroup_id(), 0);
     void *task = (void *)bpf_get_current_task();
     void *css = kernel_ptr(kernel_ptr(task, TASK_CGROUPS_OFF), CSS_SET_SUBSYS_OFF + TARGET_CGROUP_SUBSYS * sizeof(void *));
     __u64 id = 0;
     bpf_probe_read_kernel(&id, sizeof(id), (char *)kernel_ptr(kernel_ptr(css, CSS_CGROUP_OFF), CGROUP_KN_OFF) + KERNFS_ID_OFF);
     return cgroup_is_target(id, task);
-#else
-    return tgid_is_target(tgid);
-#endif
 }
 
 /* A task the kernel typed from BTF (a tp_btf program's), of process tgid:
  * its cgroup's id comes by plain loads. */
 static __always_inline int is_target_task(void *task, __u32 tgid)
 {
-#if TARGET_CGROUP_ID
     void *css_set = (void *)typed_u64(task, TASK_CGROUPS_OFF);
-#if TARGET_CGROUP_V1
-    void *css = (void *)typed_u64(css_set, CSS_SET_SUBSYS_OFF + TARGET_CGROUP_SUBSYS * sizeof(void *));
-    void *cgroup = (void *)typed_u64(css, CSS_CGROUP_OFF);
-#else
-    void *cgroup = (void *)typed_u64(css_set, CSS_SET_DFL_CGRP_OFF);
-#endif
+    void *cgroup = TARGET_CGROUP_V1
+        ? (void *)typed_u64((void *)typed_u64(css_set, CSS_SET_SUBSYS_OFF + TARGET_CGROUP_SUBSYS * sizeof(void *)),
+                            CSS_CGROUP_OFF)
+        : (void *)typed_u64(css_set, CSS_SET_DFL_CGRP_OFF);
     return cgroup_is_target(typed_u64((void *)typed_u64(cgroup, CGROUP_KN_OFF), KERNFS_ID_OFF), task);
-#else
-    return tgid_is_target(tgid);
-#endif
 }
+#else
+/* The current task, of process tgid. */
+static __always_inline int is_target_current(__u32 tgid) { return tgid_is_target(tgid); }
+
+/* A task the kernel typed from BTF, of process tgid. */
+static __always_inline int is_target_task(void *task, __u32 tgid) { return tgid_is_target(tgid); }
+#endif
 
 #endif

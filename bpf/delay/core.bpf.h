@@ -101,9 +101,9 @@ BPF_ARRAY(thread_hists, struct kd_thread_hists, THREAD_SLOTS);
 
 /* One more value in a log2 histogram; with the stats it mirrors, so the
  * histogram's total always equals the COUNT column. */
+#if WITH_HISTOGRAMS
 static __always_inline void hist_add(__u32 tid, __u32 kind, __u32 id, __u64 delta)
 {
-#if WITH_HISTOGRAMS
     struct kd_hist_key key = { .tid = tid, .kind = kind, .id = id, .slot = bpf_log2l(delta) };
     __u64 zero = 0;
     __u64 *n = hist.lookup_or_try_init(&key, &zero);
@@ -111,8 +111,10 @@ static __always_inline void hist_add(__u32 tid, __u32 kind, __u32 id, __u64 delt
         __sync_fetch_and_add(n, 1);
     else
         note_full(KD_MAP_HIST);
-#endif
 }
+#else
+static __always_inline void hist_add(__u32 tid, __u32 kind, __u32 id, __u64 delta) {}
+#endif
 
 /* A wait of the current thread that began at *start ends now: how long it
  * took, or 0 when it began before this sample. *start is cleared. */
@@ -182,17 +184,15 @@ static __always_inline struct kd_thread *thread_slot(__u32 tid)
  * thread frees its slot (thread_free), and the hash may still hold another. */
 static __always_inline struct kd_thread *thread_find(__u32 tid)
 {
-#if SLOT_CLAIMS
-    struct kd_thread *t = thread_slot(tid);
-    if (!t)
-        return 0;
-    if (t->tid == tid)
-        return t;
-#if !STALL
-    if (!t->tid)
-        return 0;
-#endif
-#endif
+    if (SLOT_CLAIMS) {
+        struct kd_thread *t = thread_slot(tid);
+        if (!t)
+            return 0;
+        if (t->tid == tid)
+            return t;
+        if (!STALL && !t->tid)
+            return 0;
+    }
     return threads.lookup(&tid);
 }
 
@@ -201,11 +201,11 @@ static __always_inline struct kd_thread *thread_find(__u32 tid)
  * any that an earlier thread of the same tid can have reached. */
 static __always_inline void thread_fresh(struct kd_thread *t)
 {
-#if STALL
+    if (!STALL)
+        return;
     const int after_tid = __builtin_offsetof(struct kd_thread, tid) + sizeof(t->tid);
     __builtin_memset((char *)t + after_tid, 0, sizeof(*t) - after_tid);
     t->gens = bpf_ktime_get_ns();
-#endif
 }
 
 /* The thread's name and process, from task, or from the current task
@@ -221,36 +221,49 @@ static __always_inline void take_ids(struct kd_thread *t, void *task)
     }
 }
 
+/* Claims the free slot t for thread tid: what it held (0: it is tid's now).
+ * Only with BPF compare-and-swap (5.12), which a 5.10 program may not hold
+ * even where it is never run. */
+#if SLOT_CLAIMS
+static __always_inline __u32 slot_claim(struct kd_thread *t, __u32 tid)
+{
+    return __sync_val_compare_and_swap(&t->tid, 0, tid);
+}
+#else
+static __always_inline __u32 slot_claim(struct kd_thread *t, __u32 tid) { return KD_NO_ID; }
+#endif
+
 /* The thread's entry, created on first sight. The name is taken now, in the
  * kernel, so a thread that exits before the report keeps it. */
 static __always_inline struct kd_thread *thread_entry(__u32 tid, void *task)
 {
     struct kd_thread *t;
-#if SLOT_CLAIMS
-    t = thread_slot(tid);
-    if (!t)
-        return 0;
-    if (t->tid == tid)
-        return t;
-    /* Two CPUs may claim a free slot at once: one wins, the other goes on
-     * to the hash, unless the winner claimed it for the same thread (its
-     * switch and its wakeup, seen at once), which then has its entry. */
-#if STALL
-    /* A slot freed by an exit: the thread may be in the hash already. */
-    struct kd_thread *hashed = threads.lookup(&tid);
-    if (hashed)
-        return hashed;
-#endif
-    if (!t->tid) {
-        __u32 held = __sync_val_compare_and_swap(&t->tid, 0, tid);
-        if (held == 0) {
-            thread_fresh(t);
-            take_ids(t, task);
-        }
-        if (held == 0 || held == tid)
+    if (SLOT_CLAIMS) {
+        t = thread_slot(tid);
+        if (!t)
+            return 0;
+        if (t->tid == tid)
             return t;
+        /* Two CPUs may claim a free slot at once: one wins, the other goes
+         * on to the hash, unless the winner claimed it for the same thread
+         * (its switch and its wakeup, seen at once), which then has its
+         * entry. */
+        /* With --stall, a slot freed by an exit: the thread may be in the
+         * hash already. (As a block under if (STALL), the verifier's count
+         * of sched_switch rose 5%.) */
+        struct kd_thread *hashed = STALL ? threads.lookup(&tid) : 0;
+        if (hashed)
+            return hashed;
+        if (!t->tid) {
+            __u32 held = slot_claim(t, tid);
+            if (held == 0) {
+                thread_fresh(t);
+                take_ids(t, task);
+            }
+            if (held == 0 || held == tid)
+                return t;
+        }
     }
-#endif
 
     t = threads.lookup(&tid);
     if (t)
@@ -277,13 +290,13 @@ static __always_inline struct kd_thread *thread_entry(__u32 tid, void *task)
 /* --stall: thread tid has exited; its entry goes. */
 static __always_inline void thread_free(__u32 tid)
 {
-#if SLOT_CLAIMS
-    struct kd_thread *t = thread_slot(tid);
-    if (t && t->tid == tid) {
-        t->tid = 0;
-        return;
+    if (SLOT_CLAIMS) {
+        struct kd_thread *t = thread_slot(tid);
+        if (t && t->tid == tid) {
+            t->tid = 0;
+            return;
+        }
     }
-#endif
     threads.delete(&tid);
 }
 
@@ -291,9 +304,9 @@ static __always_inline void thread_free(__u32 tid)
  * switch adds two; a thread in its slot keeps them beside it, where a value
  * costs an increment instead of a hash update. Only the thread's own
  * switches add them, and a thread is on one CPU at a time: no atomic add. */
+#if WITH_HISTOGRAMS
 static __always_inline void thread_hist_add(__u32 tid, __u32 kind, __u64 delta)
 {
-#if WITH_HISTOGRAMS
     struct kd_thread *in_slot = thread_slot(tid);
     if (!in_slot || in_slot->tid != tid) {
         hist_add(tid, kind, 0, delta);
@@ -304,39 +317,33 @@ static __always_inline void thread_hist_add(__u32 tid, __u32 kind, __u64 delta)
     __u32 bucket = bpf_log2l(delta);
     if (h && bucket < KD_HIST_SLOTS)
         h->count[kind == KD_HIST_RUN ? 0 : 1][bucket]++;
-#endif
 }
+#else
+static __always_inline void thread_hist_add(__u32 tid, __u32 kind, __u64 delta) {}
+#endif
 
 /* Where the thread's values go now: with --stall, its current interval (0:
  * it is in none, and nothing is recorded); in a sample, always 1. */
 static __always_inline kd_gen_t recording_gen(struct kd_thread *t)
 {
-#if STALL
+    if (!STALL)
+        return 1;
     return t ? t->gen : 0;
-#else
-    return 1;
-#endif
 }
 
 /* The same for thread tid, whose entry is looked up only with --stall. */
 static __always_inline kd_gen_t tid_recording_gen(__u32 tid)
 {
-#if STALL
+    if (!STALL)
+        return 1;
     return recording_gen(thread_find(tid));
-#else
-    return 1;
-#endif
 }
 
 /* The tid to key a value of thread tid with, in its interval gen: the
  * interval's parity in KD_KEY_INTERVAL_BIT with --stall. */
 static __always_inline __u32 interval_tid(__u32 tid, kd_gen_t gen)
 {
-#if STALL
-    return KD_KEY_TID(tid, gen);
-#else
-    return tid;
-#endif
+    return STALL ? KD_KEY_TID(tid, gen) : tid;
 }
 
 /* The capture state when the task of id (pid_tgid) belongs to the target and

@@ -184,11 +184,8 @@ int bpf_iter__task(struct kd_iter_task_ctx *ctx)
     struct kd_task_now now = {};
     now.tid = tid;
     now.state = typed_u32(task, TASK_STATE_OFF);
-#if TASK_ON_CPU_SIZE == 1
-    now.on_cpu = typed_u8(task, TASK_ON_CPU_OFF);  /* a u8 since 6.x */
-#else
-    now.on_cpu = typed_u32(task, TASK_ON_CPU_OFF);
-#endif
+    /* a u8 since 6.x */
+    now.on_cpu = TASK_ON_CPU_SIZE == 1 ? typed_u8(task, TASK_ON_CPU_OFF) : typed_u32(task, TASK_ON_CPU_OFF);
     __u64 queued = typed_u64(task, TASK_LAST_QUEUED_OFF);
     __u64 clock = rq_clock_of(task);
     now.waiting_ns = queued && clock > queued ? clock - queued : 0;
@@ -326,17 +323,23 @@ static __always_inline void switched_in(struct kd_thread *t, __u32 tid, struct k
     t->wait_known = 1;
 }
 
-/* The state the scheduler switches prev out in (args: the tracepoint's). */
+/* The state the scheduler switches prev out in (args: the tracepoint's).
+ * Two definitions, not an if on the constant: BCC rewrites every
+ * dereference of a pointer it has seen passed to bpf_probe_read_kernel(),
+ * in dead code too. */
+#if SWITCH_PASSES_PREV_STATE
 static __always_inline kd_task_state_t switched_out_state(__u64 *args, void *prev)
 {
-#if SWITCH_PASSES_PREV_STATE
     return (kd_task_state_t)args[3];
+}
 #else
+static __always_inline kd_task_state_t switched_out_state(__u64 *args, void *prev)
+{
     kd_task_state_t state = 0;
     bpf_probe_read_kernel(&state, sizeof(state), (char *)prev + TASK_STATE_OFF);
     return state;
-#endif
 }
+#endif
 
 BTF_TRACEPOINT_PROBE(sched_switch)
 {

@@ -35,37 +35,23 @@ BPF_RINGBUF_OUTPUT(stalls, STALL_RINGBUF_PAGES);
 BPF_RINGBUF_OUTPUT(exits, EXITS_RINGBUF_PAGES);
 BPF_HASH(stall_reading, __u32, kd_gen_t, MAX_THREADS);
 
+/* The poll family's syscall i, padded with KD_NO_ID as the target's
+ * processes are (targets.bpf.h). */
+static __always_inline __u32 stall_poll_nr(int i)
+{
+    return i == 0 ? STALL_POLL_NR_0 : i == 1 ? STALL_POLL_NR_1 : i == 2 ? STALL_POLL_NR_2 : i == 3 ? STALL_POLL_NR_3
+         : i == 4 ? STALL_POLL_NR_4 : i == 5 ? STALL_POLL_NR_5 : i == 6 ? STALL_POLL_NR_6 : STALL_POLL_NR_7;
+}
+
 /* Whether syscall nr is one of the poll family (poll, ppoll, select, ...),
  * whose calls end an interval and whose returns begin one. */
 static __always_inline int is_poll_family(__u32 nr)
 {
-#if STALL_POLL_NRS == 0
+#pragma unroll
+    for (int i = 0; i < STALL_POLL_NRS; i++)
+        if (nr == stall_poll_nr(i))
+            return 1;
     return 0;
-#else
-    return nr == STALL_POLL_NR_0
-#if STALL_POLL_NRS > 1
-           || nr == STALL_POLL_NR_1
-#endif
-#if STALL_POLL_NRS > 2
-           || nr == STALL_POLL_NR_2
-#endif
-#if STALL_POLL_NRS > 3
-           || nr == STALL_POLL_NR_3
-#endif
-#if STALL_POLL_NRS > 4
-           || nr == STALL_POLL_NR_4
-#endif
-#if STALL_POLL_NRS > 5
-           || nr == STALL_POLL_NR_5
-#endif
-#if STALL_POLL_NRS > 6
-           || nr == STALL_POLL_NR_6
-#endif
-#if STALL_POLL_NRS > 7
-           || nr == STALL_POLL_NR_7
-#endif
-        ;
-#endif
 }
 
 /* The context switches so far, voluntary and involuntary, of task (0: the

@@ -42,21 +42,23 @@ BPF_PERCPU_ARRAY(recent_hists, struct kd_recent_hists, 1);
 #endif
 
 /* One more value in the histogram of the CPU's run i. */
+#if WITH_HISTOGRAMS
 static __always_inline void recent_hist_add(int i, __u64 delta)
 {
-#if WITH_HISTOGRAMS
     int zero = 0;
     struct kd_recent_hists *h = recent_hists.lookup(&zero);
     __u32 bucket = bpf_log2l(delta);
     if (h && bucket < KD_HIST_SLOTS)
         h->count[i & (KD_RECENT_RUNS - 1)][bucket]++;
-#endif
 }
+#else
+static __always_inline void recent_hist_add(int i, __u64 delta) {}
+#endif
 
 /* n more values in bucket b of the histogram of the syscall key. */
+#if WITH_HISTOGRAMS
 static __always_inline void syscall_hist_add(struct kd_syscall_key *key, __u32 b, __u64 n)
 {
-#if WITH_HISTOGRAMS
     struct kd_hist_key hkey = { .tid = key->tid, .kind = KD_HIST_SYSCALL, .id = key->nr, .slot = b };
     __u64 none = 0;
     __u64 *to = hist.lookup_or_try_init(&hkey, &none);
@@ -64,14 +66,16 @@ static __always_inline void syscall_hist_add(struct kd_syscall_key *key, __u32 b
         __sync_fetch_and_add(to, n);
     else
         note_full(KD_MAP_HIST);
-#endif
 }
+#else
+static __always_inline void syscall_hist_add(struct kd_syscall_key *key, __u32 b, __u64 n) {}
+#endif
 
 /* The run in slot i, of the syscall done, leaves the CPU's runs: its
  * histogram goes to the hist hash, a bucket at a time, and is emptied. */
+#if WITH_HISTOGRAMS
 static __always_inline void recent_hist_flush(int i, struct kd_syscall_key *done)
 {
-#if WITH_HISTOGRAMS
     int zero = 0;
     struct kd_recent_hists *h = recent_hists.lookup(&zero);
     if (!h)
@@ -85,8 +89,10 @@ static __always_inline void recent_hist_flush(int i, struct kd_syscall_key *done
         row[b] = 0;
         syscall_hist_add(done, b, n);
     }
-#endif
 }
+#else
+static __always_inline void recent_hist_flush(int i, struct kd_syscall_key *done) {}
+#endif
 
 static __always_inline void recent_add(struct kd_syscall_key *key, __u64 delta)
 {

@@ -73,38 +73,39 @@ static __always_inline struct kd_thread *syscall_counted_in_interval(struct kd_s
 #endif
 
 /* The event's stacks, when it is to carry them. */
+#if WITH_STACK_TRACES
 static __always_inline void syscall_event_stacks(void *ctx, struct kd_event *e)
 {
-#if WITH_STACK_TRACES
     e->user_stack = stack_traces.get_stackid(ctx, BPF_F_USER_STACK);
     e->kernel_stack = stack_traces.get_stackid(ctx, 0);
+}
 #else
+static __always_inline void syscall_event_stacks(void *ctx, struct kd_event *e)
+{
     e->user_stack = -1;
     e->kernel_stack = -1;
-#endif
 }
+#endif
 
 /* A syscall that slept (thread entry t, entered at entry): who woke it,
  * last, inside it. */
 static __always_inline void syscall_event_waker(struct kd_event *e, struct kd_thread *t, __u64 entry)
 {
     e->waker_kind = KD_WAKER_NONE;
-#if WITH_BUDGET
-    if (t && t->budget.woken_ns >= entry) {
+    if (WITH_BUDGET && t && t->budget.woken_ns >= entry) {
         e->waker_kind = t->budget.waker_kind;
         e->waker_tid = t->budget.waker_tid;
         e->waker_pid = t->budget.waker_pid;
         __builtin_memcpy(e->waker_comm, t->budget.waker_comm, sizeof(e->waker_comm));
     }
-#endif
 }
 
 /* The syscall on the events ring buffer (--syscall-events), unless it was
  * shorter than the events' minimum, or a poll left out of them. */
+#if WITH_SYSCALL_EVENTS
 static __always_inline void syscall_event_sent(void *ctx, struct kd_syscall_key *key, struct kd_thread *t, __u32 tgid,
                                                __u64 entry, __u64 now)
 {
-#if WITH_SYSCALL_EVENTS
     if ((SYSCALL_EVENT_MIN_NS && now - entry <= SYSCALL_EVENT_MIN_NS) || (SKIP_POLL_EVENTS && key->nr == POLL_NR))
         return;
     struct kd_event *e = events.ringbuf_reserve(sizeof(struct kd_event));
@@ -121,8 +122,11 @@ static __always_inline void syscall_event_sent(void *ctx, struct kd_syscall_key 
     bpf_get_current_comm(&e->comm, sizeof(e->comm));
     syscall_event_waker(e, t, entry);
     events.ringbuf_submit(e, 0);
-#endif
 }
+#else
+static __always_inline void syscall_event_sent(void *ctx, struct kd_syscall_key *key, struct kd_thread *t, __u32 tgid,
+                                               __u64 entry, __u64 now) {}
+#endif
 
 /* The current thread (id) returns from a syscall; own: whether this hook
  * holds the CPU's slots (f). */

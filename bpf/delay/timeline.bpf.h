@@ -57,12 +57,10 @@ static __always_inline struct kd_timeline *timeline_open(__u32 tid, kd_gen_t gen
  * verifier's limit. */
 static __always_inline struct kd_timeline *timeline_seen(__u32 tid)
 {
-#if STALL
-    return 0;
-#else
+    if (STALL)
+        return 0;
     struct kd_timeline *tl = timelines.lookup(&tid);
     return tl ? tl : timeline_open(tid, 1);
-#endif
 }
 
 /* The events under key go (a thread exited). */

@@ -182,7 +182,8 @@ std::string render_delay_program(const DelayProgramParams& p)
     if (p.stall_poll_nrs.size() > kMaxStallPollNrs)
         throw Error(Exit::software, "more poll-family syscalls than the program compares");
     c.number("STALL_POLL_NRS", p.stall_poll_nrs.size());
-    c.indexed("STALL_POLL_NR", std::vector<uint64_t>(p.stall_poll_nrs.begin(), p.stall_poll_nrs.end()));
+    c.indexed("STALL_POLL_NR", std::vector<uint64_t>(p.stall_poll_nrs.begin(), p.stall_poll_nrs.end()),
+              kMaxStallPollNrs);
 
     c.number("MAX_THREADS", p.sizes.threads);
     c.number("MAX_SYSCALLS", p.sizes.syscalls);

@@ -42,10 +42,12 @@ void ConfigHeader::number(const std::string& name, uint64_t value)
 
 void ConfigHeader::flag(const std::string& name, bool on) { define(name, ConfigKind::FLAG, on ? "1" : "0"); }
 
-void ConfigHeader::indexed(const std::string& name, const std::vector<uint64_t>& values)
+void ConfigHeader::indexed(const std::string& name, const std::vector<uint64_t>& values, size_t places)
 {
-    for (size_t i = 0; i < values.size(); ++i)
-        number(name + "_" + std::to_string(i), values[i]);
+    if (values.size() > places)
+        throw Error(Exit::software, "more values of " + name + " than the kernel side compares");
+    for (size_t i = 0; i < places; ++i)
+        number(name + "_" + std::to_string(i), i < values.size() ? values[i] : KD_NO_ID);
 }
 
 void ConfigHeader::type(const std::string& name, const std::string& type)
@@ -152,7 +154,7 @@ void add_targets(ConfigHeader& config, const std::vector<pid_t>& tgids, const st
     if (cgroup && !tgids.empty())
         throw Error(Exit::software, "a target is processes or a cgroup, not both");
     config.number("TARGET_TGIDS", tgids.size());
-    config.indexed("TARGET_TGID", std::vector<uint64_t>(tgids.begin(), tgids.end()));
+    config.indexed("TARGET_TGID", std::vector<uint64_t>(tgids.begin(), tgids.end()), KD_MAX_TARGETS);
     config.number("TARGET_CGROUP_ID", cgroup ? cgroup->target.id : 0);
     // Without a cgroup, zeros: the kernel side reads them under
     // #if TARGET_CGROUP_ID only, but requires every name defined.

@@ -32,7 +32,9 @@ public:
     void number(const std::string& name, uint64_t value);
     void flag(const std::string& name, bool on);
     // NAME_0, NAME_1, ... of an INDEXED name.
-    void indexed(const std::string& name, const std::vector<uint64_t>& values);
+    // NAME_0 ... NAME_{places-1}: the values, then KD_NO_ID in the places
+    // left, so that the kernel side compares with a constant in each.
+    void indexed(const std::string& name, const std::vector<uint64_t>& values, size_t places);
     // Throws Error(Exit::config) unless type is a C identifier (__u32).
     void type(const std::string& name, const std::string& type);
     // Each name of an offsets list, with its member's offset in layout.

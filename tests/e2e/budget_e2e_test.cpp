@@ -431,7 +431,7 @@ TEST(BudgetE2E, TheThreadThatReleasesAFutexIsNamedAsTheWakerOfEachSlowFutex)
         }
         // A wake every 50 ms of a 300 ms window: each ends a wait over 10 ms.
         // In an emulated guest the waker's round takes about 70 ms (7.2's
-        // guest, CI of session 21), so the window holds three whole waits.
+        // guest under CI), so the window holds three whole waits.
         EXPECT_GE(futexes, in_emulated_guest() ? 3u : 4u) << r.events.dump();
     }
 }

@@ -11,7 +11,7 @@
 #       test's TAGS say where it runs (below). The
 #       budget's UDP flood case runs only with --full: under TCG its flood
 #       and two spinners take both vCPUs, and BCC's compile beside them
-#       outlasted the test's 212 s on 7.2 (session 22); the host runs it,
+#       outlasted the test's 212 s on 7.2; the host runs it,
 #       and the other budget cases cover the same clock dating.
 #       KDELAY_VM_JOBS guests run at once (default 1: two TCG guests side by
 #       side each ran 2.5 times slower here, so nothing is gained).

@@ -20,14 +20,17 @@ TEST(Biosnoop, ProgramFiltersByPidAndDiskWithoutKernelHeaders)
     cfg.bpf.pids = {4321, 4322};
     cfg.dev = make_dev(254, 0);
     const std::string src = render_biosnoop_program(cfg, biosnoop_layout());
-    EXPECT_NE(src.find("#define TARGET_TGIDS 2\n#define TARGET_TGID_0 4321\n#define TARGET_TGID_1 4322\n"),
-              std::string::npos);
+    EXPECT_NE(src.find("#define TARGET_TGIDS 2\n#define TARGET_TGID_0 4321\n#define TARGET_TGID_1 4322\n"
+                       "#define TARGET_TGID_2 4294967295\n"),
+              std::string::npos)
+        << "the list padded with KD_NO_ID";
     const std::string cc = kdtest::preprocessed(src);
-    EXPECT_TRUE(std::regex_search(cc, std::regex(R"(return tgid == 4321\s*\|\| tgid == 4322\s*;)")))
+    EXPECT_TRUE(std::regex_search(cc, std::regex(R"(i == 0 \? 4321 : i == 1 \? 4322 : i == 2 \? 4294967295)")));
+    EXPECT_TRUE(std::regex_search(cc, std::regex(R"(for \(int i = 0; i < 2; i\+\+\)\s*if \(tgid == target_tgid\(i\)\))")))
         << "both processes compared";
     cfg.bpf.pids.clear();
     EXPECT_TRUE(std::regex_search(kdtest::preprocessed(render_biosnoop_program(cfg, biosnoop_layout())),
-                                  std::regex(R"(is_target\(__u32 tgid\)\s*\{\s*return 1;)")))
+                                  std::regex(R"(tgid_is_target\(__u32 tgid\)\s*\{\s*if \(0 == 0\)\s*return 1;)")))
         << "no -p: every process";
     EXPECT_NE(src.find("#define FILTER_DEV " + std::to_string(254u << 20)), std::string::npos);
     EXPECT_NE(src.find("int kd_block_start("), std::string::npos) << "block_io.bpf.h inlined";
@@ -46,7 +49,8 @@ TEST(Biosnoop, ProgramMatchesACgroupInsteadOfProcesses)
     KernelBtf btf;
     const CgroupMatch cgroup{{"/sys/fs/cgroup/x", 4711, "", 17, "x"}, read_cgroup_layout(btf, "")};
     const std::string src = render_biosnoop_program(cfg, biosnoop_layout(), cgroup);
-    EXPECT_NE(src.find("#define TARGET_TGIDS 0\n#define TARGET_CGROUP_ID 4711\n"), std::string::npos) << src;
+    EXPECT_NE(src.find("#define TARGET_TGIDS 0\n"), std::string::npos) << src;
+    EXPECT_NE(src.find("#define TARGET_TGID_7 4294967295\n#define TARGET_CGROUP_ID 4711\n"), std::string::npos) << src;
     const std::string cc = kdtest::preprocessed(src);
     EXPECT_NE(cc.find("target_cgroup_verdicts"), std::string::npos);
     EXPECT_TRUE(std::regex_search(cc, std::regex(R"(== 4711\))"))) << "the cgroup's id compared";

@@ -161,6 +161,7 @@ TEST(DelayProgram, SlotsAreClaimedOnlyWithCompareAndSwap)
 {
     DelayProgramParams p = params();
     EXPECT_NE(compiled(p).find("__sync_val_compare_and_swap(&t->tid, 0, tid)"), std::string::npos);
+    EXPECT_NE(compiled(p).find("slot_claim(t, tid)"), std::string::npos);
     p.compare_and_swap = false;
     EXPECT_EQ(compiled(p).find("__sync_val_compare_and_swap"), std::string::npos);
 }

@@ -57,7 +57,8 @@ TEST(ConfigHeader, DefinesTheDeclaredNamesAllAndNoOther)
     EXPECT_THROW(c.number("ITEM", 1), Error) << "an indexed name takes an index";
     EXPECT_THROW(c.number("ITEMS_0", 1), Error) << "another name's index";
     c.number("COUNT", 2);
-    c.indexed("ITEM", {7, 9});
+    EXPECT_THROW(c.indexed("ITEM", {1, 2, 3}, 2), Error) << "more values than places";
+    c.indexed("ITEM", {7, 9}, 3);
     try {
         c.check_complete();
         ADD_FAILURE() << "ON is not defined";
@@ -67,7 +68,7 @@ TEST(ConfigHeader, DefinesTheDeclaredNamesAllAndNoOther)
     }
     c.flag("ON", false);
     EXPECT_NO_THROW(c.check_complete());
-    EXPECT_EQ(c.text(), "#define COUNT 2\n#define ITEM_0 7\n#define ITEM_1 9\n#define ON 0\n");
+    EXPECT_EQ(c.text(), "#define COUNT 2\n#define ITEM_0 7\n#define ITEM_1 9\n#define ITEM_2 4294967295\n#define ON 0\n");
 }
 
 // An offsets list writes each of its names with its member's offset.
