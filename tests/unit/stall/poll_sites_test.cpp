@@ -1,4 +1,4 @@
-// Where a program calls the poll family (src/sys/program_text.cpp), read
+// Where a program calls the poll family (src/stall/poll_sites.cpp), read
 // from this test's own executable, whose calls below are known.
 #include <gtest/gtest.h>
 #include <poll.h>
