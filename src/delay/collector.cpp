@@ -2,9 +2,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <ctime>
-#include <set>
-#include <thread>
 
 #include "loader/map_io.h"
 #include "loader/session.h"
@@ -53,7 +50,7 @@ CaptureState DelayCollector::capture_state()
 
 uint64_t DelayCollector::trigger_misses() { return stat_counter(maps_, KD_STAT_TRIGGER_MISS); }
 uint64_t DelayCollector::events_dropped() { return stat_counter(maps_, KD_STAT_EVENTS_DROPPED); }
-uint64_t DelayCollector::bios_lost() { return delay_maps::block_io(params_) ? maps_.per_cpu_sum("bio_lost", 0) : 0; }
+uint64_t DelayCollector::bios_lost() { return bios_untracked(maps_, params_); }
 std::vector<MapOverflow> DelayCollector::map_full() { return map_overflows(maps_, params_); }
 
 void DelayCollector::start_capture() { set_capture(maps_, KD_CAPTURING); }

@@ -110,6 +110,11 @@ std::vector<MapOverflow> map_overflows(MapIo& maps, const DelayProgramParams& pa
     return full;
 }
 
+uint64_t bios_untracked(MapIo& maps, const DelayProgramParams& params)
+{
+    return delay_maps::block_io(params) ? maps.per_cpu_sum("bio_lost", 0) : 0;
+}
+
 void append_timeline_events(const kd_timeline& tl, std::vector<kd_tl_event>& events, uint64_t& states_not_kept)
 {
     const auto keep = [&](const kd_tl_event* ring, uint64_t head, uint64_t size) {

@@ -29,6 +29,8 @@ uint64_t stat_counter(MapIo& maps, uint32_t stat);
 
 // The maps that were full since the start, with the updates each lost.
 std::vector<MapOverflow> map_overflows(MapIo& maps, const DelayProgramParams& params);
+// Block requests whose start could not be recorded (in-flight map full).
+uint64_t bios_untracked(MapIo& maps, const DelayProgramParams& params);
 
 // A thread's kept timeline events, states first, then syscalls and IRQs;
 // how many of the former the kernel did not keep.

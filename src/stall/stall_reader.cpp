@@ -5,7 +5,6 @@
 #include <thread>
 
 #include "delay/map_readers.h"
-#include "delay/maps.h"
 #include "delay/sample_reading.h"
 #include "delay/syscall_events.h"
 #include "loader/map_io.h"
@@ -49,7 +48,7 @@ void StallReader::start()
 uint64_t StallReader::stalls_dropped() { return stat_counter(maps_, KD_STAT_STALLS_DROPPED); }
 uint64_t StallReader::stalls_unwatched() { return stat_counter(maps_, KD_STAT_STALLS_UNWATCHED); }
 uint64_t StallReader::exits_dropped() { return stat_counter(maps_, KD_STAT_EXITS_DROPPED); }
-uint64_t StallReader::bios_lost() { return delay_maps::block_io(params_) ? maps_.per_cpu_sum("bio_lost", 0) : 0; }
+uint64_t StallReader::bios_lost() { return bios_untracked(maps_, params_); }
 std::vector<MapOverflow> StallReader::map_full() { return map_overflows(maps_, params_); }
 std::vector<ProgramStats> StallReader::program_stats() { return session_.program_stats(); }
 uint64_t StallReader::skipped_runs() { return session_.skipped_runs(); }
