@@ -8,9 +8,8 @@
 # (the oldest paths; its Open vSwitch tests only in the full matrix); 6.1,
 # 6.12 and 6.12-rt in the full matrix (tests/vm/matrix.sh with no kernel
 # named), for CI's time.
-# Beside the guests, at the lowest priority, scripts/sanitize.sh: the unit
-# tests and the e2e tests that load no eBPF under ASan and UBSan, and each
-# fuzz target for 10 s.
+# Before trixie, scripts/sanitize.sh: the unit tests and the e2e tests that
+# load no eBPF under ASan and UBSan, and each fuzz target for 10 s.
 # scripts/test.sh --quick: the loop to run while changing code: build, the
 # unit tests and the host's e2e tests, nothing after them (no load round,
 # sanitizers, Debian 13 or guests).
@@ -39,7 +38,7 @@ stage build
 bash scripts/build.sh
 log=build/ctest-e2e.log
 stage "unit tests"
-ctest --test-dir build -L unit --output-on-failure
+ctest --test-dir build -L unit -j"$(nproc)" --output-on-failure
 # KDELAY_E2E_LEAVE_OUT: tags (tests/tests_tagged.sh) whose e2e tests to leave out.
 leave_out=()
 names=$(for tag in ${KDELAY_E2E_LEAVE_OUT:-}; do bash tests/tests_tagged.sh "$tag"; done | sort -u |
@@ -63,36 +62,17 @@ if [ "${KDELAY_SKIP_LOAD:-0}" != 1 ]; then
         { echo "test.sh: the round under load failed; running it once more" >&2
           KDELAY_LOAD_LOGS=build/load-logs-again bash tests/load/run.sh --rounds 1 all; }
 fi
+if [ "${KDELAY_SKIP_SANITIZE:-0}" != 1 ]; then
+    stage sanitizers
+    bash scripts/sanitize.sh
+fi
 if [ "${KDELAY_SKIP_DISTRO:-0}" != 1 ]; then
     stage "Debian 13"
     bash tests/distro/matrix.sh trixie
 fi
-# The guests and the sanitizers share the last stage: each TCG guest is one
-# host thread, and the sanitizers (no eBPF, nothing timed) run at the
-# lowest priority in what CPU the guests leave, so the guests run as fast
-# as alone. The guests' log is printed when both are done.
-guests=
-guests_log=build/guests.log
 if [ "$vm" = 1 ]; then
-    stage "kernel guests, in the background"
+    stage "kernel guests, two at a time"
     # shellcheck disable=SC2086
-    # A process group of their own, so that an early end takes qemu too.
-    setsid bash tests/vm/matrix.sh ${KDELAY_VM_KERNELS:-7.2 5.10@core} >"$guests_log" 2>&1 &
-    guests=$!
-    trap '[ -z "$guests" ] || kill -- "-$guests" 2>/dev/null' EXIT
+    bash tests/vm/matrix.sh ${KDELAY_VM_KERNELS:-7.2 5.10@core}
 fi
-sanitized=0
-if [ "${KDELAY_SKIP_SANITIZE:-0}" != 1 ]; then
-    stage "sanitizers$([ -n "$guests" ] && echo ", beside the guests")"
-    nice -n 19 bash scripts/sanitize.sh || sanitized=$?
-fi
-guests_rc=0
-if [ -n "$guests" ]; then
-    stage "waiting for the kernel guests"
-    wait "$guests" || guests_rc=$?
-    guests=
-    cat "$guests_log"
-fi
-[ "$sanitized" = 0 ] || { echo "test.sh: the sanitizers failed (exit $sanitized)" >&2; exit 1; }
-[ "$guests_rc" = 0 ] || { echo "test.sh: the kernel guests failed (exit $guests_rc)" >&2; exit 1; }
 stage done

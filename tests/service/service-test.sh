@@ -124,6 +124,7 @@ nspawn=$!
 for _ in $(seq 100); do
     leader=$(pgrep -P "$nspawn" -f systemd | head -n 1 || true)
     [ -z "$leader" ] || break
+    kill -0 "$nspawn" 2>/dev/null || break  # gone: it said why on the console
     sleep 0.1
 done
 # systemd that refuses this host says so and exits: a skip, in its words.
