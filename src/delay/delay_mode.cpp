@@ -1,7 +1,6 @@
 #include "delay/delay_mode.h"
 
 #include <algorithm>
-#include <bpf/libbpf.h>
 #include <iostream>
 #include <optional>
 #include <set>

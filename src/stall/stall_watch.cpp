@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <fmt/format.h>
 #include <chrono>
-#include <ctime>
 #include <iostream>
 #include <map>
 
 #include "core/error.h"
 #include "delay/delay_mode.h"
 #include "delay/report_sections.h"
+#include "delay/sample_reading.h"
 #include "delay/sampler.h"
 #include "report/format.h"
 #include "report/writer.h"
@@ -30,13 +30,6 @@ namespace {
 using Clock = EventWait::Clock;
 // How often the loop looks at Ctrl-C and the target between stalls.
 constexpr auto kWakeEvery = std::chrono::milliseconds(100);
-
-int64_t clock_ns(clockid_t clock)
-{
-    timespec ts{};
-    clock_gettime(clock, &ts);
-    return static_cast<int64_t>(ts.tv_sec) * 1000000000 + ts.tv_nsec;
-}
 
 // --timeline: the stall's trace file, written before its report names it.
 std::string write_timeline(const std::string& dir, const Stall& stall, const StallReport& r)
@@ -66,7 +59,7 @@ StallReport stall_report(Stall stall, const std::string& timeline_dir)
     s.end_ns = stall.end_ns;
     s.voluntary_switches = stall.voluntary_switches;
     s.involuntary_switches = stall.involuntary_switches;
-    const int64_t ago = clock_ns(CLOCK_MONOTONIC) - static_cast<int64_t>(stall.start_ns);
+    const int64_t ago = static_cast<int64_t>(monotonic_ns()) - static_cast<int64_t>(stall.start_ns);
     s.start_wall = std::chrono::system_clock::now() - std::chrono::nanoseconds(ago);
     Report report = delay_report(std::move(stall.sample));
     if (!report.threads.empty())
@@ -173,8 +166,6 @@ private:
     Clock::time_point next_{};
 };
 
-uint64_t steady_ns() { return static_cast<uint64_t>(clock_ns(CLOCK_MONOTONIC)); }
-
 }  // namespace
 
 void watch_stalls(const DelayConfig& cfg, DelayRun& run, ReportWriter& writer)
@@ -205,11 +196,11 @@ void watch_stalls(const DelayConfig& cfg, DelayRun& run, ReportWriter& writer)
             service.status(watching + "; " + with_commas(++seen) + " seen");
             if (metrics)
                 metrics->counts().stall(r);
-            if (limiter.admit(name_without_digits(r.thread.name), r.end_ns - r.start_ns, steady_ns()))
+            if (limiter.admit(name_without_digits(r.thread.name), r.end_ns - r.start_ns, monotonic_ns()))
                 writer.stall(r);
         }
         losses.check(last);
-        if (const auto held = limiter.summary(steady_ns()))
+        if (const auto held = limiter.summary(monotonic_ns()))
             writer.warning(*held);
     };
     // A cgroup's unit may stop and start again: the kernel side follows it
@@ -248,7 +239,7 @@ void watch_stalls(const DelayConfig& cfg, DelayRun& run, ReportWriter& writer)
             break;
     }
     report(Clock::now(), true);  // the stalls that ended meanwhile
-    if (const auto held = limiter.summary(steady_ns(), true))
+    if (const auto held = limiter.summary(monotonic_ns(), true))
         writer.warning(*held);
     if (metrics)
         metrics->write_if_due(collector, true);
