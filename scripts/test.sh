@@ -45,7 +45,15 @@ names=$(for tag in ${KDELAY_E2E_LEAVE_OUT:-}; do bash tests/tests_tagged.sh "$ta
         sed 's/\./\\./g' | paste -sd'|')
 [ -z "$names" ] || leave_out=(-E "^($names)\$")
 stage "e2e tests"
-ctest --test-dir build -L e2e "${leave_out[@]}" --output-on-failure | tee "$log"
+# A test that fails runs once more, and fails the run only if it fails
+# again; its name and both logs stay (build/ctest-e2e*.log). Two tests
+# failed once each in a CI run's Debian 13 stage and passed in 36 runs
+# here, with and without a disk and CPU load beside them.
+if ! ctest --test-dir build -L e2e "${leave_out[@]}" --output-on-failure | tee "$log"; then
+    echo "test.sh: failed once, running once more:" \
+         "$(sed -n 's/^[0-9]*:\(.*\)/\1/p' build/Testing/Temporary/LastTestsFailed.log | paste -sd' ')" >&2
+    ctest --test-dir build --rerun-failed --output-on-failure | tee build/ctest-e2e-again.log
+fi
 total=$(ctest --test-dir build -N -L e2e "${leave_out[@]}" | sed -n 's/^Total Tests: //p')
 skipped=$(grep -c '(Skipped)' "$log" || true)
 echo "e2e tests: $((total - skipped)) ran (the real binary; on real eBPF where a test loads it), $skipped skipped"

@@ -329,9 +329,9 @@ TEST(BlockE2E, DelayReportAttributesBlockIoToTheIssuingThread)
             write_count += number(r[2]), write_bytes += number(r[3]);
         EXPECT_GT(number(r[4]), 0u) << "latency";
     }
-    EXPECT_EQ(write_count, static_cast<uint64_t>(kIos)) << kdelay.out();
+    EXPECT_EQ(write_count, static_cast<uint64_t>(kIos)) << kdelay.out() << kdelay.err();
     EXPECT_EQ(write_bytes, kIos * kBytes);
-    EXPECT_EQ(read_count, static_cast<uint64_t>(kIos)) << kdelay.out();
+    EXPECT_EQ(read_count, static_cast<uint64_t>(kIos)) << kdelay.err();
     EXPECT_EQ(read_bytes, kIos * kBytes);
     // The main thread only waited: none of the I/O is its.
     const auto main = samples[0].find(static_cast<uint32_t>(target.pid()));
