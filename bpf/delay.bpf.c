@@ -12,3 +12,4 @@
 #include "delay/triggers.bpf.c"
 #include "delay/block.bpf.c"
 #include "delay/upcalls.bpf.c"
+#include "delay/profile.bpf.h"  /* kd_profile_sample, --profile */

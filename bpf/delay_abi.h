@@ -64,7 +64,9 @@ struct kd_capture {
 /* --stall: exits of threads whose values kdelay could not be told of (the
  * exits ring buffer was full): their values stay in the maps. */
 #define KD_STAT_EXITS_DROPPED 4
-#define KD_STAT_COUNT 5
+/* --profile: CPU-clock samples of an interval taken after its store was full. */
+#define KD_STAT_PROFILE_LOST 5
+#define KD_STAT_COUNT 6
 
 /* A syscall event on the ring buffer (--syscall-events). */
 struct kd_event {
@@ -96,9 +98,10 @@ struct kd_event {
 #define KD_MAP_BLAME 8
 #define KD_MAP_TIMELINES 9
 #define KD_MAP_WAIT_STACKS 10
+#define KD_MAP_PROFILES 11
 /* The plug-in sections' counters follow (src/delay/section.h): the program
  * defines their macros, and sizes map_full for all. */
-#define KD_MAP_CORE_COUNT 11
+#define KD_MAP_CORE_COUNT 12
 
 /* Open vSwitch upcalls, machine-wide: calls of ovs_dp_upcall() per CPU and
  * return code (0, or -errno). At the tracepoint the code is unknown. */
@@ -323,6 +326,22 @@ struct kd_wait_stacks {
     __s32 wait_kernel_stack;
     __s32 wait_user_stack;
     struct kd_wait longest[KD_LONGEST_WAITS];
+};
+
+/* --stall with --profile HZ: the CPU-clock samples that found the thread
+ * running inside its interval, each the pair of stack_traces ids of where
+ * it ran, in a map of their own keyed as the interval's other values. At
+ * 99 Hz the store holds a 10 s interval's samples. */
+#define KD_PROFILE_SAMPLES 1024  /* a power of two */
+struct kd_profile_sample {
+    __s32 kernel_stack;  /* stack_traces ids; < 0 when lost or none */
+    __s32 user_stack;
+};
+struct kd_profile {
+    kd_gen_t gen;
+    __u32 taken;  /* samples of the interval; past KD_PROFILE_SAMPLES, lost */
+    __u32 pad;
+    struct kd_profile_sample samples[KD_PROFILE_SAMPLES];
 };
 
 struct kd_thread {

@@ -110,6 +110,7 @@
     X(WITH_TIMELINE, FLAG)               \
     X(TIMELINE_THREADS, NUMBER)          \
     X(WAIT_STACKS, NUMBER)               \
+    X(PROFILE_HZ, NUMBER)                \
     X(WITH_UPCALLS, FLAG)                \
     X(STALL, FLAG)                       \
     X(STALL_NS, NUMBER)              \

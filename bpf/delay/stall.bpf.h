@@ -22,6 +22,7 @@
 
 #include "delay/core.bpf.h"
 #include "delay/budget.bpf.h"
+#include "delay/profile.bpf.h"
 
 #if STALL
 #if !WITH_BUDGET
@@ -189,6 +190,7 @@ static __always_inline void stall_begins(struct kd_thread *t, __u32 tid, void *t
     t->had_interval = 1;
     timeline_open(tid, gen);
     wait_stacks_open(tid, gen);
+    profile_open(tid, gen);
     context_switches(task, &t->nvcsw_at_start, &t->nivcsw_at_start);
     __builtin_memset(&t->run, 0, sizeof(t->run));
     __builtin_memset(&t->ready, 0, sizeof(t->ready));
@@ -413,15 +415,17 @@ static __always_inline void stall_thread_exits(struct kd_thread *t, __u32 tid)
     /* Its events go now, but a stall's that kdelay has yet to read (which
      * kdelay deletes once read): threads that come and go by the thousand
      * a second must not fill the map between kdelay's sweeps. */
-#if WITH_TIMELINE || WAIT_STACKS
+#if WITH_TIMELINE || WAIT_STACKS || PROFILE_HZ
     __u32 even = KD_KEY_TID(tid, 0), odd = KD_KEY_TID(tid, 1);
     if (!stall_reading.lookup(&even)) {
         timeline_forget(even);
         wait_stacks_forget(even);
+        profile_forget(even);
     }
     if (!stall_reading.lookup(&odd)) {
         timeline_forget(odd);
         wait_stacks_forget(odd);
+        profile_forget(odd);
     }
 #endif
     if (t->had_interval || t->intervals) {

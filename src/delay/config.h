@@ -69,6 +69,11 @@ inline constexpr unsigned kJournalStallsPerMinute = 5;
 // waits, the few that usually hold the answer.
 inline constexpr unsigned kDefaultWaitStacks = 5;
 
+// --stall without --profile: where each stall ran, sampled at perf's and
+// BCC profile's customary rate, off the beat of 100 Hz timers.
+inline constexpr unsigned kDefaultProfileHz = 99;
+inline constexpr unsigned kMaxProfileHz = 1000;
+
 // Checks the parsed config against this system: root (unless only printing
 // the eBPF source), the target process (found as the single ovs-vswitchd
 // when no -p is given), the output directories. Fills cfg.bpf. Throws Error

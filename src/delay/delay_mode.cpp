@@ -178,6 +178,8 @@ std::unique_ptr<DelayRun> DelayRun::start(const DelayConfig& cfg, ReportWriter& 
         session.attach(load_probe_set("block", block_features(params.block)));
     if (upcalls.probe != UpcallPlan::Probe::none)
         session.attach(load_probe_set("upcall", {upcalls.feature()}));
+    if (params.features.profile_hz)
+        session.attach_cpu_clock("kd_profile_sample", 1'000'000'000ull / params.features.profile_hz);
     for (const auto& [pid, r] : start)
         attach_trigger(session, r, kStartTriggerFunction, pid ? pid : target);
     for (const auto& [pid, r] : stop)

@@ -1,5 +1,6 @@
 #include "delay/delay_options.h"
 
+#include <fmt/format.h>
 #include <linux/types.h>
 
 #include "core/error.h"
@@ -91,6 +92,13 @@ void add_delay_options(CLI::App& app, CommonOptions& common, DelayConfig& delay,
                                        "waits in a syscall began (default 5 with --timeline, else 0; at most 8)")
                             ->check(whole_number(0, KD_LONGEST_WAITS))
                             ->type_name("N");
+    d.profile_opt = app.add_option("--profile", d.profile_hz,
+                                   fmt::format("With --stall: sample where each stall's thread runs, HZ times a second of\n"
+                                               "its CPU time, and show the stacks it ran in most (default {}; 0: off;\n"
+                                               "at most {})",
+                                               kDefaultProfileHz, kMaxProfileHz))
+                        ->check(whole_number(0, kMaxProfileHz))
+                        ->type_name("HZ");
     for (const FeatureSwitch* s : feature_switches())
         app.add_flag_callback(s->flag, [&delay, s] { s->turn_on(delay.features); }, s->help);
     app.add_flag("--list-probes", delay.list_probes,
@@ -180,6 +188,8 @@ void finish_delay_options(const DelayParse& d, CommonOptions& common, DelayConfi
         throw Error(Exit::usage, "--metrics counts a --stall watch's stalls; give --stall THRESHOLD");
     } else if (d.wait_stacks_opt->count() > 0) {
         throw Error(Exit::usage, "--wait-stacks shows each stall's longest waits; give --stall THRESHOLD");
+    } else if (d.profile_opt->count() > 0) {
+        throw Error(Exit::usage, "--profile samples where each stall ran; give --stall THRESHOLD");
     }
     if (d.timeline_opt->count() > 0 && delay.timeline.empty())
         throw Error(Exit::usage, delay.stall ? "--timeline: give a directory for the stalls' traces"
@@ -210,6 +220,10 @@ void finish_delay_options(const DelayParse& d, CommonOptions& common, DelayConfi
     f.wait_stacks = d.wait_stacks_opt->count() > 0 ? d.wait_stacks : f.timeline ? kDefaultWaitStacks : 0;
     if (f.wait_stacks && f.stack_trace_size == 0)
         throw Error(Exit::usage, "--wait-stacks needs stack traces; leave out --stack-trace-size 0");
+    const bool profile_given = d.profile_opt->count() > 0;
+    if (profile_given && d.profile_hz && f.stack_trace_size == 0)
+        throw Error(Exit::usage, "--profile needs stack traces; leave out --stack-trace-size 0");
+    f.profile_hz = !delay.stall ? 0 : profile_given ? d.profile_hz : f.stack_trace_size ? kDefaultProfileHz : 0;
 
     // Under systemd, stdout is the journal: each stall one entry there.
     if (!common.format_given && stdout_is_journal())

@@ -26,6 +26,8 @@ struct DelayParse {
     CLI::Option* timeline_opt;
     CLI::Option* wait_stacks_opt;
     unsigned wait_stacks = 0;
+    CLI::Option* profile_opt;
+    unsigned profile_hz = 0;
     std::vector<CLI::Option*> sample_opts;  // --sample-time, --sample-count, --sample-interval
     std::string stall_text;  // --stall as given (200ms, 1s)
     std::string start_trigger, stop_trigger;

@@ -21,14 +21,17 @@ struct DelayFeatures {
     // kernel (kd_timeline); --wait-stacks: the stacks of its N longest waits.
     bool timeline = false;
     unsigned wait_stacks = 0;
+    // --stall --profile HZ: samples of where each interval ran (0: off).
+    unsigned profile_hz = 0;
     // The core's switches (kCoreSwitches).
     bool histograms = false;
     bool budget = false;  // per-thread time budget (--budget), in text and JSON
     // The plug-in sections turned on, by name (delay/section.h).
     std::set<std::string> sections;
 
-    // Syscall events or waits carry stack ids: the program has a stack table.
-    bool stack_traces() const { return (syscall_events || wait_stacks) && stack_trace_size > 0; }
+    // Syscall events, waits or profile samples carry stack ids: the program
+    // has a stack table.
+    bool stack_traces() const { return (syscall_events || wait_stacks || profile_hz) && stack_trace_size > 0; }
 };
 
 // A part of the report that one flag turns on: the option declares it, the

@@ -69,6 +69,19 @@ void MapIo::update_key(const std::string& map, const void* key, const void* valu
         fail("write", map);
 }
 
+std::vector<uint32_t> MapIo::keys32(const std::string& map)
+{
+    const int map_fd = fd(map);
+    std::vector<uint32_t> keys;
+    uint32_t key = 0;
+    const void* previous = nullptr;  // null: the first key
+    while (bpf_map_get_next_key(map_fd, previous, &key) == 0) {
+        keys.push_back(key);
+        previous = &keys.back();
+    }
+    return keys;
+}
+
 void MapIo::erase_key(const std::string& map, const void* key)
 {
     if (bpf_map_delete_elem(fd(map), key) != 0 && errno != ENOENT)

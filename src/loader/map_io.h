@@ -76,6 +76,8 @@ public:
 
     // Deletes every entry of a hash; zeroes every element of an array.
     void clear(const std::string& map) { clear_map(fd(map)); }
+    // The keys of a map keyed by 32 bits (a stack table), without its values.
+    std::vector<uint32_t> keys32(const std::string& map);
     // Deletes key's entry of a hash, if it has one.
     template <class K>
     void erase(const std::string& map, const K& key)

@@ -3,6 +3,7 @@
 #include <bcc/BPF.h>
 #include <bcc/libbpf.h>
 #include <bpf/bpf.h>
+#include <linux/perf_event.h>
 #include <fmt/format.h>
 #include <algorithm>
 #include <cstdio>
@@ -212,6 +213,14 @@ void BpfSession::attach_uprobe(const std::string& binary, const std::string& sym
                                    on_return ? BPF_PROBE_RETURN : BPF_PROBE_ENTRY, pid);
     });
     attached(function, BPF_PROG_TYPE_KPROBE);
+}
+
+void BpfSession::attach_cpu_clock(const std::string& function, uint64_t period_ns)
+{
+    attach_quietly(fmt::format("{} to the CPU clock every {} ns", function, period_ns), [&] {
+        return bpf_->attach_perf_event(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, function, period_ns, 0);
+    });
+    attached(function, BPF_PROG_TYPE_PERF_EVENT);
 }
 
 void BpfSession::attach_usdt_site(const std::string& binary, uint64_t address, uint64_t semaphore_offset,

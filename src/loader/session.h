@@ -74,6 +74,10 @@ public:
     void attach_tracepoint(const std::string& tracepoint, const std::string& function);
     void attach_kprobe(const std::string& kernel_function, const std::string& function,
                        bool on_return);
+    // function runs on every CPU each period_ns of CPU time spent there
+    // (the software CPU clock, as perf's cpu-clock): a fixed period, so
+    // that samples times the period is CPU time.
+    void attach_cpu_clock(const std::string& function, uint64_t period_ns);
 
     // Loads and attaches the iterator program function (bpf_iter__TARGET)
     // now, if not yet: its load looks its target up in the kernel's BTF,

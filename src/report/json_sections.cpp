@@ -71,9 +71,19 @@ json budget(const BudgetSection& section)
                                  {"syscall", w.syscall},
                                  {"frames", w.frames},
                                  {"stack_lost", w.stack_lost}});
+    json profile = nullptr;
+    if (b.profile) {
+        json stacks = json::array();
+        for (const auto& st : b.profile->stacks)
+            stacks.push_back({{"count", st.count}, {"frames", st.frames}});
+        profile = {{"hz", b.profile->hz},           {"period_ns", b.profile->period_ns},
+                   {"samples", b.profile->samples}, {"lost", b.profile->lost},
+                   {"stacks_lost", b.profile->stacks_lost}, {"stacks", stacks}};
+    }
     return {{"wakers", wakers},
             {"ready_by", ready_by},
             {"longest_waits", longest_waits},
+            {"profile", profile},
             {"window_ns", b.window_ns},       {"running_ns", b.running_ns}, {"irq_ns", b.irq_ns},
             {"ready_ns", b.ready_ns},         {"ready_before_window_ns", b.ready_before_ns},
             {"blocked_ns", b.blocked_ns},     {"blocked", blocked},

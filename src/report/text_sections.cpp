@@ -134,6 +134,40 @@ Table longest_waits(const std::vector<TimeBudget::LongWait>& waits)
     return s;
 }
 
+// --profile: the stacks the thread ran in most, each under its count and
+// share of the samples (of RUNNING), outermost frame first.
+Table where_it_ran(const TimeBudget::Profile& p)
+{
+    constexpr size_t kShown = 5;
+    Table s{"[WHERE IT RAN]", "",
+            {Column{"SAMPLES", "", 12}.with_commas(), Column{"% RUNNING", "", 10}.fixed(1).with_suffix("%"),
+             Column{"STACK, OUTERMOST FIRST", "", 0}.left().with_gap(4)}};
+    s.shown_empty = true;
+    const uint64_t kept = p.samples - p.lost;
+    uint64_t other = 0;
+    for (size_t i = 0; i < p.stacks.size(); ++i) {
+        const auto& stack = p.stacks[i];
+        if (i >= kShown) {
+            other += stack.count;
+            continue;
+        }
+        Row r{{stack.count, 100.0 * double(stack.count) / double(kept ? kept : 1),
+               stack.frames.empty() ? std::string("[stack lost: the stack_traces map was full]") : stack.frames.front()}};
+        for (size_t f = 1; f < stack.frames.size(); ++f)
+            r.text_after.push_back(std::string(30, ' ') + stack.frames[f]);
+        s.rows.push_back(std::move(r));
+    }
+    if (other)
+        s.rows.push_back(Row{{other, 100.0 * double(other) / double(kept),
+                              fmt::format("{} other stacks", p.stacks.size() - kShown)}});
+    s.text_lines.push_back(fmt::format("{} samples at {} Hz, one each {:.3f} ms of CPU time{}", with_commas(p.samples),
+                                       p.hz, double(p.period_ns) / 1e6,
+                                       p.lost ? fmt::format("; {} lost, past the kernel's store of the interval",
+                                                            with_commas(p.lost))
+                                              : ""));
+    return s;
+}
+
 // The budget's states, then READY blame and wakers when there are any.
 std::vector<Table> budget(const BudgetSection& section)
 {
@@ -148,6 +182,8 @@ std::vector<Table> budget(const BudgetSection& section)
         out.push_back(wakers(b.wakers));
     if (!b.longest_waits.empty())
         out.push_back(longest_waits(b.longest_waits));
+    if (b.profile)
+        out.push_back(where_it_ran(*b.profile));
     return out;
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -102,6 +103,24 @@ struct TimeBudget {
         bool stack_lost = false;
     };
     std::vector<LongWait> longest_waits;  // by ns, descending
+
+    // --profile: where the thread ran. Each sample of the CPU clock that
+    // found it running, every period_ns of CPU time, by the stack it ran in.
+    struct Profile {
+        unsigned hz = 0;
+        uint64_t period_ns = 0;
+        uint64_t samples = 0;  // taken, those lost included
+        uint64_t lost = 0;     // past the kernel's store of an interval
+        uint64_t stacks_lost = 0;  // kept, but the stack table had no room for a stack
+        struct Stack {
+            uint64_t count = 0;
+            // Functions, outermost first: the user frames, then the kernel
+            // frames the sample was in ("function [module]").
+            std::vector<std::string> frames;
+        };
+        std::vector<Stack> stacks;  // by count, descending
+    };
+    std::optional<Profile> profile;
 };
 
 }  // namespace kdelay

@@ -20,6 +20,7 @@ struct Stall {
     std::string process_name;  // its main thread's name, as the kernel side saw it
     Sample sample;  // that thread alone, over the interval
     std::vector<TimeBudget::LongWait> longest_waits;  // --wait-stacks
+    std::optional<TimeBudget::Profile> profile;       // --profile
     // --timeline: the interval's events as the kernel kept them: the last
     // of its states, wakeups and holders, then of its syscalls and IRQs;
     // the first states_not_kept of the former are not there.

@@ -7,6 +7,7 @@
 #include "delay/map_readers.h"
 #include "delay/sample_reading.h"
 #include "delay/syscall_events.h"
+#include "stall/stall_profile.h"
 #include "loader/map_io.h"
 #include "loader/symbolizer.h"
 #include "stall/poll_sites.h"
@@ -48,6 +49,7 @@ void StallReader::start()
 uint64_t StallReader::stalls_dropped() { return stat_counter(maps_, KD_STAT_STALLS_DROPPED); }
 uint64_t StallReader::stalls_unwatched() { return stat_counter(maps_, KD_STAT_STALLS_UNWATCHED); }
 uint64_t StallReader::exits_dropped() { return stat_counter(maps_, KD_STAT_EXITS_DROPPED); }
+uint64_t StallReader::profile_samples_lost() { return stat_counter(maps_, KD_STAT_PROFILE_LOST); }
 uint64_t StallReader::bios_lost() { return bios_untracked(maps_, params_); }
 std::vector<MapOverflow> StallReader::map_full() { return map_overflows(maps_, params_); }
 std::vector<ProgramStats> StallReader::program_stats() { return session_.program_stats(); }
@@ -99,6 +101,7 @@ std::vector<Stall> StallReader::take_stalls(std::chrono::steady_clock::time_poin
         // every stall that came before an exit it read.
         rings_->drain();
         read_stalls(stalls);
+        sweep_stack_table();
         const bool exiting = !exited_.empty();
         forget_exited(maps_, params_, exited_);
         exited_.clear();
@@ -193,22 +196,21 @@ void StallReader::read_stall_extras(const kd_stall& e, const PidMap& ids, Stall&
         }
         stall.timeline = std::move(events);
     }
+    if (params_.features.profile_hz) {
+        const auto kept = maps_.find<uint32_t, kd_profile>("profiles", key);
+        if (kept && kept->gen == e.gen) {
+            Symbolizer& symbols = symbolizer(e.thread.tgid, ids);
+            stall.profile = stall_profile(*kept, params_.features.profile_hz, [&](int kernel_stack, int user_stack) {
+                return stack_frames(maps_, symbols, kernel_stack, user_stack);
+            });
+        }
+    }
     if (!params_.features.wait_stacks)
         return;
     const auto waits = maps_.find<uint32_t, kd_wait_stacks>("wait_stacks", key);
     if (!waits || waits->gen != e.gen)
         return;
-    // BCC's symbol caches are kept across stalls: the kernel's alone takes
-    // tens of milliseconds to build. A process that is gone is not asked
-    // again; the cache is bounded for a long watch.
-    auto made = symbolizers_.find(e.thread.tgid);
-    if (made == symbolizers_.end()) {
-        if (symbolizers_.size() >= 64)
-            symbolizers_.clear();
-        const auto pid = static_cast<pid_t>(ids.empty() ? e.thread.tgid : ids.local(e.thread.tgid));
-        made = symbolizers_.emplace(e.thread.tgid, std::make_unique<Symbolizer>(pid)).first;
-    }
-    Symbolizer& symbols = *made->second;
+    Symbolizer& symbols = symbolizer(e.thread.tgid, ids);
     for (const kd_wait& w : waits->longest) {
         if (!w.ns)
             continue;
@@ -218,6 +220,50 @@ void StallReader::read_stall_extras(const kd_stall& e, const PidMap& ids, Stall&
     }
     std::sort(stall.longest_waits.begin(), stall.longest_waits.end(),
               [](const TimeBudget::LongWait& a, const TimeBudget::LongWait& b) { return a.ns > b.ns; });
+}
+
+void StallReader::sweep_stack_table()
+{
+    constexpr auto kEvery = std::chrono::seconds(10);
+    const auto now = std::chrono::steady_clock::now();
+    if (!params_.features.profile_hz || now < next_sweep_)
+        return;
+    next_sweep_ = now + kEvery;
+    std::vector<uint32_t> ids = maps_.keys32("stack_traces");
+    if (ids.size() < params_.features.stack_trace_size / 4)
+        return;
+    std::set<uint32_t> kept;
+    const auto keep = [&](int id) {
+        if (id >= 0)
+            kept.insert(static_cast<uint32_t>(id));
+    };
+    for (const auto& [key, p] : maps_.entries<uint32_t, kd_profile>("profiles"))
+        for (uint32_t i = 0; i < std::min<uint32_t>(p.taken, KD_PROFILE_SAMPLES); ++i)
+            keep(p.samples[i].kernel_stack), keep(p.samples[i].user_stack);
+    if (params_.features.wait_stacks)
+        for (const auto& [key, w] : maps_.entries<uint32_t, kd_wait_stacks>("wait_stacks")) {
+            keep(w.wait_kernel_stack), keep(w.wait_user_stack);
+            for (const kd_wait& x : w.longest)
+                keep(x.kernel_stack), keep(x.user_stack);
+        }
+    for (const uint32_t id : ids)
+        if (!kept.count(id))
+            maps_.erase("stack_traces", id);
+}
+
+// BCC's symbol caches are kept across stalls: the kernel's alone takes tens
+// of milliseconds to build. A process that is gone is not asked again; the
+// cache is bounded for a long watch.
+Symbolizer& StallReader::symbolizer(uint32_t tgid, const PidMap& ids)
+{
+    auto made = symbolizers_.find(tgid);
+    if (made == symbolizers_.end()) {
+        if (symbolizers_.size() >= 64)
+            symbolizers_.clear();
+        const auto pid = static_cast<pid_t>(ids.empty() ? tgid : ids.local(tgid));
+        made = symbolizers_.emplace(tgid, std::make_unique<Symbolizer>(pid)).first;
+    }
+    return *made->second;
 }
 
 }  // namespace kdelay

@@ -44,6 +44,8 @@ public:
     uint64_t stalls_dropped();
     uint64_t stalls_unwatched();
     uint64_t exits_dropped();
+    // --profile: samples of intervals whose store was full.
+    uint64_t profile_samples_lost();
     std::vector<MapOverflow> map_full();
     uint64_t bios_lost();
     // Runs of the probes the kernel skipped so far (a run of the same probe
@@ -61,8 +63,16 @@ public:
 private:
     // Reads the stalls on hand into stalls.
     void read_stalls(std::vector<Stall>& stalls);
-    // --timeline, --wait-stacks: the stall e's events and longest waits.
+    // --timeline, --wait-stacks, --profile: the stall e's events, longest
+    // waits and samples.
     void read_stall_extras(const kd_stall& e, const PidMap& ids, Stall& stall);
+    // --profile: each sample's stacks take places in the stack table, and a
+    // short interval's are never read. Every 10 s, when a quarter of the
+    // table is taken, the stacks no interval's samples or waits name go.
+    void sweep_stack_table();
+    std::chrono::steady_clock::time_point next_sweep_{};
+    // The symbol cache of the process of the kernel's tgid.
+    Symbolizer& symbolizer(uint32_t tgid, const PidMap& ids);
     // The poll-family call sites of the programs of the processes the
     // kernel side asks for (sites_wanted), and of pids, into poll_programs
     // and poll_sites.
@@ -87,7 +97,7 @@ private:
     // and exits show it; kept for processes seen lately.
     std::map<uint32_t, std::string> process_names_;
     size_t threads_tracked_ = 0;
-    // --wait-stacks: symbol caches by the kernel's tgid.
+    // --wait-stacks, --profile: symbol caches by the kernel's tgid.
     std::map<uint32_t, std::unique_ptr<Symbolizer>> symbolizers_;
 };
 

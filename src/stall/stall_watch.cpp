@@ -65,8 +65,10 @@ StallReport stall_report(Stall stall, const std::string& timeline_dir)
     if (!report.threads.empty())
         s.thread = std::move(report.threads.front());
     for (Section& section : s.thread.sections)
-        if (auto* b = std::get_if<BudgetSection>(&section); b && b->budget)
+        if (auto* b = std::get_if<BudgetSection>(&section); b && b->budget) {
             b->budget->longest_waits = stall.longest_waits;
+            b->budget->profile = stall.profile;
+        }
     if (!timeline_dir.empty() && stall.timeline) {
         try {
             s.timeline_path = write_timeline(timeline_dir, stall, s);
@@ -107,6 +109,10 @@ public:
                    " runs of kdelay's probes (a probe preempted on a CPU keeps every other run of it there out "
                    "until it resumes; 7.2 runs the syscall probes preemptibly): the stalls' syscall counts may be "
                    "short by as many, and a loop's wait that returned without blocking may begin no interval";
+        });
+        tell("profile samples", collector_.profile_samples_lost(), [](uint64_t n) {
+            return with_commas(n) + " profile samples lost: each came after its interval had " +
+                   with_commas(KD_PROFILE_SAMPLES) + " (the kernel's store of an interval)";
         });
         tell("exits", collector_.exits_dropped(), [](uint64_t n) {
             return with_commas(n) + " thread exits not seen by kdelay (the exits ring buffer was full): those "

@@ -1,0 +1,79 @@
+/* ---- --profile HZ with --stall: where an interval ran ----
+ *
+ * A CPU-clock event on every CPU runs kd_profile_sample each 1/HZ s of CPU
+ * time. A sample that finds no target thread inside an interval costs the
+ * thread's look-up and is dropped; one inside an interval keeps the pair
+ * of stacks it ran in, in the thread's store for that interval (profiles,
+ * keyed as its other values). A short interval's samples are dropped when
+ * the thread's next interval opens the store again, so kdelay reads only a
+ * stall's. */
+#ifndef KD_DELAY_PROFILE_BPF_H
+#define KD_DELAY_PROFILE_BPF_H
+
+#include "delay/core.bpf.h"
+
+#if PROFILE_HZ && !WITH_STACK_TRACES
+#error "--profile needs the stack_traces map"
+#endif
+
+#if PROFILE_HZ
+BPF_HASH(profiles, __u32, struct kd_profile, TIMELINE_THREADS);
+BPF_ARRAY(profile_empty, struct kd_profile, 1);  /* never written: a new value's zeros */
+
+/* Thread tid begins its interval gen: its samples start anew. The store's
+ * samples are not cleared: only the first `taken` are read. */
+static __always_inline void profile_open(__u32 tid, kd_gen_t gen)
+{
+    __u32 key = interval_tid(tid, gen);
+    struct kd_profile *p = profiles.lookup(&key);
+    if (!p) {
+        int zero = 0;
+        struct kd_profile *empty = profile_empty.lookup(&zero);
+        if (!empty)
+            return;
+        p = profiles.lookup_or_try_init(&key, empty);
+        if (!p) {
+            note_full(KD_MAP_PROFILES);
+            return;
+        }
+    }
+    p->gen = gen;
+    p->taken = 0;
+}
+
+static __always_inline void profile_forget(__u32 key)
+{
+    profiles.delete(&key);
+}
+
+/* ctx: the perf event's registers, which the stack walks start from. */
+int kd_profile_sample(void *ctx)
+{
+    __u64 id = bpf_get_current_pid_tgid();
+    if (!is_target_current(id >> 32))
+        return 0;
+    __u32 tid = (__u32)id;
+    kd_gen_t gen = recording_gen(thread_find(tid));
+    if (!gen)
+        return 0;
+    __u32 key = interval_tid(tid, gen);
+    struct kd_profile *p = profiles.lookup(&key);
+    if (!p || p->gen != gen)
+        return 0;
+    __u32 at = p->taken;
+    if (at >= KD_PROFILE_SAMPLES) {
+        count(KD_STAT_PROFILE_LOST);
+        return 0;
+    }
+    p->taken = at + 1;
+    struct kd_profile_sample *s = &p->samples[at & (KD_PROFILE_SAMPLES - 1)];
+    s->kernel_stack = stack_traces.get_stackid(ctx, 0);
+    s->user_stack = stack_traces.get_stackid(ctx, BPF_F_USER_STACK);
+    return 0;
+}
+#else
+static __always_inline void profile_open(__u32 tid, kd_gen_t gen) {}
+static __always_inline void profile_forget(__u32 key) {}
+#endif
+
+#endif
