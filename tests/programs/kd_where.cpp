@@ -32,14 +32,15 @@ volatile sig_atomic_t g_go = 0;
 volatile uint64_t g_sink = 0;
 
 // Work with no call inside: every sample of it is in this function. The
-// clock is read every 20,000 rounds (some 30 us), so its syscall is a
-// small part.
+// clock is read every 500,000 rounds (some 0.7 ms): a thread CPU clock is
+// a syscall, and under kdelay's syscall probes a few microseconds (every
+// 30 us, they took 7% of the samples).
 __attribute__((noinline, noclone)) uint64_t spin_here(uint64_t ns)
 {
     const uint64_t end = cpu_ns() + ns;
     uint64_t x = g_sink;
     do {
-        for (int i = 0; i < 20000; ++i)
+        for (int i = 0; i < 500000; ++i)
             x = x * 6364136223846793005ull + 1442695040888963407ull;
         g_sink = x;
     } while (cpu_ns() < end);

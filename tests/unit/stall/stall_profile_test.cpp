@@ -1,0 +1,83 @@
+// A stall's kept samples grouped into its profile (src/stall/stall_profile.cpp):
+// by function frames, outermost first, with what the store and the stack
+// table lost.
+#include <gtest/gtest.h>
+
+#include <cerrno>
+#include <map>
+#include <memory>
+
+#include "stall/stall_profile.h"
+
+namespace kdelay {
+namespace {
+
+TEST(StallProfile, AFrameIsItsFunctionWithoutTheOffset)
+{
+    EXPECT_EQ(function_frame("spin_here(unsigned long)+0x1f [kd_where]"), "spin_here(unsigned long) [kd_where]");
+    EXPECT_EQ(function_frame("do_syscall_64+0x82 [kernel]"), "do_syscall_64 [kernel]");
+    EXPECT_EQ(function_frame("[unknown] 0x7f5cade23c01"), "[unknown] 0x7f5cade23c01");
+    EXPECT_EQ(function_frame("Map::operator[](int)+0x1 [app]"), "Map::operator[](int) [app]");
+}
+
+// The stack table of the test: id -> frames, innermost first.
+std::vector<std::string> frames_of(int kernel_stack, int user_stack)
+{
+    const std::map<int, std::vector<std::string>> table = {
+        {1, {"leaf+0x10 [app]", "caller+0x20 [app]", "main+0x5 [app]"}},
+        {2, {"leaf+0x14 [app]", "caller+0x20 [app]", "main+0x5 [app]"}},  // another instruction of leaf
+        {3, {"read+0x9 [libc.so.6]", "main+0x9 [app]"}},
+        {7, {"chacha+0x1 [kernel]", "do_syscall_64+0x2 [kernel]"}},
+    };
+    std::vector<std::string> out;
+    for (const int id : {kernel_stack, user_stack})
+        if (const auto it = table.find(id); it != table.end())
+            out.insert(out.end(), it->second.begin(), it->second.end());
+    return out;
+}
+
+std::unique_ptr<kd_profile> kept(std::initializer_list<kd_profile_sample> samples, uint32_t taken)
+{
+    auto p = std::make_unique<kd_profile>();
+    uint32_t i = 0;
+    for (const kd_profile_sample& s : samples)
+        p->samples[i++] = s;
+    p->taken = taken;
+    return p;
+}
+
+TEST(StallProfile, SamplesGroupByFunctionsOutermostFirstUserAboveKernel)
+{
+    const auto p = kept({{-EFAULT, 1}, {-EFAULT, 2}, {-EFAULT, 1}, {7, 3}, {-EEXIST, 1}}, 5);
+    const TimeBudget::Profile profile = stall_profile(*p, 99, frames_of);
+    EXPECT_EQ(profile.hz, 99u);
+    EXPECT_EQ(profile.period_ns, 10'101'010u);
+    EXPECT_EQ(profile.samples, 5u);
+    EXPECT_EQ(profile.lost, 0u);
+    EXPECT_EQ(profile.stacks_lost, 1u) << "-EEXIST lost a kernel stack; -EFAULT is a user-mode sample";
+    ASSERT_EQ(profile.stacks.size(), 2u);
+    // Two instructions of leaf, and the sample whose kernel stack was lost
+    // (it was in user mode as far as the user stack tells).
+    EXPECT_EQ(profile.stacks[0].count, 4u);
+    EXPECT_EQ(profile.stacks[0].frames,
+              (std::vector<std::string>{"main [app]", "caller [app]", "leaf [app]"}));
+    EXPECT_EQ(profile.stacks[1].count, 1u);
+    EXPECT_EQ(profile.stacks[1].frames, (std::vector<std::string>{"main [app]", "read [libc.so.6]",
+                                                                  "do_syscall_64 [kernel]", "chacha [kernel]"}));
+}
+
+TEST(StallProfile, SamplesPastTheStoreAreLost)
+{
+    auto p = std::make_unique<kd_profile>();
+    for (kd_profile_sample& s : p->samples)
+        s = {-EFAULT, 1};
+    p->taken = KD_PROFILE_SAMPLES + 40;
+    const TimeBudget::Profile profile = stall_profile(*p, 99, frames_of);
+    EXPECT_EQ(profile.samples, KD_PROFILE_SAMPLES + 40u);
+    EXPECT_EQ(profile.lost, 40u);
+    ASSERT_EQ(profile.stacks.size(), 1u);
+    EXPECT_EQ(profile.stacks[0].count, static_cast<uint64_t>(KD_PROFILE_SAMPLES));
+}
+
+}  // namespace
+}  // namespace kdelay
