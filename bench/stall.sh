@@ -3,7 +3,8 @@
 # tests, polls with 1 ms timeouts in two threads: some 2,000 short
 # intervals a second, none long (TARGET_MODE=busy: each with 50 getppid()
 # calls too, some 100,000 syscalls a second). kdelay watches it with
-# --stall 1s for SECONDS (default 20), also with --timeline DIR
+# --stall 1s for SECONDS (default 20), also with --profile 0 (noprofile:
+# --stall samples where intervals run by default), --timeline DIR
 # (timeline) and --wait-stacks 5 (stacks), and, as the anchor of the same
 # round, samples it as long with the plain report (--sample-time). For each: kdelay's CPU
 # time between its start marker and the end (every thread's run time from
@@ -47,9 +48,10 @@ measure() {
 
 declare -A cpu=() rate=() mib=()
 for _ in $(seq "$runs"); do
-    for kind in stall timeline stacks sample; do
+    for kind in stall noprofile timeline stacks sample; do
         case $kind in
         stall) read -r c r m < <(measure --stall 1s) ;;
+        noprofile) read -r c r m < <(measure --stall 1s --profile 0) ;;
         timeline) read -r c r m < <(measure --stall 1s --timeline "$timelines") ;;
         stacks) read -r c r m < <(measure --stall 1s --wait-stacks 5) ;;
         sample) read -r c r m < <(measure --skip-upcall-stats --sample-time $((seconds + 5))) ;;
@@ -60,7 +62,7 @@ for _ in $(seq "$runs"); do
     done
 done
 echo "== kdelay's CPU while watching a target of ~2,000 intervals/s, $seconds s a run, median of $runs"
-for kind in stall timeline stacks sample; do
+for kind in stall noprofile timeline stacks sample; do
     printf '%-8s CPU %% of one CPU: median %s (runs: %s); intervals/s: median %s; kernel memory %s MiB\n' "$kind" \
         "$(tr ' ' '\n' <<<"${cpu[$kind]}" | grep . | median)" "${cpu[$kind]}" \
         "$(tr ' ' '\n' <<<"${rate[$kind]}" | grep . | median)" "${mib[$kind]}"

@@ -126,8 +126,9 @@ TEST(ProfileE2E, EachStallsSamplesSplitAsItsCpuTimeWent)
         EXPECT_TRUE(holds_in_order(top, {"main [", "one_stall", "work_a", "spin_here"})) << top.dump();
         for (const json& s : p["stacks"]) {
             const std::string leaf = s["frames"].back();
-            if (leaf.find("[kd_where]") != std::string::npos)
+            if (leaf.find("[kd_where]") != std::string::npos) {
                 EXPECT_TRUE(holds_in_order(s, {"main [", "one_stall", "spin_here"})) << s.dump();
+            }
         }
         const uint64_t random = samples_where(p, [](const json& s) {
             return holds_in_order(s, {"main [", "one_stall", "read [libc", "get_random_bytes_user"});
