@@ -21,6 +21,7 @@ public:
     Symbolizer(const Symbolizer&) = delete;
     Symbolizer& operator=(const Symbolizer&) = delete;
 
+    pid_t pid() const { return pid_; }
     std::string kernel(uint64_t addr);
     // "[unknown] 0x..." when the address maps to no known symbol.
     std::string user(uint64_t addr);

@@ -102,6 +102,7 @@ std::vector<Stall> StallReader::take_stalls(std::chrono::steady_clock::time_poin
         rings_->drain();
         read_stalls(stalls);
         sweep_stack_table();
+        forget_gone_symbolizers();
         const bool exiting = !exited_.empty();
         forget_exited(maps_, params_, exited_);
         exited_.clear();
@@ -220,6 +221,16 @@ void StallReader::read_stall_extras(const kd_stall& e, const PidMap& ids, Stall&
     }
     std::sort(stall.longest_waits.begin(), stall.longest_waits.end(),
               [](const TimeBudget::LongWait& a, const TimeBudget::LongWait& b) { return a.ns > b.ns; });
+}
+
+void StallReader::forget_gone_symbolizers()
+{
+    const auto now = std::chrono::steady_clock::now();
+    if (symbolizers_.empty() || now < next_symbolizer_check_)
+        return;
+    next_symbolizer_check_ = now + std::chrono::seconds(1);
+    for (auto it = symbolizers_.begin(); it != symbolizers_.end();)
+        it = process_alive(it->second->pid()) ? std::next(it) : symbolizers_.erase(it);
 }
 
 void StallReader::sweep_stack_table()

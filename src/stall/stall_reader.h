@@ -71,6 +71,11 @@ private:
     // table is taken, the stacks no interval's samples or waits name go.
     void sweep_stack_table();
     std::chrono::steady_clock::time_point next_sweep_{};
+    // A process's symbol cache holds its libraries open: it goes, checked
+    // once a second, when the process is gone (a watch of a unit that
+    // restarts sees a new process each time).
+    void forget_gone_symbolizers();
+    std::chrono::steady_clock::time_point next_symbolizer_check_{};
     // The symbol cache of the process of the kernel's tgid.
     Symbolizer& symbolizer(uint32_t tgid, const PidMap& ids);
     // The poll-family call sites of the programs of the processes the

@@ -77,6 +77,9 @@ def main():
         j = json.loads(e["KDELAY_JSON"])
         if j["type"] != "stall" or j["thread"]["tid"] != int(e["KDELAY_TID"]):
             fail("KDELAY_JSON is not the stall's object: %s" % e["KDELAY_JSON"])
+        profile = j["thread"]["budget"].get("profile")
+        if not isinstance(profile, dict) or profile["hz"] != 99:
+            fail("KDELAY_JSON has no profile at 99 Hz: %s" % e["KDELAY_JSON"])
         if int(e["KDELAY_RUNNING_NS"]) + int(e["KDELAY_READY_NS"]) > int(e["KDELAY_STALL_NS"]) + 1000000:
             fail("RUNNING and READY exceed the stall: %s" % e)
     full = set()

@@ -209,7 +209,9 @@ echo "service-test: kdelay's RSS ${rss0} kB then ${rss1} kB, open files $fds0 th
 [ "$fds1" -le "$fds0" ] || fail "kdelay's open files grew from $fds0 to $fds1"
 
 in_box journalctl -u kd-svc.service -o cat --no-pager >"$work/planted"
-in_box journalctl -u kdelay-stall@kd-svc.service -o json --no-pager >"$work/journal"
+# --all: journalctl -o json prints a field over 4,096 bytes (KDELAY_JSON
+# with its profile) as null without it.
+in_box journalctl -u kdelay-stall@kd-svc.service -o json --all --no-pager >"$work/journal"
 cp "$work/metrics"/kdelay-kd-svc.prom "$work/final.prom" ||
     fail "no metrics file; the watch's journal: $(in_box journalctl -u kdelay-stall@kd-svc -o cat --no-pager)"
 sleep 3  # a scrape of the final file
