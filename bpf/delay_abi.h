@@ -336,6 +336,7 @@ struct kd_wait_stacks {
 struct kd_profile_sample {
     __s32 kernel_stack;  /* stack_traces ids; < 0 when lost or none */
     __s32 user_stack;
+    __u32 at_us;  /* since the interval began */
 };
 struct kd_profile {
     kd_gen_t gen;

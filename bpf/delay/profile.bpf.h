@@ -53,8 +53,9 @@ int kd_profile_sample(void *ctx)
     if (!is_target_current(id >> 32))
         return 0;
     __u32 tid = (__u32)id;
-    kd_gen_t gen = recording_gen(thread_find(tid));
-    if (!gen)
+    struct kd_thread *t = thread_find(tid);
+    kd_gen_t gen = recording_gen(t);
+    if (!gen || !t)
         return 0;
     __u32 key = interval_tid(tid, gen);
     struct kd_profile *p = profiles.lookup(&key);
@@ -67,6 +68,7 @@ int kd_profile_sample(void *ctx)
     }
     p->taken = at + 1;
     struct kd_profile_sample *s = &p->samples[at & (KD_PROFILE_SAMPLES - 1)];
+    s->at_us = (bpf_ktime_get_ns() - t->interval_start) / 1000;
     s->kernel_stack = stack_traces.get_stackid(ctx, 0);
     s->user_stack = stack_traces.get_stackid(ctx, BPF_F_USER_STACK);
     return 0;

@@ -39,6 +39,9 @@ void complete_delay_config(const CommonOptions& common, DelayConfig& cfg)
         if (access(dir.c_str(), W_OK) != 0)
             throw Error(Exit::cantcreat, "--timeline: cannot write into " + printable(dir) + ": " + strerror(errno));
     }
+    if (!cfg.profile_folded.empty() && access(cfg.profile_folded.c_str(), W_OK) != 0)
+        throw Error(Exit::cantcreat,
+                    "--profile-folded: cannot write into " + printable(cfg.profile_folded) + ": " + strerror(errno));
 
     const bool in_cgroup = !common.cgroup.empty() || !common.unit.empty();
     const bool several = common.pids.size() > 1 || in_cgroup;

@@ -34,6 +34,7 @@ struct DelayConfig {
     double duration = 0;
     std::string metrics;   // --metrics FILE: Prometheus text file, rewritten as the watch goes
     std::string timeline;  // --timeline PATH: with --stall a directory of each stall's trace, else the samples' file
+    std::string profile_folded;  // --profile-folded DIR: each stall's profile as folded stacks
     // --stall with --format journal: at most this many full reports a
     // minute for each thread name (0: all), the rest counted.
     unsigned stall_reports_per_minute = 0;

@@ -99,6 +99,10 @@ void add_delay_options(CLI::App& app, CommonOptions& common, DelayConfig& delay,
                                                kDefaultProfileHz, kMaxProfileHz))
                         ->check(whole_number(0, kMaxProfileHz))
                         ->type_name("HZ");
+    d.profile_folded_opt = app.add_option("--profile-folded", delay.profile_folded,
+                                          "With --stall: also write each stall's profile into the directory DIR as\n"
+                                          "folded stacks (frame;frame;frame COUNT), for flamegraph.pl and speedscope")
+                               ->type_name("DIR");
     for (const FeatureSwitch* s : feature_switches())
         app.add_flag_callback(s->flag, [&delay, s] { s->turn_on(delay.features); }, s->help);
     app.add_flag("--list-probes", delay.list_probes,
@@ -188,7 +192,7 @@ void finish_delay_options(const DelayParse& d, CommonOptions& common, DelayConfi
         throw Error(Exit::usage, "--metrics counts a --stall watch's stalls; give --stall THRESHOLD");
     } else if (d.wait_stacks_opt->count() > 0) {
         throw Error(Exit::usage, "--wait-stacks shows each stall's longest waits; give --stall THRESHOLD");
-    } else if (d.profile_opt->count() > 0) {
+    } else if (d.profile_opt->count() > 0 || d.profile_folded_opt->count() > 0) {
         throw Error(Exit::usage, "--profile samples where each stall ran; give --stall THRESHOLD");
     }
     if (d.timeline_opt->count() > 0 && delay.timeline.empty())
@@ -224,6 +228,10 @@ void finish_delay_options(const DelayParse& d, CommonOptions& common, DelayConfi
     if (profile_given && d.profile_hz && f.stack_trace_size == 0)
         throw Error(Exit::usage, "--profile needs stack traces; leave out --stack-trace-size 0");
     f.profile_hz = !delay.stall ? 0 : profile_given ? d.profile_hz : f.stack_trace_size ? kDefaultProfileHz : 0;
+    if (d.profile_folded_opt->count() > 0 && delay.profile_folded.empty())
+        throw Error(Exit::usage, "--profile-folded: give a directory for the stalls' folded stacks");
+    if (!delay.profile_folded.empty() && !f.profile_hz)
+        throw Error(Exit::usage, "--profile-folded writes each stall's profile; leave out --profile 0");
 
     // Under systemd, stdout is the journal: each stall one entry there.
     if (!common.format_given && stdout_is_journal())

@@ -27,6 +27,7 @@ struct DelayParse {
     CLI::Option* wait_stacks_opt;
     unsigned wait_stacks = 0;
     CLI::Option* profile_opt;
+    CLI::Option* profile_folded_opt;
     unsigned profile_hz = 0;
     std::vector<CLI::Option*> sample_opts;  // --sample-time, --sample-count, --sample-interval
     std::string stall_text;  // --stall as given (200ms, 1s)

@@ -87,6 +87,8 @@ public:
                            {"KDELAY_INVOLUNTARY_SWITCHES", std::to_string(s.involuntary_switches)}};
         if (!s.timeline_path.empty())
             f.emplace_back("KDELAY_TIMELINE", printable(s.timeline_path));
+        if (!s.profile_folded_path.empty())
+            f.emplace_back("KDELAY_PROFILE_FOLDED", printable(s.profile_folded_path));
         if (const TimeBudget* b = budget_of(t)) {
             if (const std::string parts = largest_parts(*b); !parts.empty())
                 message += ": " + parts;

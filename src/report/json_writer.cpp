@@ -75,6 +75,7 @@ public:
                   {"involuntary_switches", s.involuntary_switches},
                   {"timeline", s.timeline_path.empty() ? json(nullptr) : json(s.timeline_path)},
                   {"timeline_events_not_kept", s.timeline_not_kept},
+                  {"profile_folded", s.profile_folded_path.empty() ? json(nullptr) : json(s.profile_folded_path)},
                   {"thread", thread_json(s.thread)}});
     }
 

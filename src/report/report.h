@@ -63,6 +63,7 @@ struct StallReport {
     ThreadSections thread;
     std::string timeline_path;  // --timeline: its Perfetto trace ("": none)
     uint64_t timeline_not_kept = 0;  // events the kernel did not keep for it (the oldest)
+    std::string profile_folded_path;  // --profile-folded: its folded stacks ("": none)
 };
 
 }  // namespace kdelay

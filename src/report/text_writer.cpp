@@ -140,6 +140,8 @@ void TextWriter::stall(const StallReport& s)
         out_ << "# timeline: " << printable(s.timeline_path)
              << (s.timeline_not_kept ? " (its first " + with_commas(s.timeline_not_kept) + " events not kept)" : "")
              << "\n";
+    if (!s.profile_folded_path.empty())
+        out_ << "# profile: " << printable(s.profile_folded_path) << "\n";
     column_header();
     thread(s.thread);
     out_ << std::flush;

@@ -8,6 +8,7 @@
 
 #include "delay/sample.h"
 #include "delay_abi.h"
+#include "stall/stall_profile.h"
 
 namespace kdelay {
 
@@ -21,6 +22,7 @@ struct Stall {
     Sample sample;  // that thread alone, over the interval
     std::vector<TimeBudget::LongWait> longest_waits;  // --wait-stacks
     std::optional<TimeBudget::Profile> profile;       // --profile
+    std::vector<TimedSample> profile_samples;        // --profile --timeline: each sample, by time
     // --timeline: the interval's events as the kernel kept them: the last
     // of its states, wakeups and holders, then of its syscalls and IRQs;
     // the first states_not_kept of the former are not there.

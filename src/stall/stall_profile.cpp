@@ -24,7 +24,8 @@ bool stack_lost(int id) { return id < 0 && id != -EFAULT; }
 
 }  // namespace
 
-TimeBudget::Profile stall_profile(const kd_profile& kept, unsigned hz, const FramesOf& frames_of)
+TimeBudget::Profile stall_profile(const kd_profile& kept, unsigned hz, const FramesOf& frames_of,
+                                  uint64_t start_ns, std::vector<TimedSample>* timed)
 {
     TimeBudget::Profile p;
     p.hz = hz;
@@ -40,18 +41,47 @@ TimeBudget::Profile stall_profile(const kd_profile& kept, unsigned hz, const Fra
         ++by_ids[{s.kernel_stack, s.user_stack}];
     }
     std::map<std::vector<std::string>, uint64_t> by_frames;
+    std::map<std::pair<int, int>, std::vector<std::string>> frames_by_ids;
     for (const auto& [ids, count] : by_ids) {
         std::vector<std::string> frames = frames_of(ids.first, ids.second);
         for (std::string& f : frames)
             f = function_frame(f);
         std::reverse(frames.begin(), frames.end());
-        by_frames[std::move(frames)] += count;
+        by_frames[frames] += count;
+        frames_by_ids[ids] = std::move(frames);
     }
     for (auto& [frames, count] : by_frames)
         p.stacks.push_back(TimeBudget::Profile::Stack{count, frames});
     std::stable_sort(p.stacks.begin(), p.stacks.end(),
                      [](const auto& a, const auto& b) { return a.count > b.count; });
+    if (timed) {
+        std::map<std::vector<std::string>, size_t> index;
+        for (size_t i = 0; i < p.stacks.size(); ++i)
+            index[p.stacks[i].frames] = i;
+        for (uint32_t i = 0; i < n; ++i) {
+            const kd_profile_sample& s = kept.samples[i];
+            timed->push_back({start_ns + uint64_t(s.at_us) * 1000, index[frames_by_ids[{s.kernel_stack, s.user_stack}]]});
+        }
+        std::stable_sort(timed->begin(), timed->end(),
+                         [](const TimedSample& a, const TimedSample& b) { return a.at_ns < b.at_ns; });
+    }
     return p;
+}
+
+std::string folded_stacks(const TimeBudget::Profile& profile)
+{
+    std::string out;
+    for (const auto& stack : profile.stacks) {
+        std::string line;
+        for (const std::string& frame : stack.frames) {
+            if (!line.empty())
+                line += ';';
+            for (const char c : frame)
+                line += c == ';' ? ':' : c == '\n' ? ' ' : c;
+        }
+        out += (line.empty() ? std::string("[stack lost]") : line) + ' ' + std::to_string(stack.count) + '\n';
+    }
+    return out;
 }
 
 }  // namespace kdelay

@@ -21,8 +21,21 @@ std::string function_frame(const std::string& frame);
 // innermost first (delay/syscall_events.h's stack_frames).
 using FramesOf = std::function<std::vector<std::string>(int kernel_stack, int user_stack)>;
 
+// One kept sample: when, and its stack in the profile's stacks.
+struct TimedSample {
+    uint64_t at_ns = 0;  // CLOCK_MONOTONIC
+    size_t stack = 0;
+};
+
 // The interval's samples, each pair of stacks looked up once, grouped by
-// function frames, outermost first.
-TimeBudget::Profile stall_profile(const kd_profile& kept, unsigned hz, const FramesOf& frames_of);
+// function frames, outermost first; with timed, each sample in time order
+// (the interval began at start_ns).
+TimeBudget::Profile stall_profile(const kd_profile& kept, unsigned hz, const FramesOf& frames_of,
+                                  uint64_t start_ns = 0, std::vector<TimedSample>* timed = nullptr);
+
+// --profile-folded: one line a stack, "frame;frame;frame count", outermost
+// frame first, as flamegraph.pl, inferno and speedscope read it (a ';' in
+// a frame becomes ':'; a lost stack is "[stack lost]").
+std::string folded_stacks(const TimeBudget::Profile& profile);
 
 }  // namespace kdelay

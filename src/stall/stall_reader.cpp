@@ -201,9 +201,10 @@ void StallReader::read_stall_extras(const kd_stall& e, const PidMap& ids, Stall&
         const auto kept = maps_.find<uint32_t, kd_profile>("profiles", key);
         if (kept && kept->gen == e.gen) {
             Symbolizer& symbols = symbolizer(e.thread.tgid, ids);
-            stall.profile = stall_profile(*kept, params_.features.profile_hz, [&](int kernel_stack, int user_stack) {
-                return stack_frames(maps_, symbols, kernel_stack, user_stack);
-            });
+            stall.profile = stall_profile(
+                *kept, params_.features.profile_hz,
+                [&](int kernel_stack, int user_stack) { return stack_frames(maps_, symbols, kernel_stack, user_stack); },
+                e.start_ns, params_.features.timeline ? &stall.profile_samples : nullptr);
         }
     }
     if (!params_.features.wait_stacks)

@@ -22,6 +22,7 @@
 #include "sys/event_wait.h"
 #include "stall/stall_limit.h"
 #include "stall/stall_metrics.h"
+#include "stall/stall_profile.h"
 #include "stall/stall_reader.h"
 
 namespace kdelay {
@@ -46,12 +47,19 @@ std::string write_timeline(const std::string& dir, const Stall& stall, const Sta
     events.longest_waits = stall.longest_waits;
     const std::string name =
         trace_file_name(TraceFileName{r.process_name, r.thread.pid, r.thread.name, r.thread.tid, r.start_wall});
-    return write_trace_file(dir, name, perfetto_trace(threads_timeline({events})));
+    Timeline timeline = threads_timeline({events});
+    for (const TimedSample& t : stall.profile_samples) {
+        const std::vector<std::string>& frames = stall.profile->stacks[t.stack].frames;
+        const bool in_kernel = !frames.empty() && frames.back().size() >= 8 &&
+                               frames.back().compare(frames.back().size() - 8, 8, "[kernel]") == 0;
+        timeline.samples.push_back(TimelineSample{t.at_ns, r.thread.pid, r.thread.tid, frames, in_kernel});
+    }
+    return write_trace_file(dir, name, perfetto_trace(timeline));
 }
 
 // A stall as the writers print it: its thread's sections, and its start by
 // the wall clock too.
-StallReport stall_report(Stall stall, const std::string& timeline_dir)
+StallReport stall_report(Stall stall, const std::string& timeline_dir, const std::string& folded_dir)
 {
     StallReport s;
     s.process_name = std::move(stall.process_name);
@@ -69,6 +77,15 @@ StallReport stall_report(Stall stall, const std::string& timeline_dir)
             b->budget->longest_waits = stall.longest_waits;
             b->budget->profile = stall.profile;
         }
+    if (!folded_dir.empty() && stall.profile) {
+        const std::string name = trace_file_name(
+            TraceFileName{s.process_name, s.thread.pid, s.thread.name, s.thread.tid, s.start_wall}, ".folded");
+        try {
+            s.profile_folded_path = write_trace_file(folded_dir, name, folded_stacks(*stall.profile), "--profile-folded");
+        } catch (const Error& e) {
+            std::cerr << "kdelay: warning: " << e.what() << std::endl;  // the report goes on without it
+        }
+    }
     if (!timeline_dir.empty() && stall.timeline) {
         try {
             s.timeline_path = write_timeline(timeline_dir, stall, s);
@@ -198,7 +215,7 @@ void watch_stalls(const DelayConfig& cfg, DelayRun& run, ReportWriter& writer)
     uint64_t seen = 0;
     const auto report = [&](Clock::time_point deadline, bool last = false) {
         for (Stall& s : collector.take_stalls(deadline)) {
-            const StallReport r = stall_report(std::move(s), cfg.timeline);
+            const StallReport r = stall_report(std::move(s), cfg.timeline, cfg.profile_folded);
             service.status(watching + "; " + with_commas(++seen) + " seen");
             if (metrics)
                 metrics->counts().stall(r);

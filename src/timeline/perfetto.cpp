@@ -1,6 +1,8 @@
 #include "timeline/perfetto.h"
 
 #include <algorithm>
+#include <map>
+#include <tuple>
 
 #include "perfetto_trace.pb.h"
 
@@ -94,6 +96,95 @@ void events(pb::Trace& trace, const TimelineTrack& t)
     }
 }
 
+// Interning ids of the samples' strings, mappings, frames and stacks: each
+// table its own count from 1, as Perfetto's interning wants.
+class Interner {
+public:
+    explicit Interner(pb::InternedData& data) : data_(data) {}
+
+    uint64_t callstack(const std::vector<std::string>& frames)
+    {
+        auto [it, fresh] = callstacks_.try_emplace(frames, callstacks_.size() + 1);
+        if (fresh) {
+            pb::Callstack* c = data_.add_callstacks();
+            c->set_iid(it->second);
+            for (const std::string& f : frames)
+                c->add_frame_ids(frame(f));
+        }
+        return it->second;
+    }
+
+private:
+    // "function [module]": the function interned under the module's mapping;
+    // the samples are grouped by function, so every frame's rel_pc is 0.
+    uint64_t frame(const std::string& f)
+    {
+        auto [it, fresh] = frames_.try_emplace(f, frames_.size() + 1);
+        if (fresh) {
+            const size_t open = f.rfind(" [");
+            const bool has_module = open != std::string::npos && f.back() == ']';
+            pb::Frame* fr = data_.add_frames();
+            fr->set_iid(it->second);
+            fr->set_function_name_id(string(function_names_, data_.mutable_function_names(),
+                                             has_module ? f.substr(0, open) : f));
+            fr->set_mapping_id(mapping(has_module ? f.substr(open + 2, f.size() - open - 3) : "[unknown]"));
+            fr->set_rel_pc(0);
+        }
+        return it->second;
+    }
+
+    uint64_t mapping(const std::string& module)
+    {
+        auto [it, fresh] = mappings_.try_emplace(module, mappings_.size() + 1);
+        if (fresh) {
+            pb::Mapping* m = data_.add_mappings();
+            m->set_iid(it->second);
+            m->add_path_string_ids(string(paths_, data_.mutable_mapping_paths(), module));
+        }
+        return it->second;
+    }
+
+    template <class Table>
+    static uint64_t string(std::map<std::string, uint64_t>& ids, Table* table, const std::string& s)
+    {
+        auto [it, fresh] = ids.try_emplace(s, ids.size() + 1);
+        if (fresh) {
+            pb::InternedString* i = table->Add();
+            i->set_iid(it->second);
+            i->set_str(s);
+        }
+        return it->second;
+    }
+
+    pb::InternedData& data_;
+    std::map<std::string, uint64_t> function_names_, paths_, frames_, mappings_;
+    std::map<std::vector<std::string>, uint64_t> callstacks_;
+};
+
+// The samples as PerfSample packets, after one packet that clears the
+// sequence's interning state and holds every stack they use.
+void samples(pb::Trace& trace, const std::vector<TimelineSample>& all)
+{
+    if (all.empty())
+        return;
+    pb::TracePacket* first = packet(trace, all.front().at_ns);
+    first->set_sequence_flags(pb::TracePacket::SEQ_INCREMENTAL_STATE_CLEARED);
+    Interner interned(*first->mutable_interned_data());
+    std::vector<uint64_t> stacks;
+    stacks.reserve(all.size());
+    for (const TimelineSample& s : all)
+        stacks.push_back(interned.callstack(s.frames));
+    for (size_t i = 0; i < all.size(); ++i) {
+        pb::TracePacket* p = packet(trace, all[i].at_ns);
+        p->set_sequence_flags(pb::TracePacket::SEQ_NEEDS_INCREMENTAL_STATE);
+        pb::PerfSample* s = p->mutable_perf_sample();
+        s->set_pid(all[i].pid);
+        s->set_tid(all[i].tid);
+        s->set_callstack_iid(stacks[i]);
+        s->set_cpu_mode(all[i].in_kernel ? pb::Profiling::MODE_KERNEL : pb::Profiling::MODE_USER);
+    }
+}
+
 }  // namespace
 
 std::string perfetto_trace(const Timeline& timeline)
@@ -104,6 +195,7 @@ std::string perfetto_trace(const Timeline& timeline)
         describe(trace, t);
     for (const TimelineTrack& t : timeline.tracks)
         events(trace, t);
+    samples(trace, timeline.samples);
     return trace.SerializeAsString();
 }
 

@@ -44,8 +44,18 @@ struct TimelineTrack {
     std::vector<TimelineSlice> slices;  // by start; nested, never crossing
 };
 
+// A CPU-clock sample of a thread (--profile): where it ran at start_ns.
+struct TimelineSample {
+    uint64_t at_ns = 0;  // CLOCK_MONOTONIC
+    uint32_t pid = 0;
+    uint32_t tid = 0;
+    std::vector<std::string> frames;  // "function [module]", outermost first
+    bool in_kernel = false;
+};
+
 struct Timeline {
     std::vector<TimelineTrack> tracks;
+    std::vector<TimelineSample> samples;  // by time
 
     // Adds a later window's tracks: a track both have gets the later
     // slices after its own.
@@ -65,6 +75,8 @@ struct Timeline {
             for (TimelineSlice& s : t.slices)
                 same->slices.push_back(std::move(s));
         }
+        for (TimelineSample& s : later.samples)
+            samples.push_back(std::move(s));
     }
 };
 

@@ -29,7 +29,7 @@ std::string safe(const std::string& name)
 
 }  // namespace
 
-std::string trace_file_name(const TraceFileName& n)
+std::string trace_file_name(const TraceFileName& n, const char* suffix)
 {
     const auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(n.start.time_since_epoch()).count();
     const time_t seconds = static_cast<time_t>(ms / 1000);
@@ -37,15 +37,16 @@ std::string trace_file_name(const TraceFileName& n)
     localtime_r(&seconds, &local);
     char when[32];
     strftime(when, sizeof(when), "%Y%m%dT%H%M%S", &local);
-    return fmt::format("kdelay-stall-{}.{:03}-{}-{}-{}-{}.pftrace", when, ms % 1000, safe(n.process), n.pid,
-                       safe(n.thread), n.tid);
+    return fmt::format("kdelay-stall-{}.{:03}-{}-{}-{}-{}{}", when, ms % 1000, safe(n.process), n.pid,
+                       safe(n.thread), n.tid, suffix);
 }
 
-std::string write_trace_file(const std::string& dir, const std::string& name, const std::string& bytes)
+std::string write_trace_file(const std::string& dir, const std::string& name, const std::string& bytes,
+                             const char* option)
 {
     const int dfd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dfd < 0)
-        throw Error(Exit::cantcreat, "--timeline: cannot open " + dir + ": " + strerror(errno));
+        throw Error(Exit::cantcreat, std::string(option) + ": cannot open " + dir + ": " + strerror(errno));
     std::string chosen = name;
     int fd = -1;
     for (int n = 1; n < 100 && fd < 0; ++n) {
@@ -53,16 +54,16 @@ std::string write_trace_file(const std::string& dir, const std::string& name, co
         if (fd < 0 && errno != EEXIST)
             break;
         if (fd < 0)
-            chosen = name.substr(0, name.size() - 8) + "-" + std::to_string(n) + ".pftrace";
+            chosen = name.substr(0, name.rfind('.')) + "-" + std::to_string(n) + name.substr(name.rfind('.'));
     }
     const int open_errno = errno;
     close(dfd);
     if (fd < 0)
-        throw Error(Exit::cantcreat, "--timeline: cannot create a trace in " + dir + ": " + strerror(open_errno));
+        throw Error(Exit::cantcreat, std::string(option) + ": cannot create a file in " + dir + ": " + strerror(open_errno));
     if (!write_all(fd, bytes)) {
         const int write_errno = errno;
         close(fd);
-        throw Error(Exit::cantcreat, "--timeline: cannot write " + chosen + ": " + strerror(write_errno));
+        throw Error(Exit::cantcreat, std::string(option) + ": cannot write " + chosen + ": " + strerror(write_errno));
     }
     close(fd);
     return dir + (dir.empty() || dir.back() == '/' ? "" : "/") + chosen;

@@ -13,7 +13,7 @@
 //   stall TID START_NS END_NS CPU_NS A_NS B_NS KERNEL_NS
 // (CLOCK_MONOTONIC after the poll that began it and before the one that
 // ended it; the thread's CPU time in all, in work_a, in work_b and in
-// read_random), then "done".
+// read_random), then, 3 s of short intervals later, "done".
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -98,7 +98,10 @@ int main(int argc, char** argv)
             loop_wait();
         one_stall(fd);
     }
-    for (int i = 0; i < 5; ++i)
+    // Short intervals for 3 s more: kdelay symbolizes a stall's stacks in
+    // the process, which must still be there (an emulated guest reads a
+    // stall a second or more after it ends).
+    for (const uint64_t until = now_ns() + 3'000'000'000ull; now_ns() < until;)
         loop_wait();
     printf("done\n");
     fflush(stdout);

@@ -8,9 +8,12 @@ Perfetto's format), then checks that on each track the slices nest (each
 begin has its end, and an inner slice ends before its outer one), that every
 flow has a start and an end, and, given the interval, that the slices of
 the "state" track cover it without gap or overlap (within 1 us an event).
+Profile samples (PerfSample packets): every interned id they use resolves,
+in a sequence whose interning state was cleared before, and, given the
+interval, each falls inside it.
 Prints one JSON object: each track's name, slices and the time its
-outermost slices cover, each state's total, and the problems found; exits
-1 when there is a problem.
+outermost slices cover, each state's total, the samples with their frames,
+and the problems found; exits 1 when there is a problem.
 """
 import json
 import subprocess
@@ -104,10 +107,42 @@ def main():
                 problems.append(f"state {s['name']} at {s['start_ns']} nests in another state")
             states[s["name"]] = states.get(s["name"], 0) + s["end_ns"] - s["start_ns"]
 
+    samples = []
+    names, paths, mappings, frames, stacks = {}, {}, {}, {}, {}
+    cleared = False
+    for p in trace.packet:
+        if p.sequence_flags & 1:
+            cleared = True
+        if p.HasField("interned_data"):
+            d = p.interned_data
+            names.update({s.iid: s.str.decode() for s in d.function_names})
+            paths.update({s.iid: s.str.decode() for s in d.mapping_paths})
+            mappings.update({m.iid: [paths.get(i) for i in m.path_string_ids] for m in d.mappings})
+            frames.update({f.iid: (names.get(f.function_name_id), mappings.get(f.mapping_id)) for f in d.frames})
+            stacks.update({c.iid: list(c.frame_ids) for c in d.callstacks})
+        if not p.HasField("perf_sample"):
+            continue
+        s = p.perf_sample
+        if not cleared or not p.sequence_flags & 2:
+            problems.append(f"a sample at {p.timestamp} outside a sequence with interning state")
+        if s.callstack_iid not in stacks:
+            problems.append(f"a sample at {p.timestamp} has no interned callstack {s.callstack_iid}")
+            continue
+        named = []
+        for f in stacks[s.callstack_iid]:
+            name, mapping = frames.get(f, (None, None))
+            if name is None or not mapping or None in mapping:
+                problems.append(f"callstack {s.callstack_iid}: frame {f} does not resolve")
+            named.append(f"{name} [{mapping[0] if mapping else None}]")
+        if interval and not interval[0] <= p.timestamp <= interval[1]:
+            problems.append(f"a sample at {p.timestamp} is outside the interval")
+        samples.append({"ts": p.timestamp, "pid": s.pid, "tid": s.tid, "frames": named,
+                        "kernel": s.cpu_mode == 1})
+
     for t in tracks.values():
         t["covered_ns"] = sum(s["end_ns"] - s["start_ns"] for s in t["slices"] if s["depth"] == 0)
     print(json.dumps({"tracks": list(tracks.values()), "states": states, "flows": len(flows_out),
-                      "problems": problems}, indent=1, sort_keys=True))
+                      "samples": samples, "problems": problems}, indent=1, sort_keys=True))
     return 1 if problems else 0
 
 

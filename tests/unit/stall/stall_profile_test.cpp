@@ -48,8 +48,9 @@ std::unique_ptr<kd_profile> kept(std::initializer_list<kd_profile_sample> sample
 
 TEST(StallProfile, SamplesGroupByFunctionsOutermostFirstUserAboveKernel)
 {
-    const auto p = kept({{-EFAULT, 1}, {-EFAULT, 2}, {-EFAULT, 1}, {7, 3}, {-EEXIST, 1}}, 5);
-    const TimeBudget::Profile profile = stall_profile(*p, 99, frames_of);
+    const auto p = kept({{-EFAULT, 1, 40}, {-EFAULT, 2, 10}, {-EFAULT, 1, 20}, {7, 3, 30}, {-EEXIST, 1, 50}}, 5);
+    std::vector<TimedSample> timed;
+    const TimeBudget::Profile profile = stall_profile(*p, 99, frames_of, 1'000'000, &timed);
     EXPECT_EQ(profile.hz, 99u);
     EXPECT_EQ(profile.period_ns, 10'101'010u);
     EXPECT_EQ(profile.samples, 5u);
@@ -64,13 +65,31 @@ TEST(StallProfile, SamplesGroupByFunctionsOutermostFirstUserAboveKernel)
     EXPECT_EQ(profile.stacks[1].count, 1u);
     EXPECT_EQ(profile.stacks[1].frames, (std::vector<std::string>{"main [app]", "read [libc.so.6]",
                                                                   "do_syscall_64 [kernel]", "chacha [kernel]"}));
+    // Each sample in time order, at the interval's start and its offset,
+    // with its stack in the profile.
+    ASSERT_EQ(timed.size(), 5u);
+    const std::vector<uint64_t> at = {1'010'000, 1'020'000, 1'030'000, 1'040'000, 1'050'000};
+    const std::vector<size_t> stack = {0, 0, 1, 0, 0};
+    for (size_t i = 0; i < timed.size(); ++i) {
+        EXPECT_EQ(timed[i].at_ns, at[i]);
+        EXPECT_EQ(timed[i].stack, stack[i]);
+    }
+}
+
+TEST(StallProfile, FoldedStacksAreOneLineAStackOutermostFirst)
+{
+    TimeBudget::Profile p;
+    p.stacks = {{4, {"main [app]", "caller [app]", "leaf [app]"}}, {2, {"main [app]", "odd;name [app]"}}, {1, {}}};
+    EXPECT_EQ(folded_stacks(p), "main [app];caller [app];leaf [app] 4\n"
+                                "main [app];odd:name [app] 2\n"
+                                "[stack lost] 1\n");
 }
 
 TEST(StallProfile, SamplesPastTheStoreAreLost)
 {
     auto p = std::make_unique<kd_profile>();
     for (kd_profile_sample& s : p->samples)
-        s = {-EFAULT, 1};
+        s = {-EFAULT, 1, 0};
     p->taken = KD_PROFILE_SAMPLES + 40;
     const TimeBudget::Profile profile = stall_profile(*p, 99, frames_of);
     EXPECT_EQ(profile.samples, KD_PROFILE_SAMPLES + 40u);
