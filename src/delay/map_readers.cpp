@@ -342,9 +342,6 @@ void forget_exited(MapIo& maps, const DelayProgramParams& params, const std::map
             if (delay_maps::wait_stacks(params))
                 if (const auto w = maps.find<uint32_t, kd_wait_stacks>("wait_stacks", key); w && w->gen <= last_gen)
                     maps.erase("wait_stacks", key);
-            if (delay_maps::profile(params))
-                if (const auto p = maps.find<uint32_t, kd_profile>("profiles", key); p && p->gen <= last_gen)
-                    maps.erase("profiles", key);
         }
     for (const RegisteredSection& s : registered_sections())
         if (s.def->on.is_on(params.features))

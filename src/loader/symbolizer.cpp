@@ -56,14 +56,24 @@ private:
     struct stat was_[3] {};
 };
 
+// The kernel's symbols, one cache for every process's symbolizer, built at
+// first use: /proc/kallsyms takes tens of milliseconds to read, and a
+// stall watch symbolizes a stall of every process it sees.
+void* shared_kernel_cache()
+{
+    static void* const cache = [] {
+        KeepStdio keep;
+        return bcc_symcache_new(-1, nullptr);
+    }();
+    return cache;
+}
+
 }  // namespace
 
 Symbolizer::Symbolizer(pid_t pid) : pid_(pid) {}
 
 Symbolizer::~Symbolizer()
 {
-    if (kernel_cache_)
-        bcc_free_symcache(kernel_cache_, -1);
     if (user_cache_)
         bcc_free_symcache(user_cache_, pid_);
 }
@@ -85,12 +95,8 @@ std::string Symbolizer::resolve(void* cache, uint64_t addr, bool kernel)
 std::string Symbolizer::kernel(uint64_t addr)
 {
     auto [it, fresh] = kernel_seen_.try_emplace(addr);
-    if (fresh && !kernel_cache_) {
-        KeepStdio keep;
-        kernel_cache_ = bcc_symcache_new(-1, nullptr);
-    }
     if (fresh)
-        it->second = resolve(kernel_cache_, addr, true);
+        it->second = resolve(shared_kernel_cache(), addr, true);
     return it->second;
 }
 

@@ -29,8 +29,7 @@ public:
 private:
     std::string resolve(void* cache, uint64_t addr, bool kernel);
     pid_t pid_;
-    void* kernel_cache_ = nullptr;  // both made at first use
-    void* user_cache_ = nullptr;    // none for a process that is gone
+    void* user_cache_ = nullptr;  // made at first use; none for a process that is gone
     bool user_tried_ = false;
     std::unordered_map<uint64_t, std::string> kernel_seen_, user_seen_;
 };

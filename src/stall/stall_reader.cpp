@@ -178,6 +178,13 @@ void StallReader::read_stalls(std::vector<Stall>& stalls)
         stall.sample = read_sample(maps_, r);
         stall.sample.probe_runs_skipped = session_.skipped_runs() - skipped_before_;
         read_stall_extras(e, ids, stall);
+        // An exit deleted the thread's profile store in the kernel but an
+        // unread stall's, this one: it goes now, not through a read of each
+        // exited thread's 12 KiB store (a churn of thousands of threads a
+        // second).
+        if (const auto gone = exited_.find(e.tid); params_.features.profile_hz && gone != exited_.end() &&
+                                                   e.gen <= gone->second)
+            maps_.erase("profiles", static_cast<uint32_t>(KD_KEY_TID(e.tid, e.gen)));
         // Its values' keys are free again for the thread's next intervals.
         maps_.erase("stall_reading", static_cast<uint32_t>(KD_KEY_TID(e.tid, e.gen)));
     }
@@ -263,9 +270,9 @@ void StallReader::sweep_stack_table()
             maps_.erase("stack_traces", id);
 }
 
-// BCC's symbol caches are kept across stalls: the kernel's alone takes tens
-// of milliseconds to build. A process that is gone is not asked again; the
-// cache is bounded for a long watch.
+// A process's symbol cache is kept across its stalls (the kernel's, one for
+// all, is loader/symbolizer's). A process that is gone is not asked again;
+// the caches are bounded for a long watch.
 Symbolizer& StallReader::symbolizer(uint32_t tgid, const PidMap& ids)
 {
     auto made = symbolizers_.find(tgid);

@@ -133,7 +133,10 @@ def main():
             name, mapping = frames.get(f, (None, None))
             if name is None or not mapping or None in mapping:
                 problems.append(f"callstack {s.callstack_iid}: frame {f} does not resolve")
-            named.append(f"{name} [{mapping[0] if mapping else None}]")
+            # kdelay's frames read "function [module]", or the address alone
+            # where no module is known (its mapping: "[unknown]").
+            module = mapping[0] if mapping else None
+            named.append(name if module == "[unknown]" else f"{name} [{module}]")
         if interval and not interval[0] <= p.timestamp <= interval[1]:
             problems.append(f"a sample at {p.timestamp} is outside the interval")
         samples.append({"ts": p.timestamp, "pid": s.pid, "tid": s.tid, "frames": named,
