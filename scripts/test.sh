@@ -24,6 +24,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 # Each stage's start, with the minutes since this script began (CI's limit).
 stage() { echo "== test.sh: $1 (at $((SECONDS / 60)) min $((SECONDS % 60)) s)"; }
+# The tests ctest has just seen fail, named and run once more: a second
+# failure fails the run.
+once_more() {
+    echo "test.sh: failed once, running once more:" \
+         "$(sed -n 's/^[0-9]*:\(.*\)/\1/p' build/Testing/Temporary/LastTestsFailed.log | paste -sd' ')" >&2
+    ctest --test-dir build --rerun-failed --output-on-failure
+}
 quick=0
 case ${1:-} in
 --quick) quick=1 ;;
@@ -41,9 +48,7 @@ stage "unit tests"
 # As the e2e tests below: a test that fails runs once more (a few load
 # eBPF and count the kernel's switches beside the other CPU's tests).
 if ! ctest --test-dir build -L unit -j"$(nproc)" --output-on-failure; then
-    echo "test.sh: failed once, running once more:" \
-         "$(sed -n 's/^[0-9]*:\(.*\)/\1/p' build/Testing/Temporary/LastTestsFailed.log | paste -sd' ')" >&2
-    ctest --test-dir build --rerun-failed --output-on-failure
+    once_more
 fi
 # KDELAY_E2E_LEAVE_OUT: tags (tests/tests_tagged.sh) whose e2e tests to leave out.
 leave_out=()
@@ -56,9 +61,7 @@ stage "e2e tests"
 # failed once each in a CI run's Debian 13 stage and passed in 36 runs
 # here, with and without a disk and CPU load beside them.
 if ! ctest --test-dir build -L e2e "${leave_out[@]}" --output-on-failure | tee "$log"; then
-    echo "test.sh: failed once, running once more:" \
-         "$(sed -n 's/^[0-9]*:\(.*\)/\1/p' build/Testing/Temporary/LastTestsFailed.log | paste -sd' ')" >&2
-    ctest --test-dir build --rerun-failed --output-on-failure | tee build/ctest-e2e-again.log
+    once_more | tee build/ctest-e2e-again.log
 fi
 total=$(ctest --test-dir build -N -L e2e "${leave_out[@]}" | sed -n 's/^Total Tests: //p')
 skipped=$(grep -c '(Skipped)' "$log" || true)
