@@ -58,7 +58,7 @@ names=$(for tag in ${KDELAY_E2E_LEAVE_OUT:-}; do bash tests/tests_tagged.sh "$ta
 stage "e2e tests"
 # A test that fails runs once more, and fails the run only if it fails
 # again; its name and both logs stay (build/ctest-e2e*.log). Two tests
-# failed once each in a CI run's Debian 13 stage and passed in 36 runs
+# failed once each in a CI run's Debian 13 stage and passed in 26 runs
 # here, with and without a disk and CPU load beside them.
 if ! ctest --test-dir build -L e2e "${leave_out[@]}" --output-on-failure | tee "$log"; then
     once_more | tee build/ctest-e2e-again.log
