@@ -7,10 +7,10 @@
 #include "delay/map_readers.h"
 #include "delay/sample_reading.h"
 #include "delay/syscall_events.h"
-#include "stall/stall_profile.h"
 #include "loader/map_io.h"
 #include "loader/symbolizer.h"
 #include "stall/poll_sites.h"
+#include "stall/stall_profile.h"
 #include "sys/process.h"
 #include "sys/syscall_names.h"
 
