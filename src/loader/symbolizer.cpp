@@ -56,6 +56,15 @@ private:
     struct stat was_[3] {};
 };
 
+// BCC reads a process's files through /proc/PID/root, which a process that
+// has exited but is not yet reaped (still there for kill(2)) no longer has:
+// that is BCC's case of the stray close above.
+bool root_reachable(pid_t pid)
+{
+    struct stat st {};
+    return stat(fmt::format("/proc/{}/root/", pid).c_str(), &st) == 0;
+}
+
 // The kernel's symbols, one cache for every process's symbolizer, built at
 // first use: /proc/kallsyms takes tens of milliseconds to read, and a
 // stall watch symbolizes a stall of every process it sees.
@@ -106,7 +115,7 @@ std::string Symbolizer::user(uint64_t addr)
     if (fresh && !user_tried_) {
         // Made at first use: a run without stacks never builds it.
         user_tried_ = true;
-        if (process_alive(pid_)) {
+        if (process_alive(pid_) && root_reachable(pid_)) {
             KeepStdio keep;
             user_cache_ = bcc_symcache_new(pid_, nullptr);
         }
