@@ -32,6 +32,12 @@ using Clock = EventWait::Clock;
 // How often the loop looks at Ctrl-C and the target between stalls.
 constexpr auto kWakeEvery = std::chrono::milliseconds(100);
 
+// The stall's files (--timeline, --profile-folded) are named alike.
+TraceFileName file_name(const StallReport& r)
+{
+    return TraceFileName{r.process_name, r.thread.pid, r.thread.name, r.thread.tid, r.start_wall};
+}
+
 // --timeline: the stall's trace file, written before its report names it.
 std::string write_timeline(const std::string& dir, const Stall& stall, const StallReport& r)
 {
@@ -45,8 +51,7 @@ std::string write_timeline(const std::string& dir, const Stall& stall, const Sta
     events.events = *stall.timeline;
     events.states_not_kept = stall.states_not_kept;
     events.longest_waits = stall.longest_waits;
-    const std::string name =
-        trace_file_name(TraceFileName{r.process_name, r.thread.pid, r.thread.name, r.thread.tid, r.start_wall});
+    const std::string name = trace_file_name(file_name(r));
     Timeline timeline = threads_timeline({events});
     for (const TimedSample& t : stall.profile_samples) {
         const std::vector<std::string>& frames = stall.profile->stacks[t.stack].frames;
@@ -78,8 +83,7 @@ StallReport stall_report(Stall stall, const std::string& timeline_dir, const std
             b->budget->profile = stall.profile;
         }
     if (!folded_dir.empty() && stall.profile) {
-        const std::string name = trace_file_name(
-            TraceFileName{s.process_name, s.thread.pid, s.thread.name, s.thread.tid, s.start_wall}, ".folded");
+        const std::string name = trace_file_name(file_name(s), ".folded");
         try {
             s.profile_folded_path = write_trace_file(folded_dir, name, folded_stacks(*stall.profile), "--profile-folded");
         } catch (const Error& e) {
