@@ -337,6 +337,10 @@ struct kd_profile_sample {
     __s32 kernel_stack;  /* stack_traces ids; < 0 when lost or none */
     __s32 user_stack;
     __u32 at_us;  /* since the interval began */
+    /* The CPU clock since this CPU's sample before: one period, or more
+     * where the timer fired late (a host that held the guest's CPU) or was
+     * throttled, so that the samples' sum is the CPU time they stand for. */
+    __u32 cpu_us;
 };
 struct kd_profile {
     kd_gen_t gen;

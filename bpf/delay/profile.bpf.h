@@ -1,10 +1,11 @@
 /* ---- --profile HZ with --stall: where an interval ran ----
  *
  * A CPU-clock event on every CPU runs kd_profile_sample each 1/HZ s of CPU
- * time. A sample that finds no target thread inside an interval costs the
- * thread's look-up and is dropped; one inside an interval keeps the pair
- * of stacks it ran in, in the thread's store for that interval (profiles,
- * keyed as its other values). A short interval's samples are dropped when
+ * time. Each reads the CPU clock, for the time it stands for. A sample that
+ * finds no target thread inside an interval costs the thread's look-up and
+ * is dropped; one inside an interval keeps the pair of stacks it ran in,
+ * in the thread's store for that interval (profiles, keyed as its other
+ * values). A short interval's samples are dropped when
  * the thread's next interval opens the store again, so kdelay reads only a
  * stall's. */
 #ifndef KD_DELAY_PROFILE_BPF_H
@@ -19,6 +20,7 @@
 #if PROFILE_HZ
 BPF_HASH(profiles, __u32, struct kd_profile, TIMELINE_THREADS);
 BPF_ARRAY(profile_empty, struct kd_profile, 1);  /* never written: a new value's zeros */
+BPF_PERCPU_ARRAY(profile_clock, __u64, 1);  /* the CPU clock at this CPU's sample before */
 
 /* Thread tid begins its interval gen: its samples start anew. The store's
  * samples are not cleared: only the first `taken` are read. */
@@ -46,9 +48,24 @@ static __always_inline void profile_forget(__u32 key)
     profiles.delete(&key);
 }
 
+/* The CPU clock since this CPU's sample before, in us: a timer that fired
+ * late fires once for the periods it missed. */
+static __always_inline __u32 profile_elapsed_us(void *ctx)
+{
+    int zero = 0;
+    __u64 *last = profile_clock.lookup(&zero);
+    struct bpf_perf_event_value now = {};
+    if (!last || bpf_perf_prog_read_value(ctx, &now, sizeof(now)) != 0)
+        return 1000000 / PROFILE_HZ;
+    __u64 since = *last && now.counter > *last ? now.counter - *last : 1000000000ull / PROFILE_HZ;
+    *last = now.counter;
+    return since / 1000 > 0xffffffffull ? 0xffffffff : since / 1000;
+}
+
 /* ctx: the perf event's registers, which the stack walks start from. */
 int kd_profile_sample(void *ctx)
 {
+    __u32 elapsed_us = profile_elapsed_us(ctx);
     __u64 id = bpf_get_current_pid_tgid();
     if (!is_target_current(id >> 32))
         return 0;
@@ -69,6 +86,7 @@ int kd_profile_sample(void *ctx)
     p->taken = at + 1;
     struct kd_profile_sample *s = &p->samples[at & (KD_PROFILE_SAMPLES - 1)];
     s->at_us = (bpf_ktime_get_ns() - t->interval_start) / 1000;
+    s->cpu_us = elapsed_us;
     s->kernel_stack = stack_traces.get_stackid(ctx, 0);
     s->user_stack = stack_traces.get_stackid(ctx, BPF_F_USER_STACK);
     return 0;

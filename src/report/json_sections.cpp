@@ -75,10 +75,11 @@ json budget(const BudgetSection& section)
     if (b.profile) {
         json stacks = json::array();
         for (const auto& st : b.profile->stacks)
-            stacks.push_back({{"count", st.count}, {"frames", st.frames}});
+            stacks.push_back({{"count", st.count}, {"cpu_ns", st.cpu_ns}, {"frames", st.frames}});
         profile = {{"hz", b.profile->hz},           {"period_ns", b.profile->period_ns},
                    {"samples", b.profile->samples}, {"lost", b.profile->lost},
-                   {"stacks_lost", b.profile->stacks_lost}, {"stacks", stacks}};
+                   {"stacks_lost", b.profile->stacks_lost}, {"sampled_ns", b.profile->sampled_ns},
+                   {"stacks", stacks}};
     }
     return {{"wakers", wakers},
             {"ready_by", ready_by},

@@ -134,8 +134,8 @@ Table longest_waits(const std::vector<TimeBudget::LongWait>& waits)
     return s;
 }
 
-// --profile: the stacks the thread ran in most, each under its count and
-// share of the samples (of RUNNING), outermost frame first.
+// --profile: the stacks the thread ran in most, each under its samples and
+// its share of their CPU time (of RUNNING), outermost frame first.
 Table where_it_ran(const TimeBudget::Profile& p)
 {
     constexpr size_t kShown = 5;
@@ -143,25 +143,26 @@ Table where_it_ran(const TimeBudget::Profile& p)
             {Column{"SAMPLES", "", 12}.with_commas(), Column{"% RUNNING", "", 10}.fixed(1).with_suffix("%"),
              Column{"STACK, OUTERMOST FIRST", "", 0}.left().with_gap(4)}};
     s.shown_empty = true;
-    const uint64_t kept = p.samples - p.lost;
-    uint64_t other = 0;
+    const auto share = [&](uint64_t ns) { return 100.0 * double(ns) / double(p.sampled_ns ? p.sampled_ns : 1); };
+    uint64_t other = 0, other_ns = 0;
     for (size_t i = 0; i < p.stacks.size(); ++i) {
         const auto& stack = p.stacks[i];
         if (i >= kShown) {
             other += stack.count;
+            other_ns += stack.cpu_ns;
             continue;
         }
-        Row r{{stack.count, 100.0 * double(stack.count) / double(kept ? kept : 1),
+        Row r{{stack.count, share(stack.cpu_ns),
                stack.frames.empty() ? std::string("[stack lost: the stack_traces map was full]") : stack.frames.front()}};
         for (size_t f = 1; f < stack.frames.size(); ++f)
             r.text_after.push_back(std::string(30, ' ') + stack.frames[f]);
         s.rows.push_back(std::move(r));
     }
     if (other)
-        s.rows.push_back(Row{{other, 100.0 * double(other) / double(kept),
-                              fmt::format("{} other stacks", p.stacks.size() - kShown)}});
-    s.text_lines.push_back(fmt::format("{} samples at {} Hz, one each {:.3f} ms of CPU time{}", with_commas(p.samples),
-                                       p.hz, double(p.period_ns) / 1e6,
+        s.rows.push_back(Row{{other, share(other_ns), fmt::format("{} other stacks", p.stacks.size() - kShown)}});
+    s.text_lines.push_back(fmt::format("{} samples at {} Hz, one each {:.3f} ms of CPU time, for {:.3f} ms{}",
+                                       with_commas(p.samples), p.hz, double(p.period_ns) / 1e6,
+                                       double(p.sampled_ns) / 1e6,
                                        p.lost ? fmt::format("; {} lost, past the kernel's store of the interval",
                                                             with_commas(p.lost))
                                               : ""));

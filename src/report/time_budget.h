@@ -112,13 +112,17 @@ struct TimeBudget {
         uint64_t samples = 0;  // taken, those lost included
         uint64_t lost = 0;     // past the kernel's store of an interval
         uint64_t stacks_lost = 0;  // kept, but the stack table had no room for a stack
+        // The CPU time the kept samples stand for: a period each, more for
+        // a timer that fired late (a guest whose CPU its host held).
+        uint64_t sampled_ns = 0;
         struct Stack {
             uint64_t count = 0;
+            uint64_t cpu_ns = 0;  // its samples' share of sampled_ns
             // Functions, outermost first: the user frames, then the kernel
             // frames the sample was in ("function [module]").
             std::vector<std::string> frames;
         };
-        std::vector<Stack> stacks;  // by count, descending
+        std::vector<Stack> stacks;  // by CPU time, descending
     };
     std::optional<Profile> profile;
 };

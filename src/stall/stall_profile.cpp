@@ -33,27 +33,34 @@ TimeBudget::Profile stall_profile(const kd_profile& kept, unsigned hz, const Fra
     p.samples = kept.taken;
     const uint32_t n = std::min<uint32_t>(kept.taken, KD_PROFILE_SAMPLES);
     p.lost = kept.taken - n;
-    std::map<std::pair<int, int>, uint64_t> by_ids;
+    // Samples and CPU time by pair of stack ids, then by function frames.
+    using Sum = std::pair<uint64_t, uint64_t>;
+    std::map<std::pair<int, int>, Sum> by_ids;
     for (uint32_t i = 0; i < n; ++i) {
         const kd_profile_sample& s = kept.samples[i];
         if (stack_lost(s.kernel_stack) || stack_lost(s.user_stack))
             ++p.stacks_lost;
-        ++by_ids[{s.kernel_stack, s.user_stack}];
+        Sum& sum = by_ids[{s.kernel_stack, s.user_stack}];
+        ++sum.first;
+        sum.second += uint64_t(s.cpu_us) * 1000;
+        p.sampled_ns += uint64_t(s.cpu_us) * 1000;
     }
-    std::map<std::vector<std::string>, uint64_t> by_frames;
+    std::map<std::vector<std::string>, Sum> by_frames;
     std::map<std::pair<int, int>, std::vector<std::string>> frames_by_ids;
-    for (const auto& [ids, count] : by_ids) {
+    for (const auto& [ids, sum] : by_ids) {
         std::vector<std::string> frames = frames_of(ids.first, ids.second);
         for (std::string& f : frames)
             f = function_frame(f);
         std::reverse(frames.begin(), frames.end());
-        by_frames[frames] += count;
+        by_frames[frames].first += sum.first;
+        by_frames[frames].second += sum.second;
         frames_by_ids[ids] = std::move(frames);
     }
-    for (auto& [frames, count] : by_frames)
-        p.stacks.push_back(TimeBudget::Profile::Stack{count, frames});
-    std::stable_sort(p.stacks.begin(), p.stacks.end(),
-                     [](const auto& a, const auto& b) { return a.count > b.count; });
+    for (auto& [frames, sum] : by_frames)
+        p.stacks.push_back(TimeBudget::Profile::Stack{sum.first, sum.second, frames});
+    std::stable_sort(p.stacks.begin(), p.stacks.end(), [](const auto& a, const auto& b) {
+        return a.cpu_ns != b.cpu_ns ? a.cpu_ns > b.cpu_ns : a.count > b.count;
+    });
     if (timed) {
         std::map<std::vector<std::string>, size_t> index;
         for (size_t i = 0; i < p.stacks.size(); ++i)

@@ -72,14 +72,14 @@ bool has_frame(const json& stack, const std::string& function)
     return false;
 }
 
-// The samples of the stacks that pass.
+// The samples (or, with field "cpu_ns", their CPU time) of the stacks that pass.
 template <class Pass>
-uint64_t samples_where(const json& profile, Pass pass)
+uint64_t samples_where(const json& profile, Pass pass, const char* field = "count")
 {
     uint64_t n = 0;
     for (const json& s : profile["stacks"])
         if (pass(s))
-            n += s["count"].get<uint64_t>();
+            n += s[field].get<uint64_t>();
     return n;
 }
 
@@ -124,38 +124,56 @@ TEST(ProfileE2E, EachStallsSamplesSplitAsItsCpuTimeWent)
         EXPECT_EQ(p["lost"], 0);
         const uint64_t samples = p["samples"].get<uint64_t>();
         ASSERT_GT(samples, 0u);
-        // Samples times the period is the CPU time of the interval: RUNNING.
-        const double sampled_ns = double(samples) * double(p["period_ns"].get<uint64_t>());
+        // The CPU time the samples stand for is the interval's: RUNNING. It
+        // is about samples times the period, but for a timer that fires
+        // late: in a guest whose vCPU its busy host held, 368 samples of
+        // 2 ms stood for 1,005 ms of RUNNING.
+        const uint64_t sampled_ns = p["sampled_ns"].get<uint64_t>();
         const double running_ns = double(budget["running_ns"].get<uint64_t>());
-        EXPECT_NEAR(sampled_ns / running_ns, 1.0, 0.15);
-        // The shares, within 8 points of the split the workload measured.
+        EXPECT_NEAR(double(sampled_ns) / running_ns, 1.0, 0.15);
+        EXPECT_GE(sampled_ns, samples * p["period_ns"].get<uint64_t>() * 9 / 10);
+        EXPECT_EQ(samples_where(p, [](const json&) { return true; }, "cpu_ns"), sampled_ns);
+        // The shares of that CPU time, within 8 points of the split the
+        // workload measured.
         const double cpu = double(m.a_ns + m.b_ns + m.kernel_ns);
-        const auto share = [&](uint64_t n) { return 100.0 * double(n) / double(samples); };
-        const uint64_t in_a = samples_where(p, [](const json& s) { return has_frame(s, "work_a") && !in_kernel(s); });
-        const uint64_t in_b = samples_where(p, [](const json& s) { return has_frame(s, "work_b") && !in_kernel(s); });
-        const uint64_t kernel = samples_where(p, in_kernel);
+        const auto share = [&](uint64_t ns) { return 100.0 * double(ns) / double(sampled_ns); };
+        const uint64_t in_a =
+            samples_where(p, [](const json& s) { return has_frame(s, "work_a") && !in_kernel(s); }, "cpu_ns");
+        const uint64_t in_b =
+            samples_where(p, [](const json& s) { return has_frame(s, "work_b") && !in_kernel(s); }, "cpu_ns");
+        const uint64_t kernel = samples_where(p, in_kernel, "cpu_ns");
         EXPECT_NEAR(share(in_a), 100.0 * double(m.a_ns) / cpu, 8.0);
         EXPECT_NEAR(share(in_b), 100.0 * double(m.b_ns) / cpu, 8.0);
         EXPECT_NEAR(share(kernel), 100.0 * double(m.kernel_ns) / cpu, 8.0);
         // From each leaf of kd_where's own (built with frame pointers) to
         // its caller and on to the thread's start; the kernel's part under
         // the read that entered it. (A sample inside glibc, which keeps no
-        // frame pointer, skips its caller: docs/report.md.)
+        // frame pointer, skips its caller; so does one taken in a
+        // function's first or last instructions, where its frame is not set
+        // up: 1 of 369 in a guest. docs/report.md.)
         const json& top = p["stacks"][0];
         EXPECT_TRUE(holds_in_order(top, {"main [", "one_stall", "work_a", "spin_here"})) << top.dump();
+        uint64_t own_leaves = 0, whole = 0;
         for (const json& s : p["stacks"]) {
             const std::string leaf = s["frames"].empty() ? "" : s["frames"].back().get<std::string>();
-            if (leaf.find("[kd_where]") != std::string::npos) {
-                EXPECT_TRUE(holds_in_order(s, {"main [", "one_stall"})) << s.dump();
-            }
+            if (leaf.find("[kd_where]") == std::string::npos)
+                continue;
+            own_leaves += s["count"].get<uint64_t>();
+            if (holds_in_order(s, {"main [", "one_stall"}))
+                whole += s["count"].get<uint64_t>();
         }
+        EXPECT_GE(double(whole), 0.97 * double(own_leaves)) << p.dump();
         // The kernel's part under the program's: on 7.2 (its guest) a sample
         // taken in the kernel has no user stack (docs/report.md), so only
         // where it has one.
-        const uint64_t random = samples_where(p, [](const json& s) {
-            return holds_in_order(s, {"get_random_bytes_user"}) &&
-                   (!has_frame(s, "[kd_where]") || holds_in_order(s, {"main [", "one_stall", "get_random_bytes_user"}));
-        });
+        const uint64_t random = samples_where(
+            p,
+            [](const json& s) {
+                return holds_in_order(s, {"get_random_bytes_user"}) &&
+                       (!has_frame(s, "[kd_where]") ||
+                        holds_in_order(s, {"main [", "one_stall", "get_random_bytes_user"}));
+            },
+            "cpu_ns");
         EXPECT_GE(share(random), 100.0 * double(m.kernel_ns) / cpu - 8.0);
     }
 }

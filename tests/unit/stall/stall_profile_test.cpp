@@ -46,30 +46,39 @@ std::unique_ptr<kd_profile> kept(std::initializer_list<kd_profile_sample> sample
     return p;
 }
 
-TEST(StallProfile, SamplesGroupByFunctionsOutermostFirstUserAboveKernel)
+TEST(StallProfile, SamplesGroupByFunctionsOutermostFirstUserAboveKernelByCpuTime)
 {
-    const auto p = kept({{-EFAULT, 1, 40}, {-EFAULT, 2, 10}, {-EFAULT, 1, 20}, {7, 3, 30}, {-EEXIST, 1, 50}}, 5);
+    // The read's sample stands for 5 periods: its CPU's timer fired late.
+    const auto p = kept({{-EFAULT, 1, 40, 10'000},
+                         {-EFAULT, 2, 10, 10'000},
+                         {-EFAULT, 1, 20, 10'000},
+                         {7, 3, 30, 50'000},
+                         {-EEXIST, 1, 50, 10'000}},
+                        5);
     std::vector<TimedSample> timed;
     const TimeBudget::Profile profile = stall_profile(*p, 99, frames_of, 1'000'000, &timed);
     EXPECT_EQ(profile.hz, 99u);
     EXPECT_EQ(profile.period_ns, 10'101'010u);
     EXPECT_EQ(profile.samples, 5u);
     EXPECT_EQ(profile.lost, 0u);
+    EXPECT_EQ(profile.sampled_ns, 90'000'000u);
     EXPECT_EQ(profile.stacks_lost, 1u) << "-EEXIST lost a kernel stack; -EFAULT is a user-mode sample";
     ASSERT_EQ(profile.stacks.size(), 2u);
+    // The read first, by CPU time, though it has one sample.
+    EXPECT_EQ(profile.stacks[0].count, 1u);
+    EXPECT_EQ(profile.stacks[0].cpu_ns, 50'000'000u);
+    EXPECT_EQ(profile.stacks[0].frames, (std::vector<std::string>{"main [app]", "read [libc.so.6]",
+                                                                  "do_syscall_64 [kernel]", "chacha [kernel]"}));
     // Two instructions of leaf, and the sample whose kernel stack was lost
     // (it was in user mode as far as the user stack tells).
-    EXPECT_EQ(profile.stacks[0].count, 4u);
-    EXPECT_EQ(profile.stacks[0].frames,
-              (std::vector<std::string>{"main [app]", "caller [app]", "leaf [app]"}));
-    EXPECT_EQ(profile.stacks[1].count, 1u);
-    EXPECT_EQ(profile.stacks[1].frames, (std::vector<std::string>{"main [app]", "read [libc.so.6]",
-                                                                  "do_syscall_64 [kernel]", "chacha [kernel]"}));
+    EXPECT_EQ(profile.stacks[1].count, 4u);
+    EXPECT_EQ(profile.stacks[1].cpu_ns, 40'000'000u);
+    EXPECT_EQ(profile.stacks[1].frames, (std::vector<std::string>{"main [app]", "caller [app]", "leaf [app]"}));
     // Each sample in time order, at the interval's start and its offset,
     // with its stack in the profile.
     ASSERT_EQ(timed.size(), 5u);
     const std::vector<uint64_t> at = {1'010'000, 1'020'000, 1'030'000, 1'040'000, 1'050'000};
-    const std::vector<size_t> stack = {0, 0, 1, 0, 0};
+    const std::vector<size_t> stack = {1, 1, 0, 1, 1};
     for (size_t i = 0; i < timed.size(); ++i) {
         EXPECT_EQ(timed[i].at_ns, at[i]);
         EXPECT_EQ(timed[i].stack, stack[i]);
@@ -79,7 +88,7 @@ TEST(StallProfile, SamplesGroupByFunctionsOutermostFirstUserAboveKernel)
 TEST(StallProfile, FoldedStacksAreOneLineAStackOutermostFirst)
 {
     TimeBudget::Profile p;
-    p.stacks = {{4, {"main [app]", "caller [app]", "leaf [app]"}}, {2, {"main [app]", "odd;name [app]"}}, {1, {}}};
+    p.stacks = {{4, 40, {"main [app]", "caller [app]", "leaf [app]"}}, {2, 20, {"main [app]", "odd;name [app]"}}, {1, 10, {}}};
     EXPECT_EQ(folded_stacks(p), "main [app];caller [app];leaf [app] 4\n"
                                 "main [app];odd:name [app] 2\n"
                                 "[stack lost] 1\n");
@@ -89,7 +98,7 @@ TEST(StallProfile, SamplesPastTheStoreAreLost)
 {
     auto p = std::make_unique<kd_profile>();
     for (kd_profile_sample& s : p->samples)
-        s = {-EFAULT, 1, 0};
+        s = {-EFAULT, 1, 0, 10'000};
     p->taken = KD_PROFILE_SAMPLES + 40;
     const TimeBudget::Profile profile = stall_profile(*p, 99, frames_of);
     EXPECT_EQ(profile.samples, KD_PROFILE_SAMPLES + 40u);
