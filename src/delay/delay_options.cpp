@@ -122,7 +122,8 @@ void add_delay_options(CLI::App& app, CommonOptions& common, DelayConfig& delay,
     app.add_flag_callback("--skip-upcall-stats", [&delay] { delay.features.upcall_stats = false; },
                  "Do not count Open vSwitch datapath upcalls (UPCALL STATISTICS)");
     app.add_option("--stack-trace-size", delay.features.stack_trace_size,
-                   "Unique stack traces that can be kept (default 4096; 0: none)")
+                   "Unique stack traces that can be kept (default 4096; 0: none); with n\n"
+                   "distinct stacks about n/N are lost to hash slots")
         ->check(whole_number(0, 1u << 20))
         ->type_name("N");
     app.add_option("--buffer-page-count", d.buffer_page_count,

@@ -128,7 +128,7 @@ Table longest_waits(const std::vector<TimeBudget::LongWait>& waits)
         for (const auto& frame : w.frames)
             r.text_after.push_back(std::string(42, ' ') + frame);
         if (w.stack_lost)
-            r.text_after.push_back(std::string(42, ' ') + "[stack lost: the stack_traces map was full]");
+            r.text_after.push_back(std::string(42, ' ') + "[stack lost: stack_traces had no slot for it]");
         s.rows.push_back(std::move(r));
     }
     return s;
@@ -153,7 +153,7 @@ Table where_it_ran(const TimeBudget::Profile& p)
             continue;
         }
         Row r{{stack.count, share(stack.cpu_ns),
-               stack.frames.empty() ? std::string("[stack lost: the stack_traces map was full]") : stack.frames.front()}};
+               stack.frames.empty() ? std::string("[stack lost: stack_traces had no slot for it]") : stack.frames.front()}};
         for (size_t f = 1; f < stack.frames.size(); ++f)
             r.text_after.push_back(std::string(30, ' ') + stack.frames[f]);
         s.rows.push_back(std::move(r));
