@@ -12,10 +12,16 @@
 //     futex    a shared word and futex(2) wait/wake, on CPUs 0 and 1
 //     getppid  no second thread: one thread calls getppid() (the syscall
 //              path alone), counted per call
-//   Prints "round_trips_per_sec N" (getppid: "calls_per_sec N") over SECONDS,
+//     work     no second thread: after one poll() that sleeps 1 ms, one
+//              thread on CPU 0 runs chunks of arithmetic (about 10 us each)
+//              and no syscall: a CPU-bound target inside one --stall
+//              interval, where --profile keeps every sample; per chunk
+//   Prints "round_trips_per_sec N" (getppid: "calls_per_sec N", work:
+//   "chunks_per_sec N") over SECONDS,
 //   after WARMUP seconds (0) uncounted: time for a tracer started alongside
 //   to attach.
 #include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -52,6 +58,16 @@ void futex_hand_over(int me)
 
 bool polling() { return g_mode == "poll1" || g_mode == "poll2"; }
 
+// About 10 us of arithmetic that the compiler cannot fold.
+void work_chunk()
+{
+    static volatile uint64_t sink;
+    uint64_t x = sink;
+    for (int i = 0; i < 4000; ++i)
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+    sink = x;
+}
+
 // A byte from fd, after waiting for it in poll() when polling.
 bool receive(int fd, char& c)
 {
@@ -85,7 +101,7 @@ void* responder(void*)
 
 int main(int argc, char** argv)
 {
-    const char* usage = "usage: ctx_storm pipe1|pipe2|pipe|poll1|poll2|futex|getppid SECONDS [WARMUP]\n";
+    const char* usage = "usage: ctx_storm pipe1|pipe2|pipe|poll1|poll2|futex|getppid|work SECONDS [WARMUP]\n";
     if (argc != 3 && argc != 4) {
         fputs(usage, stderr);
         return 64;
@@ -93,7 +109,8 @@ int main(int argc, char** argv)
     g_mode = argv[1];
     const double seconds = atof(argv[2]);
     const double warmup = argc == 4 ? atof(argv[3]) : 0;
-    const bool alone = g_mode == "getppid";
+    const bool working = g_mode == "work";
+    const bool alone = g_mode == "getppid" || working;
     if ((g_mode != "pipe1" && g_mode != "pipe2" && g_mode != "pipe" && !polling() && g_mode != "futex" && !alone) ||
         seconds <= 0) {
         fputs(usage, stderr);
@@ -103,6 +120,10 @@ int main(int argc, char** argv)
         return 71;
     if (g_mode != "pipe")
         pin_to_cpu(0);
+    if (working) {  // the interval begins where this poll returns
+        pollfd p{g_ping[0], POLLIN, 0};
+        poll(&p, 1, 1);
+    }
     pthread_t t;
     if (!alone)
         pthread_create(&t, nullptr, responder, nullptr);
@@ -112,7 +133,9 @@ int main(int argc, char** argv)
     char c = 'x';
     for (;;) {
         for (int i = 0; i < 1000; ++i) {
-            if (alone) {
+            if (working) {
+                work_chunk();
+            } else if (alone) {
                 syscall(SYS_getppid);
             } else if (g_mode == "futex") {
                 futex_hand_over(0);
@@ -134,7 +157,7 @@ int main(int argc, char** argv)
     const double elapsed =
         (now.tv_sec - counting_from.tv_sec) + (now.tv_nsec - counting_from.tv_nsec) / 1e9;
     if (alone) {
-        printf("calls_per_sec %.0f\n", g_round_trips / elapsed);
+        printf("%s_per_sec %.0f\n", working ? "chunks" : "calls", g_round_trips / elapsed);
         return 0;
     }
     if (g_mode == "futex") {

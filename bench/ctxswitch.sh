@@ -5,9 +5,11 @@
 # across two CPUs (futex); getppid is the syscall path alone. Each runs
 # untraced, under empty programs on every hook kdelay uses (the floor), and
 # traced by kdelay, kdelay --histogram and kdelay --budget (and, in KINDS
-# only, watched by kdelay --stall 1s: kdelay_stall, and with --timeline DIR
+# only, watched by kdelay --stall 1s: kdelay_stall (its profile at 99 Hz by
+# default), with --profile 0: kdelay_stall_noprofile, and with --timeline DIR
 # or --wait-stacks 5: kdelay_timeline, kdelay_wait_stacks; their storm is
-# best poll1 or poll2, whose every turn is an interval; a sample's
+# best poll1 or poll2, whose every turn is an interval, or work, a
+# CPU-bound thread inside one interval (every sample kept); a sample's
 # --budget --timeline FILE: kdelay_sample_timeline); kdelay_pids3
 # traces it in a list of three processes (-p STORM,IDLE,IDLE) and
 # kdelay_cgroup as the one process of a cgroup2 cgroup (--cgroup), both
@@ -77,6 +79,7 @@ measure() {
     kdelay_histogram) "$kdelay" --skip-upcall-stats --histogram --sample-time 60 -- $b/ctx_storm "$mode" "$seconds" | rate ;;
     kdelay_budget) "$kdelay" --skip-upcall-stats --budget --sample-time 60 -- $b/ctx_storm "$mode" "$seconds" | rate ;;
     kdelay_stall) "$kdelay" --stall 1s -- $b/ctx_storm "$mode" "$seconds" | rate ;;
+    kdelay_stall_noprofile) "$kdelay" --stall 1s --profile 0 -- $b/ctx_storm "$mode" "$seconds" | rate ;;
     kdelay_timeline) "$kdelay" --stall 1s --timeline "$timelines" -- $b/ctx_storm "$mode" "$seconds" | rate ;;
     kdelay_wait_stacks) "$kdelay" --stall 1s --wait-stacks 5 -- $b/ctx_storm "$mode" "$seconds" | rate ;;
     kdelay_sample_timeline) "$kdelay" --skip-upcall-stats --budget --sample-time 60 --timeline "$timelines/samples.pftrace" \
@@ -93,7 +96,7 @@ measure() {
 kinds=(${KINDS:-untraced floor kdelay kdelay_histogram kdelay_budget})
 [ -z "${KERNEL_DELAY_PY:-}" ] || [[ " ${kinds[*]} " == *" kernel_delay_py "* ]] || kinds+=(kernel_delay_py)
 for mode in ${MODES:-pipe1 pipe2 futex}; do
-    echo "== $mode: $([ "$mode" = getppid ] && echo calls || echo round trips)/s, $seconds s per run, median of $runs"
+    echo "== $mode: $(case $mode in getppid) echo calls ;; work) echo chunks ;; *) echo round trips ;; esac)/s, $seconds s per run, median of $runs"
     declare -A result=()
     for _ in $(seq "$runs"); do
         for k in "${kinds[@]}"; do

@@ -5,7 +5,7 @@
 #   - the e2e tests that load no eBPF (KDELAY_TEST_NO_BPF=1 skips the others:
 #     those are the main build's, on real eBPF);
 #   - each fuzz target over its seed corpus (tests/fuzz/corpus/TARGET), then
-#     fuzzed for SECONDS (default 10, or KDELAY_FUZZ_SECONDS) from seed
+#     fuzzed for SECONDS (default 5, or KDELAY_FUZZ_SECONDS) from seed
 #     KDELAY_FUZZ_SEED (default 1, so that CI repeats the same search and a
 #     new finding comes from a change; 0 draws a seed, for a longer hunt).
 # A finding stops the run and names the input that caused it; kept in
@@ -20,7 +20,7 @@ if [ "${1:-}" = --fuzz ]; then
     only=$2
     shift 2
 fi
-seconds=${1:-${KDELAY_FUZZ_SECONDS:-10}}
+seconds=${1:-${KDELAY_FUZZ_SECONDS:-5}}
 seed=${KDELAY_FUZZ_SEED:-1}
 bash scripts/setup.sh --sanitize
 dir=build-sanitize
@@ -33,7 +33,7 @@ export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 targets=$(sed -n 's/^set(KDELAY_FUZZ_TARGETS \(.*\))$/\1/p' tests/fuzz/CMakeLists.txt)
 if [ -z "$only" ]; then
     cmake --build "$dir" -j"$(nproc)"
-    ctest --test-dir "$dir" -L unit --output-on-failure
+    ctest --test-dir "$dir" -L unit -j"$(nproc)" --output-on-failure
     KDELAY_TEST_NO_BPF=1 ctest --test-dir "$dir" -L e2e --output-on-failure
     ctest --test-dir "$dir" -L fuzz --output-on-failure
 else

@@ -9,7 +9,7 @@
 # 6.12 and 6.12-rt in the full matrix (tests/vm/matrix.sh with no kernel
 # named), for CI's time.
 # Before trixie, scripts/sanitize.sh: the unit tests and the e2e tests that
-# load no eBPF under ASan and UBSan, and each fuzz target for 10 s.
+# load no eBPF under ASan and UBSan, and each fuzz target for 5 s.
 # scripts/test.sh --quick: the loop to run while changing code: build, the
 # unit tests and the host's e2e tests, nothing after them (no load round,
 # sanitizers, Debian 13 or guests).

@@ -249,7 +249,9 @@ void StallReader::sweep_stack_table()
         return;
     next_sweep_ = now + kEvery;
     std::vector<uint32_t> ids = maps_.keys32("stack_traces");
-    if (ids.size() < params_.features.stack_trace_size / 4)
+    // A new stack is lost about as often as the share of slots taken: the
+    // short intervals' stacks stay until swept.
+    if (ids.size() < params_.features.stack_trace_size / 16)
         return;
     std::set<uint32_t> kept;
     const auto keep = [&](int id) {

@@ -67,7 +67,7 @@ private:
     // waits and samples.
     void read_stall_extras(const kd_stall& e, const PidMap& ids, Stall& stall);
     // --profile: each sample's stacks take places in the stack table, and a
-    // short interval's are never read. Every 10 s, when a quarter of the
+    // short interval's are never read. Every 10 s, when a sixteenth of the
     // table is taken, the stacks no interval's samples or waits name go.
     void sweep_stack_table();
     std::chrono::steady_clock::time_point next_sweep_{};
