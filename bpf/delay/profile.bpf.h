@@ -55,10 +55,12 @@ static __always_inline __u32 profile_elapsed_us(void *ctx)
     int zero = 0;
     __u64 *last = profile_clock.lookup(&zero);
     struct bpf_perf_event_value now = {};
-    if (!last || bpf_perf_prog_read_value(ctx, &now, sizeof(now)) != 0)
-        return 1000000 / PROFILE_HZ;
-    __u64 since = *last && now.counter > *last ? now.counter - *last : 1000000000ull / PROFILE_HZ;
-    *last = now.counter;
+    __u64 since = 1000000000ull / PROFILE_HZ;  /* one period, when unknown */
+    if (last && bpf_perf_prog_read_value(ctx, &now, sizeof(now)) == 0) {
+        if (*last && now.counter > *last)
+            since = now.counter - *last;
+        *last = now.counter;
+    }
     return since / 1000 > 0xffffffffull ? 0xffffffff : since / 1000;
 }
 

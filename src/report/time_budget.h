@@ -111,7 +111,7 @@ struct TimeBudget {
         uint64_t period_ns = 0;
         uint64_t samples = 0;  // taken, those lost included
         uint64_t lost = 0;     // past the kernel's store of an interval
-        uint64_t stacks_lost = 0;  // kept, but the stack table had no room for a stack
+        uint64_t stacks_lost = 0;  // kept, but the stack table had no slot for a stack
         // The CPU time the kept samples stand for: a period each, more for
         // a timer that fired late (a guest whose CPU its host held).
         uint64_t sampled_ns = 0;

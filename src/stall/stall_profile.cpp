@@ -34,30 +34,33 @@ TimeBudget::Profile stall_profile(const kd_profile& kept, unsigned hz, const Fra
     const uint32_t n = std::min<uint32_t>(kept.taken, KD_PROFILE_SAMPLES);
     p.lost = kept.taken - n;
     // Samples and CPU time by pair of stack ids, then by function frames.
-    using Sum = std::pair<uint64_t, uint64_t>;
-    std::map<std::pair<int, int>, Sum> by_ids;
+    struct Tally {
+        uint64_t count = 0, cpu_ns = 0;
+    };
+    std::map<std::pair<int, int>, Tally> by_ids;
     for (uint32_t i = 0; i < n; ++i) {
         const kd_profile_sample& s = kept.samples[i];
         if (stack_lost(s.kernel_stack) || stack_lost(s.user_stack))
             ++p.stacks_lost;
-        Sum& sum = by_ids[{s.kernel_stack, s.user_stack}];
-        ++sum.first;
-        sum.second += uint64_t(s.cpu_us) * 1000;
+        Tally& t = by_ids[{s.kernel_stack, s.user_stack}];
+        ++t.count;
+        t.cpu_ns += uint64_t(s.cpu_us) * 1000;
         p.sampled_ns += uint64_t(s.cpu_us) * 1000;
     }
-    std::map<std::vector<std::string>, Sum> by_frames;
+    std::map<std::vector<std::string>, Tally> by_frames;
     std::map<std::pair<int, int>, std::vector<std::string>> frames_by_ids;
-    for (const auto& [ids, sum] : by_ids) {
+    for (const auto& [ids, t] : by_ids) {
         std::vector<std::string> frames = frames_of(ids.first, ids.second);
         for (std::string& f : frames)
             f = function_frame(f);
         std::reverse(frames.begin(), frames.end());
-        by_frames[frames].first += sum.first;
-        by_frames[frames].second += sum.second;
+        Tally& sum = by_frames[frames];
+        sum.count += t.count;
+        sum.cpu_ns += t.cpu_ns;
         frames_by_ids[ids] = std::move(frames);
     }
     for (auto& [frames, sum] : by_frames)
-        p.stacks.push_back(TimeBudget::Profile::Stack{sum.first, sum.second, frames});
+        p.stacks.push_back(TimeBudget::Profile::Stack{sum.count, sum.cpu_ns, frames});
     std::stable_sort(p.stacks.begin(), p.stacks.end(), [](const auto& a, const auto& b) {
         return a.cpu_ns != b.cpu_ns ? a.cpu_ns > b.cpu_ns : a.count > b.count;
     });
