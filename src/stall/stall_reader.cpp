@@ -180,7 +180,7 @@ void StallReader::read_stalls(std::vector<Stall>& stalls)
         read_stall_extras(e, ids, stall);
         // An exit deleted the thread's profile store in the kernel but an
         // unread stall's, this one: it goes now, not through a read of each
-        // exited thread's 12 KiB store (a churn of thousands of threads a
+        // exited thread's 16 KiB store (a churn of thousands of threads a
         // second).
         if (const auto gone = exited_.find(e.tid); params_.features.profile_hz && gone != exited_.end() &&
                                                    e.gen <= gone->second)
