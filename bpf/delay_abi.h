@@ -66,7 +66,10 @@ struct kd_capture {
 #define KD_STAT_EXITS_DROPPED 4
 /* --profile: CPU-clock samples of an interval taken after its store was full. */
 #define KD_STAT_PROFILE_LOST 5
-#define KD_STAT_COUNT 6
+/* --stack-copy: kept samples whose stack copy found the stack_copies ring
+ * buffer full (their user stack is the frame-pointer walk's). */
+#define KD_STAT_STACK_COPIES_LOST 6
+#define KD_STAT_COUNT 7
 
 /* A syscall event on the ring buffer (--syscall-events). */
 struct kd_event {
@@ -347,6 +350,24 @@ struct kd_profile {
     __u32 taken;  /* samples of the interval; past KD_PROFILE_SAMPLES, lost */
     __u32 pad;
     struct kd_profile_sample samples[KD_PROFILE_SAMPLES];
+};
+
+/* --stack-copy BYTES with --profile: a kept sample's user registers and the
+ * top of its user stack, on the stack_copies ring buffer, for user space to
+ * unwind with the binaries' .eh_frame (frame pointers reach no further than
+ * the first function built without them). Followed by `bytes` bytes of the
+ * stack from `base`: sp rounded down to KD_STACK_COPY_CHUNK, up to where a
+ * page was not there or STACK_COPY_BYTES. */
+#define KD_STACK_COPY_CHUNK 512
+#define KD_USER_REGS_WORDS 32  /* room for the kernel's struct pt_regs */
+struct kd_stack_copy {
+    __u32 tid;
+    __u32 sample;  /* its index in the interval's kd_profile.samples */
+    kd_gen_t gen;
+    __u64 base;
+    __u32 bytes;
+    __u32 regs_bytes;  /* of regs: the kernel's sizeof(struct pt_regs) */
+    __u64 regs[KD_USER_REGS_WORDS];  /* the user pt_regs, as the kernel lays them out */
 };
 
 struct kd_thread {

@@ -118,6 +118,12 @@
     X(EXITS_RINGBUF_PAGES, NUMBER)       \
     X(STALL_SITES, FLAG)                 \
     X(PT_REGS_SP_OFF, NUMBER)            \
+    X(PT_REGS_CS_OFF, NUMBER)            \
+    X(PT_REGS_SIZE, NUMBER)              \
+    X(TASK_STACK_OFF, NUMBER)            \
+    X(THREAD_SIZE, NUMBER)               \
+    X(STACK_COPY_BYTES, NUMBER)          \
+    X(STACK_COPY_RINGBUF_PAGES, NUMBER)  \
     X(STALL_RESTART_NR, NUMBER)          \
     X(STALL_POLL_NRS, NUMBER)            \
     X(STALL_POLL_NR, INDEXED)            \

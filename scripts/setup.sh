@@ -14,6 +14,7 @@ build=(
     build-essential cmake pkg-config
     libbpfcc-dev libbpf-dev            # BCC's libbcc, libbpf's BTF API
     libelf-dev                         # --stall: where a program calls poll(), from its ELF file
+    libdw-dev                          # --profile: user stacks unwound by .eh_frame (elfutils' libdwfl)
     libcli11-dev libfmt-dev libseccomp-dev nlohmann-json3-dev libkainjow-mustache-dev
     rapidjson-dev                      # streaming (SAX) reader for spdk_trace -j input
     libsystemd-dev                     # the journal and the service manager's notifications

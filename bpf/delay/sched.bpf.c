@@ -446,6 +446,7 @@ BTF_TRACEPOINT_STEP(sched_switch, stall)
     __u32 next_tid;
     if (!is_target_task(next, task_ids(next, &next_tid)))
         return 0;
+    profile_switched_in(clock_now(&now));
     struct kd_thread *t = thread_find(next_tid);
     if (t)
         stall_resumed(t, next_tid, next, clock_now(&now));

@@ -74,6 +74,9 @@ inline constexpr unsigned kDefaultWaitStacks = 5;
 // BCC profile's customary rate, off the beat of 100 Hz timers.
 inline constexpr unsigned kDefaultProfileHz = 99;
 inline constexpr unsigned kMaxProfileHz = 1000;
+// --stack-copy: perf's --call-graph dwarf default; whole 512-byte chunks.
+inline constexpr uint32_t kDefaultStackCopy = 8192;
+inline constexpr uint32_t kMaxStackCopy = 65536;
 
 // Checks the parsed config against this system: root (unless only printing
 // the eBPF source), the target process (found as the single ovs-vswitchd

@@ -29,6 +29,8 @@ struct DelayParse {
     CLI::Option* profile_opt;
     CLI::Option* profile_folded_opt;
     unsigned profile_hz = 0;
+    CLI::Option* stack_copy_opt;
+    uint32_t stack_copy = kDefaultStackCopy;
     std::vector<CLI::Option*> sample_opts;  // --sample-time, --sample-count, --sample-interval
     std::string stall_text;  // --stall as given (200ms, 1s)
     std::string start_trigger, stop_trigger;

@@ -23,6 +23,9 @@ struct DelayFeatures {
     unsigned wait_stacks = 0;
     // --stall --profile HZ: samples of where each interval ran (0: off).
     unsigned profile_hz = 0;
+    // --stack-copy BYTES: each kept sample's top of user stack, for user
+    // space to unwind by .eh_frame (0: frame pointers only).
+    uint32_t stack_copy_bytes = 0;
     // The core's switches (kCoreSwitches).
     bool histograms = false;
     bool budget = false;  // per-thread time budget (--budget), in text and JSON

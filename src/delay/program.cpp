@@ -59,6 +59,16 @@ uint32_t exits_ring_pages(const DelayMapSizes& sizes)
     return next_pow2(std::clamp<uint64_t>(uint64_t{sizes.syscalls} * kExitRecord / kPage, 64, 1024));
 }
 
+// --stack-copy: pages of the stack_copies ring, room for 32 copies a CPU
+// (user space is woken at half), at least 64 pages.
+uint32_t stack_copy_ring_pages(uint32_t copy_bytes, uint32_t cpus)
+{
+    if (!copy_bytes)
+        return 0;
+    const uint64_t record = sizeof(kd_stack_copy) + copy_bytes + 8, page = 4096;
+    return next_pow2(std::clamp<uint64_t>(uint64_t{cpus} * 32 * record / page, 64, 8192));
+}
+
 uint32_t poll_syscall_number()
 {
     auto nr = syscall_number("poll");
@@ -175,7 +185,14 @@ std::string render_delay_program(const DelayProgramParams& p)
     const bool sites = p.stall_sites();
     c.flag("STALL_SITES", sites);
     c.flag("TASK_PT_REGS", p.layout.task_pt_regs);
-    c.number("PT_REGS_SP_OFF", sites ? p.layout.regs_sp->offset : 0);
+    c.number("PT_REGS_SP_OFF", p.layout.regs_sp ? p.layout.regs_sp->offset : 0);
+    const uint32_t copy = p.stack_copy_bytes();
+    c.number("STACK_COPY_BYTES", copy);
+    c.number("STACK_COPY_RINGBUF_PAGES", stack_copy_ring_pages(copy, p.cpus));
+    c.number("PT_REGS_CS_OFF", copy ? p.layout.regs_cs->offset : 0);
+    c.number("PT_REGS_SIZE", copy ? p.layout.pt_regs_size : 0);
+    c.number("TASK_STACK_OFF", copy && p.layout.task_stack ? p.layout.task_stack->offset : 0);
+    c.number("THREAD_SIZE", p.layout.thread_size);
     c.number("STALL_RESTART_NR", p.stall_restart_nr);
     c.flag("TASK_ITERATOR", p.layout.task_iterator);
     c.number("TASK_ON_CPU_OFF", p.layout.task_on_cpu ? p.layout.task_on_cpu->offset : 0);

@@ -11,7 +11,10 @@
 #include "loader/btf_offsets.h"
 #include "loader/program_source.h"
 #include "delay/features.h"
+#include <linux/types.h>
+
 #include "delay/upcalls.h"
+#include "delay_abi.h"
 
 namespace kdelay {
 
@@ -63,6 +66,15 @@ struct DelayProgramParams {
 
     // --stall tells the call sites of the poll family apart (poll_sites).
     bool stall_sites() const { return layout.regs_sp && !stall_poll_nrs.empty(); }
+    // --stack-copy's bytes where the kernel lets the program find a
+    // sample's user registers (x86-64's pt_regs), else 0.
+    uint32_t stack_copy_bytes() const
+    {
+        const bool regs = layout.regs_sp && layout.regs_cs && !layout.regs_dwarf.empty() && layout.pt_regs_size &&
+                          layout.pt_regs_size <= 8 * KD_USER_REGS_WORDS && layout.pt_regs_size % 8 == 0 &&
+                          (layout.task_pt_regs || layout.task_stack);
+        return features.profile_hz && regs ? features.stack_copy_bytes : 0;
+    }
 };
 
 // How many poll-family syscalls the program compares (bpf/delay/stall.bpf.h).

@@ -15,6 +15,12 @@ namespace kdelay {
 
 std::vector<std::string> stack_frames(MapIo& maps, Symbolizer& symbols, int kernel_stack, int user_stack)
 {
+    return stack_frames(maps, symbols, kernel_stack, maps.stack("stack_traces", user_stack));
+}
+
+std::vector<std::string> stack_frames(MapIo& maps, Symbolizer& symbols, int kernel_stack,
+                                      const std::vector<uint64_t>& user_pcs)
+{
     std::vector<std::string> frames;
     for (uint64_t addr : maps.stack("stack_traces", kernel_stack)) {
         std::string frame = symbols.kernel(addr);
@@ -23,7 +29,7 @@ std::vector<std::string> stack_frames(MapIo& maps, Symbolizer& symbols, int kern
             continue;
         frames.push_back(std::move(frame));
     }
-    for (uint64_t addr : maps.stack("stack_traces", user_stack))
+    for (uint64_t addr : user_pcs)
         frames.push_back(symbols.user(addr));
     return frames;
 }

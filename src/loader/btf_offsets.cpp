@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "core/error.h"
+#include "sys/dwarf_unwind.h"
 
 namespace kdelay {
 namespace {
@@ -173,6 +174,19 @@ KernelLayout read_kernel_layout(const KernelBtf& btf)
     layout.task_iterator = layout.task_on_cpu && (layout.task_on_cpu->size == 1 || layout.task_on_cpu->size == 4) &&
                            btf.has_function("bpf_iter_task");
     layout.task_pt_regs = btf.enum_value("bpf_func_id", "BPF_FUNC_task_pt_regs").has_value();
+    layout.regs_cs = btf.member("pt_regs", "cs");
+    layout.pt_regs_size = btf.struct_size("pt_regs").value_or(0);
+    layout.task_stack = btf.member("task_struct", "stack");
+    // x86-64: four pages, eight under KASAN (KASAN_STACK_ORDER).
+    layout.thread_size = btf.has_function("__asan_load8") || btf.has_function("kasan_report") ? 32768 : 16384;
+    for (const char* name : kPtRegsDwarfNames) {
+        const auto m = btf.member("pt_regs", name);
+        if (!m || m->size != 8) {
+            layout.regs_dwarf.clear();
+            break;
+        }
+        layout.regs_dwarf.push_back(m->offset);
+    }
     return layout;
 }
 

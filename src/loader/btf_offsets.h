@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 struct btf;
 
@@ -97,6 +98,16 @@ struct KernelLayout {
     // bpf_task_pt_regs() (5.15+): --stall reads the syscall a switched task
     // is in from its pt_regs, the kernel's own record.
     bool task_pt_regs = false;
+    // --stack-copy: a sample's user registers. Where the kernel saved them
+    // at its entry, before bpf_task_pt_regs(): the top of task_struct.stack,
+    // thread_size bytes long. cs tells user registers from the kernel's.
+    std::optional<MemberLayout> regs_cs;
+    uint32_t pt_regs_size = 0;
+    std::optional<MemberLayout> task_stack;
+    uint32_t thread_size = 0;
+    // The DWARF registers' places in pt_regs (sys/dwarf_unwind.h's order);
+    // empty where pt_regs lacks one (not x86-64).
+    std::vector<uint32_t> regs_dwarf;
 };
 
 KernelLayout read_kernel_layout(const KernelBtf& btf);

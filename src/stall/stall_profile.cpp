@@ -25,7 +25,7 @@ bool stack_lost(int id) { return id < 0 && id != -EFAULT; }
 }  // namespace
 
 TimeBudget::Profile stall_profile(const kd_profile& kept, unsigned hz, const FramesOf& frames_of,
-                                  uint64_t start_ns, std::vector<TimedSample>* timed)
+                                  const UnwoundOf& unwound, uint64_t start_ns, std::vector<TimedSample>* timed)
 {
     TimeBudget::Profile p;
     p.hz = hz;
@@ -33,31 +33,36 @@ TimeBudget::Profile stall_profile(const kd_profile& kept, unsigned hz, const Fra
     p.samples = kept.taken;
     const uint32_t n = std::min<uint32_t>(kept.taken, KD_PROFILE_SAMPLES);
     p.lost = kept.taken - n;
-    // Samples and CPU time by pair of stack ids, then by function frames.
+    // Samples and CPU time by their stacks, then by function frames.
     struct Tally {
         uint64_t count = 0, cpu_ns = 0;
     };
-    std::map<std::pair<int, int>, Tally> by_ids;
+    std::vector<SampleStacks> stacks(n);
+    std::map<SampleStacks, Tally> by_stacks;
     for (uint32_t i = 0; i < n; ++i) {
         const kd_profile_sample& s = kept.samples[i];
-        if (stack_lost(s.kernel_stack) || stack_lost(s.user_stack))
+        SampleStacks& st = stacks[i];
+        st.kernel_stack = s.kernel_stack;
+        st.user_pcs = unwound ? unwound(i, s.user_stack) : std::vector<uint64_t>{};
+        st.user_stack = st.user_pcs.empty() ? s.user_stack : 0;
+        if (stack_lost(st.kernel_stack) || stack_lost(st.user_stack))
             ++p.stacks_lost;
-        Tally& t = by_ids[{s.kernel_stack, s.user_stack}];
+        Tally& t = by_stacks[st];
         ++t.count;
         t.cpu_ns += uint64_t(s.cpu_us) * 1000;
         p.sampled_ns += uint64_t(s.cpu_us) * 1000;
     }
     std::map<std::vector<std::string>, Tally> by_frames;
-    std::map<std::pair<int, int>, std::vector<std::string>> frames_by_ids;
-    for (const auto& [ids, t] : by_ids) {
-        std::vector<std::string> frames = frames_of(ids.first, ids.second);
+    std::map<SampleStacks, std::vector<std::string>> frames_of_stacks;
+    for (const auto& [st, t] : by_stacks) {
+        std::vector<std::string> frames = frames_of(st);
         for (std::string& f : frames)
             f = function_frame(f);
         std::reverse(frames.begin(), frames.end());
         Tally& sum = by_frames[frames];
         sum.count += t.count;
         sum.cpu_ns += t.cpu_ns;
-        frames_by_ids[ids] = std::move(frames);
+        frames_of_stacks[st] = std::move(frames);
     }
     for (auto& [frames, sum] : by_frames)
         p.stacks.push_back(TimeBudget::Profile::Stack{sum.count, sum.cpu_ns, frames});
@@ -68,10 +73,8 @@ TimeBudget::Profile stall_profile(const kd_profile& kept, unsigned hz, const Fra
         std::map<std::vector<std::string>, size_t> index;
         for (size_t i = 0; i < p.stacks.size(); ++i)
             index[p.stacks[i].frames] = i;
-        for (uint32_t i = 0; i < n; ++i) {
-            const kd_profile_sample& s = kept.samples[i];
-            timed->push_back({start_ns + uint64_t(s.at_us) * 1000, index[frames_by_ids[{s.kernel_stack, s.user_stack}]]});
-        }
+        for (uint32_t i = 0; i < n; ++i)
+            timed->push_back({start_ns + uint64_t(kept.samples[i].at_us) * 1000, index[frames_of_stacks[stacks[i]]]});
         std::stable_sort(timed->begin(), timed->end(),
                          [](const TimedSample& a, const TimedSample& b) { return a.at_ns < b.at_ns; });
     }

@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <linux/types.h>
@@ -17,9 +18,25 @@ namespace kdelay {
 // by instruction. Other frames ("[unknown] 0x...") stay as they are.
 std::string function_frame(const std::string& frame);
 
-// The frames of a pair of stack_traces ids, kernel frames first, each
-// innermost first (delay/syscall_events.h's stack_frames).
-using FramesOf = std::function<std::vector<std::string>(int kernel_stack, int user_stack)>;
+// A sample's stacks: the kernel's by its stack_traces id; the user's as
+// unwound from its copy (--stack-copy: return addresses, innermost first)
+// or, where that is empty, by its stack_traces id.
+struct SampleStacks {
+    int kernel_stack = -1;
+    int user_stack = -1;
+    std::vector<uint64_t> user_pcs;
+    bool operator<(const SampleStacks& o) const
+    {
+        return std::tie(kernel_stack, user_stack, user_pcs) < std::tie(o.kernel_stack, o.user_stack, o.user_pcs);
+    }
+};
+
+// The frames of a sample's stacks, kernel frames first, each innermost
+// first (delay/syscall_events.h's stack_frames).
+using FramesOf = std::function<std::vector<std::string>(const SampleStacks&)>;
+// The user stack of sample i of the store, as unwound from its copy; empty
+// where it has none.
+using UnwoundOf = std::function<std::vector<uint64_t>(uint32_t sample, int user_stack)>;
 
 // One kept sample: when, and its stack in the profile's stacks.
 struct TimedSample {
@@ -31,7 +48,8 @@ struct TimedSample {
 // function frames, outermost first; with timed, each sample in time order
 // (the interval began at start_ns).
 TimeBudget::Profile stall_profile(const kd_profile& kept, unsigned hz, const FramesOf& frames_of,
-                                  uint64_t start_ns = 0, std::vector<TimedSample>* timed = nullptr);
+                                  const UnwoundOf& unwound = {}, uint64_t start_ns = 0,
+                                  std::vector<TimedSample>* timed = nullptr);
 
 // --profile-folded: one line a stack, "frame;frame;frame count", outermost
 // frame first, as flamegraph.pl, inferno and speedscope read it (a ';' in

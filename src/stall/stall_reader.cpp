@@ -35,6 +35,10 @@ StallReader::StallReader(BpfSession& session, const DelayProgramParams& params, 
         if (size >= sizeof(kd_stall))
             ended_.push_back(*static_cast<const kd_stall*>(data));
     });
+    // After the stalls: a stall's copies were sent before it.
+    if (params_.stack_copy_bytes())
+        rings_->add(maps_.fd("stack_copies"),
+                    [this](const void* data, size_t size) { stack_copies_.add(data, size); });
 }
 
 StallReader::~StallReader() = default;
@@ -50,6 +54,7 @@ uint64_t StallReader::stalls_dropped() { return stat_counter(maps_, KD_STAT_STAL
 uint64_t StallReader::stalls_unwatched() { return stat_counter(maps_, KD_STAT_STALLS_UNWATCHED); }
 uint64_t StallReader::exits_dropped() { return stat_counter(maps_, KD_STAT_EXITS_DROPPED); }
 uint64_t StallReader::profile_samples_lost() { return stat_counter(maps_, KD_STAT_PROFILE_LOST); }
+uint64_t StallReader::stack_copies_lost() { return stat_counter(maps_, KD_STAT_STACK_COPIES_LOST); }
 uint64_t StallReader::bios_lost() { return bios_untracked(maps_, params_); }
 std::vector<MapOverflow> StallReader::map_full() { return map_overflows(maps_, params_); }
 std::vector<ProgramStats> StallReader::program_stats() { return session_.program_stats(); }
@@ -105,6 +110,8 @@ std::vector<Stall> StallReader::take_stalls(std::chrono::steady_clock::time_poin
         forget_gone_symbolizers();
         const bool exiting = !exited_.empty();
         forget_exited(maps_, params_, exited_);
+        for (const auto& [tid, gen] : exited_)
+            stack_copies_.forget(tid);
         exited_.clear();
         const auto now = std::chrono::steady_clock::now();
         if (!stalls.empty() || now >= deadline)
@@ -206,12 +213,26 @@ void StallReader::read_stall_extras(const kd_stall& e, const PidMap& ids, Stall&
     }
     if (params_.features.profile_hz) {
         const auto kept = maps_.find<uint32_t, kd_profile>("profiles", key);
+        const StackCopies::Samples copies = stack_copies_.take(e.tid, e.gen);
         if (kept && kept->gen == e.gen) {
             Symbolizer& symbols = symbolizer(e.thread.tgid, ids);
-            stall.profile = stall_profile(
-                *kept, params_.features.profile_hz,
-                [&](int kernel_stack, int user_stack) { return stack_frames(maps_, symbols, kernel_stack, user_stack); },
-                e.start_ns, params_.features.timeline ? &stall.profile_samples : nullptr);
+            const FramesOf frames_of = [&](const SampleStacks& st) {
+                return st.user_pcs.empty() ? stack_frames(maps_, symbols, st.kernel_stack, st.user_stack)
+                                           : stack_frames(maps_, symbols, st.kernel_stack, st.user_pcs);
+            };
+            UnwoundOf unwound;
+            if (!copies.empty())
+                unwound = [&](uint32_t sample, int user_stack) {
+                    const auto copy = copies.find(sample);
+                    DwarfRegs regs{};
+                    StackCopy stack;
+                    if (copy == copies.end() || !copy_registers(copy->second, params_.layout.regs_dwarf, regs, stack))
+                        return std::vector<uint64_t>{};
+                    return better_stack(unwinder(e.thread.tgid, ids).unwind(regs, stack),
+                                        maps_.stack("stack_traces", user_stack));
+                };
+            stall.profile = stall_profile(*kept, params_.features.profile_hz, frames_of, unwound, e.start_ns,
+                                          params_.features.timeline ? &stall.profile_samples : nullptr);
         }
     }
     if (!params_.features.wait_stacks)
@@ -234,11 +255,13 @@ void StallReader::read_stall_extras(const kd_stall& e, const PidMap& ids, Stall&
 void StallReader::forget_gone_symbolizers()
 {
     const auto now = std::chrono::steady_clock::now();
-    if (symbolizers_.empty() || now < next_symbolizer_check_)
+    if ((symbolizers_.empty() && unwinders_.empty()) || now < next_symbolizer_check_)
         return;
     next_symbolizer_check_ = now + std::chrono::seconds(1);
     for (auto it = symbolizers_.begin(); it != symbolizers_.end();)
         it = process_alive(it->second->pid()) ? std::next(it) : symbolizers_.erase(it);
+    for (auto it = unwinders_.begin(); it != unwinders_.end();)
+        it = process_alive(it->second->pid()) ? std::next(it) : unwinders_.erase(it);
 }
 
 void StallReader::sweep_stack_table()
@@ -283,6 +306,18 @@ Symbolizer& StallReader::symbolizer(uint32_t tgid, const PidMap& ids)
             symbolizers_.clear();
         const auto pid = static_cast<pid_t>(ids.empty() ? tgid : ids.local(tgid));
         made = symbolizers_.emplace(tgid, std::make_unique<Symbolizer>(pid)).first;
+    }
+    return *made->second;
+}
+
+DwarfUnwinder& StallReader::unwinder(uint32_t tgid, const PidMap& ids)
+{
+    auto made = unwinders_.find(tgid);
+    if (made == unwinders_.end()) {
+        if (unwinders_.size() >= 64)
+            unwinders_.clear();
+        const auto pid = static_cast<pid_t>(ids.empty() ? tgid : ids.local(tgid));
+        made = unwinders_.emplace(tgid, std::make_unique<DwarfUnwinder>(pid)).first;
     }
     return *made->second;
 }

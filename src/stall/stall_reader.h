@@ -21,6 +21,7 @@
 #include "delay_abi.h"
 #include "loader/ring_buffer.h"
 #include "loader/session.h"
+#include "stall/stack_copies.h"
 #include "stall/stall.h"
 #include "sys/pid_map.h"
 
@@ -46,6 +47,9 @@ public:
     uint64_t exits_dropped();
     // --profile: samples of intervals whose store was full.
     uint64_t profile_samples_lost();
+    // --stack-copy: kept samples whose stack was not copied (the ring was
+    // full); their user stacks are the frame-pointer walk's.
+    uint64_t stack_copies_lost();
     std::vector<MapOverflow> map_full();
     uint64_t bios_lost();
     // Runs of the probes the kernel skipped so far (a run of the same probe
@@ -104,6 +108,11 @@ private:
     size_t threads_tracked_ = 0;
     // --wait-stacks, --profile: symbol caches by the kernel's tgid.
     std::map<uint32_t, std::unique_ptr<Symbolizer>> symbolizers_;
+    // --stack-copy: the samples' stack copies, and an unwinder a process,
+    // by the kernel's tgid (gone with its symbol cache).
+    StackCopies stack_copies_;
+    std::map<uint32_t, std::unique_ptr<DwarfUnwinder>> unwinders_;
+    DwarfUnwinder& unwinder(uint32_t tgid, const PidMap& ids);
 };
 
 }  // namespace kdelay

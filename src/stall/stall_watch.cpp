@@ -135,6 +135,10 @@ public:
             return with_commas(n) + " profile samples lost: each came after its interval had " +
                    with_commas(KD_PROFILE_SAMPLES) + " (the kernel's store of an interval)";
         });
+        tell("stack copies", collector_.stack_copies_lost(), [](uint64_t n) {
+            return with_commas(n) + " profile samples' user stacks not copied (the stack_copies ring buffer was "
+                                    "full): those are walked by frame pointers";
+        });
         tell("exits", collector_.exits_dropped(), [](uint64_t n) {
             return with_commas(n) + " thread exits not seen by kdelay (the exits ring buffer was full): those "
                                     "threads' values stay in the maps";

@@ -16,6 +16,7 @@ namespace kdtest {
 namespace {
 
 const std::string kWhere = KD_WHERE_BIN;
+const std::string kWhereNoFp = KD_WHERE_NOFP_BIN;
 
 // A directory of its own, gone with what it holds at the end.
 class TempDir {
@@ -95,13 +96,75 @@ bool holds_in_order(const json& stack, const std::vector<std::string>& functions
     return next == functions.size();
 }
 
-}  // namespace
-
-// A gtest: the shares of each stall's samples against the CPU time the workload measured in each function.
-// TAGS kernel
-TEST(ProfileE2E, EachStallsSamplesSplitAsItsCpuTimeWent)
+// The stall's profile against the split kd_where measured (m): the CPU time
+// the samples stand for is RUNNING's, its shares are within 8 points of
+// the workload's, and at least 97% of the samples whose leaf is kd_where's
+// own reach main through one_stall.
+void expect_split(const json& budget, const Measured& m)
 {
-    KD_REQUIRE_BPF();
+    SCOPED_TRACE(budget.dump());
+    ASSERT_TRUE(budget["profile"].is_object());
+    const json& p = budget["profile"];
+    EXPECT_EQ(p["hz"], 499);
+    EXPECT_EQ(p["period_ns"], 1'000'000'000u / 499);
+    EXPECT_EQ(p["lost"], 0);
+    const uint64_t samples = p["samples"].get<uint64_t>();
+    ASSERT_GT(samples, 0u);
+    // The CPU time the samples stand for is the interval's: RUNNING. It
+    // is about samples times the period, but for a timer that fires
+    // late: in a guest whose vCPU its busy host held, 368 samples of
+    // 2 ms stood for 1,005 ms of RUNNING.
+    const uint64_t sampled_ns = p["sampled_ns"].get<uint64_t>();
+    const double running_ns = double(budget["running_ns"].get<uint64_t>());
+    EXPECT_NEAR(double(sampled_ns) / running_ns, 1.0, 0.15);
+    EXPECT_GE(sampled_ns, samples * p["period_ns"].get<uint64_t>() * 9 / 10);
+    EXPECT_EQ(samples_where(p, [](const json&) { return true; }, "cpu_ns"), sampled_ns);
+    // The shares of that CPU time, within 8 points of the split the
+    // workload measured.
+    const double cpu = double(m.a_ns + m.b_ns + m.kernel_ns);
+    const auto share = [&](uint64_t ns) { return 100.0 * double(ns) / double(sampled_ns); };
+    const uint64_t in_a =
+        samples_where(p, [](const json& s) { return has_frame(s, "work_a") && !in_kernel(s); }, "cpu_ns");
+    const uint64_t in_b =
+        samples_where(p, [](const json& s) { return has_frame(s, "work_b") && !in_kernel(s); }, "cpu_ns");
+    const uint64_t kernel = samples_where(p, in_kernel, "cpu_ns");
+    EXPECT_NEAR(share(in_a), 100.0 * double(m.a_ns) / cpu, 8.0);
+    EXPECT_NEAR(share(in_b), 100.0 * double(m.b_ns) / cpu, 8.0);
+    EXPECT_NEAR(share(kernel), 100.0 * double(m.kernel_ns) / cpu, 8.0);
+    // From each leaf of kd_where's own to its caller and on to the
+    // thread's start; the kernel's part under the read that entered it. (A
+    // frame-pointer walk skips the caller of a sample taken in a function's
+    // first or last instructions, where its frame is not set up: 1 of 369
+    // in a guest. docs/report.md.)
+    const json& top = p["stacks"][0];
+    EXPECT_TRUE(holds_in_order(top, {"main [", "one_stall", "work_a", "spin_here"})) << top.dump();
+    uint64_t own_leaves = 0, whole = 0;
+    for (const json& s : p["stacks"]) {
+        const std::string leaf = s["frames"].empty() ? "" : s["frames"].back().get<std::string>();
+        if (leaf.find("[kd_where") == std::string::npos)
+            continue;
+        own_leaves += s["count"].get<uint64_t>();
+        if (holds_in_order(s, {"main [", "one_stall"}))
+            whole += s["count"].get<uint64_t>();
+    }
+    EXPECT_GE(double(whole), 0.97 * double(own_leaves)) << p.dump();
+    // The kernel's part under the program's: on 7.2 (its guest) a sample
+    // taken in the kernel has no user stack by the frame-pointer walk
+    // (docs/report.md), so only where it has one.
+    const uint64_t random = samples_where(
+        p,
+        [](const json& s) {
+            return holds_in_order(s, {"get_random_bytes_user"}) &&
+                   (!has_frame(s, "[kd_where") || holds_in_order(s, {"main [", "one_stall", "get_random_bytes_user"}));
+        },
+        "cpu_ns");
+    EXPECT_GE(share(random), 100.0 * double(m.kernel_ns) / cpu - 8.0);
+}
+
+// kd_where (the binary) stalls once under --stall 500ms --profile 499 and
+// the options more: the stall as it measured it, and kdelay's report of it.
+void one_profiled_stall(const std::string& binary, std::vector<std::string> more, Measured& m, json& report)
+{
     // At 499 Hz a stall of 1 s of CPU time has some 500 samples: the share
     // of a part of 60% is within 8 points but for 1 time in 3,000 (the
     // binomial's 3.6 sigma), where 99 Hz's 100 samples miss 1 time in 10.
@@ -109,79 +172,62 @@ TEST(ProfileE2E, EachStallsSamplesSplitAsItsCpuTimeWent)
     // and one whose slot holds another is lost: with some 100 stacks in
     // 4,096 slots, a hot one is lost 1 time in 40 (all 124 of work_b's
     // samples, once in a guest), in 32,768 slots 1 time in 300.
+    std::vector<std::string> args = {"--stall", "500ms", "--profile", "499", "--stack-trace-size", "32768",
+                                     "--format", "json"};
+    args.insert(args.end(), more.begin(), more.end());
     ReleasedRun run;
-    ASSERT_NO_FATAL_FAILURE(run_released(run, {kWhere, "1"},
-                                         {"--stall", "500ms", "--profile", "499", "--stack-trace-size", "32768",
-                                          "--format", "json"},
-                                         60s, 20s, "\"marker\":\"start\""));
+    ASSERT_NO_FATAL_FAILURE(run_released(run, {binary, "1"}, args, 60s, 20s, "\"marker\":\"start\""));
     ASSERT_EQ(run.status, 0) << run.err;
     const std::vector<Measured> plants = measured(run.workload_out);
     const std::vector<json> reports = stall_reports(run.out);
     ASSERT_EQ(plants.size(), 1u) << run.workload_out;
     ASSERT_EQ(reports.size(), plants.size()) << run.out;
-    for (size_t i = 0; i < plants.size(); ++i) {
-        const Measured& m = plants[i];
-        const json& budget = reports[i]["thread"]["budget"];
-        SCOPED_TRACE(budget.dump());
-        ASSERT_TRUE(budget["profile"].is_object());
-        const json& p = budget["profile"];
-        EXPECT_EQ(p["hz"], 499);
-        EXPECT_EQ(p["period_ns"], 1'000'000'000u / 499);
-        EXPECT_EQ(p["lost"], 0);
-        const uint64_t samples = p["samples"].get<uint64_t>();
-        ASSERT_GT(samples, 0u);
-        // The CPU time the samples stand for is the interval's: RUNNING. It
-        // is about samples times the period, but for a timer that fires
-        // late: in a guest whose vCPU its busy host held, 368 samples of
-        // 2 ms stood for 1,005 ms of RUNNING.
-        const uint64_t sampled_ns = p["sampled_ns"].get<uint64_t>();
-        const double running_ns = double(budget["running_ns"].get<uint64_t>());
-        EXPECT_NEAR(double(sampled_ns) / running_ns, 1.0, 0.15);
-        EXPECT_GE(sampled_ns, samples * p["period_ns"].get<uint64_t>() * 9 / 10);
-        EXPECT_EQ(samples_where(p, [](const json&) { return true; }, "cpu_ns"), sampled_ns);
-        // The shares of that CPU time, within 8 points of the split the
-        // workload measured.
-        const double cpu = double(m.a_ns + m.b_ns + m.kernel_ns);
-        const auto share = [&](uint64_t ns) { return 100.0 * double(ns) / double(sampled_ns); };
-        const uint64_t in_a =
-            samples_where(p, [](const json& s) { return has_frame(s, "work_a") && !in_kernel(s); }, "cpu_ns");
-        const uint64_t in_b =
-            samples_where(p, [](const json& s) { return has_frame(s, "work_b") && !in_kernel(s); }, "cpu_ns");
-        const uint64_t kernel = samples_where(p, in_kernel, "cpu_ns");
-        EXPECT_NEAR(share(in_a), 100.0 * double(m.a_ns) / cpu, 8.0);
-        EXPECT_NEAR(share(in_b), 100.0 * double(m.b_ns) / cpu, 8.0);
-        EXPECT_NEAR(share(kernel), 100.0 * double(m.kernel_ns) / cpu, 8.0);
-        // From each leaf of kd_where's own (built with frame pointers) to
-        // its caller and on to the thread's start; the kernel's part under
-        // the read that entered it. (A sample inside glibc, which keeps no
-        // frame pointer, skips its caller; so does one taken in a
-        // function's first or last instructions, where its frame is not set
-        // up: 1 of 369 in a guest. docs/report.md.)
-        const json& top = p["stacks"][0];
-        EXPECT_TRUE(holds_in_order(top, {"main [", "one_stall", "work_a", "spin_here"})) << top.dump();
-        uint64_t own_leaves = 0, whole = 0;
-        for (const json& s : p["stacks"]) {
-            const std::string leaf = s["frames"].empty() ? "" : s["frames"].back().get<std::string>();
-            if (leaf.find("[kd_where]") == std::string::npos)
-                continue;
-            own_leaves += s["count"].get<uint64_t>();
-            if (holds_in_order(s, {"main [", "one_stall"}))
-                whole += s["count"].get<uint64_t>();
-        }
-        EXPECT_GE(double(whole), 0.97 * double(own_leaves)) << p.dump();
-        // The kernel's part under the program's: on 7.2 (its guest) a sample
-        // taken in the kernel has no user stack (docs/report.md), so only
-        // where it has one.
-        const uint64_t random = samples_where(
-            p,
-            [](const json& s) {
-                return holds_in_order(s, {"get_random_bytes_user"}) &&
-                       (!has_frame(s, "[kd_where]") ||
-                        holds_in_order(s, {"main [", "one_stall", "get_random_bytes_user"}));
-            },
-            "cpu_ns");
-        EXPECT_GE(share(random), 100.0 * double(m.kernel_ns) / cpu - 8.0);
-    }
+    m = plants[0];
+    report = reports[0];
+}
+
+}  // namespace
+
+// A gtest: the shares of each stall's samples against the CPU time the workload measured in each function.
+// TAGS kernel
+TEST(ProfileE2E, EachStallsSamplesSplitAsItsCpuTimeWent)
+{
+    KD_REQUIRE_BPF();
+    // Built with frame pointers, walked by them: no copy of the stack.
+    Measured m;
+    json report;
+    ASSERT_NO_FATAL_FAILURE(one_profiled_stall(kWhere, {"--stack-copy", "0"}, m, report));
+    expect_split(report["thread"]["budget"], m);
+}
+
+// A gtest: the same split, of kd_where built without frame pointers, whose stacks are whole only when unwound by .eh_frame.
+// TAGS kernel
+TEST(ProfileE2E, StacksAreWholeWithoutFramePointersWhenUnwoundFromCopies)
+{
+    KD_REQUIRE_BPF();
+    Measured m;
+    json report;
+    ASSERT_NO_FATAL_FAILURE(one_profiled_stall(kWhereNoFp, {}, m, report));
+    const json& budget = report["thread"]["budget"];
+    expect_split(budget, m);
+    // Each read's samples reach through glibc's read(), which has no
+    // frame pointer, to read_random and on to main.
+    const json& p = budget["profile"];
+    const uint64_t through_libc = samples_where(p, [](const json& s) {
+        return holds_in_order(s, {"main [", "one_stall", "read_random", "[libc.so.6]", "get_random_bytes_user"});
+    });
+    const uint64_t reads = samples_where(p, [](const json& s) { return has_frame(s, "get_random_bytes_user"); });
+    ASSERT_GT(reads, 0u);
+    EXPECT_GE(double(through_libc), 0.9 * double(reads)) << p.dump();
+
+    // The control: without the copy, the frame-pointer walk of the same
+    // binary stops at its leaf.
+    Measured m0;
+    json walked;
+    ASSERT_NO_FATAL_FAILURE(one_profiled_stall(kWhereNoFp, {"--stack-copy", "0"}, m0, walked));
+    const json& p0 = walked["thread"]["budget"]["profile"];
+    const uint64_t reached = samples_where(p0, [](const json& s) { return holds_in_order(s, {"main [", "one_stall"}); });
+    EXPECT_LT(double(reached), 0.5 * double(p0["samples"].get<uint64_t>())) << p0.dump();
 }
 
 // A gtest: it decodes the stall's Perfetto trace (tests/timeline/check_trace.py) and matches its samples to the report's.
@@ -239,7 +285,13 @@ TEST(ProfileE2E, TextReportShowsWhereItRanAtNinetyNineHertzByDefault)
     EXPECT_EQ(path.substr(path.size() - 7), ".folded");
     std::ifstream in(path);
     const std::string first_line = [&] { std::string l; std::getline(in, l); return l; }();
-    EXPECT_EQ(first_line.rfind("__libc_start_call_main [libc.so.6];main [kd_where];", 0), 0u) << first_line;
+    // Unwound by .eh_frame, through glibc's start (a frame-pointer walk
+    // stops at __libc_start_call_main, which keeps no frame pointer).
+    EXPECT_EQ(first_line.rfind("_start [kd_where];__libc_start_main [libc.so.6];__libc_start_call_main [libc.so.6];"
+                               "main [kd_where];",
+                               0),
+              0u)
+        << first_line;
     EXPECT_NE(first_line.find("work_a(unsigned long) [kd_where];(anonymous namespace)::spin_here(unsigned long) [kd_where] "),
               std::string::npos)
         << first_line;

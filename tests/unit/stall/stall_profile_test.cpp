@@ -20,9 +20,12 @@ TEST(StallProfile, AFrameIsItsFunctionWithoutTheOffset)
     EXPECT_EQ(function_frame("Map::operator[](int)+0x1 [app]"), "Map::operator[](int) [app]");
 }
 
-// The stack table of the test: id -> frames, innermost first.
-std::vector<std::string> frames_of(int kernel_stack, int user_stack)
+// The stack table of the test: id -> frames, innermost first; an unwound
+// user stack's return addresses, each a frame.
+std::vector<std::string> frames_of(const SampleStacks& st)
 {
+    const std::map<uint64_t, std::string> code = {
+        {0x100, "leaf+0x18 [app]"}, {0x200, "caller+0x20 [app]"}, {0x300, "main+0x5 [app]"}};
     const std::map<int, std::vector<std::string>> table = {
         {1, {"leaf+0x10 [app]", "caller+0x20 [app]", "main+0x5 [app]"}},
         {2, {"leaf+0x14 [app]", "caller+0x20 [app]", "main+0x5 [app]"}},  // another instruction of leaf
@@ -30,9 +33,11 @@ std::vector<std::string> frames_of(int kernel_stack, int user_stack)
         {7, {"chacha+0x1 [kernel]", "do_syscall_64+0x2 [kernel]"}},
     };
     std::vector<std::string> out;
-    for (const int id : {kernel_stack, user_stack})
+    for (const int id : {st.kernel_stack, st.user_stack})
         if (const auto it = table.find(id); it != table.end())
             out.insert(out.end(), it->second.begin(), it->second.end());
+    for (const uint64_t pc : st.user_pcs)
+        out.push_back(code.at(pc));
     return out;
 }
 
@@ -56,7 +61,7 @@ TEST(StallProfile, SamplesGroupByFunctionsOutermostFirstUserAboveKernelByCpuTime
                          {-EEXIST, 1, 50, 10'000}},
                         5);
     std::vector<TimedSample> timed;
-    const TimeBudget::Profile profile = stall_profile(*p, 99, frames_of, 1'000'000, &timed);
+    const TimeBudget::Profile profile = stall_profile(*p, 99, frames_of, {}, 1'000'000, &timed);
     EXPECT_EQ(profile.hz, 99u);
     EXPECT_EQ(profile.period_ns, 10'101'010u);
     EXPECT_EQ(profile.samples, 5u);
@@ -83,6 +88,21 @@ TEST(StallProfile, SamplesGroupByFunctionsOutermostFirstUserAboveKernelByCpuTime
         EXPECT_EQ(timed[i].at_ns, at[i]);
         EXPECT_EQ(timed[i].stack, stack[i]);
     }
+}
+
+TEST(StallProfile, AnUnwoundUserStackStandsForItsStackIdAndGroupsByFunctions)
+{
+    // Sample 1's frame-pointer walk was lost to its hash slot, sample 2's
+    // stopped short; both were unwound from their copies to leaf's stack.
+    const auto p = kept({{-EFAULT, 1, 10, 10'000}, {-EFAULT, -EEXIST, 20, 10'000}, {-EFAULT, 3, 30, 10'000}}, 3);
+    const UnwoundOf unwound = [](uint32_t sample, int) {
+        return sample == 0 ? std::vector<uint64_t>{} : std::vector<uint64_t>{0x100, 0x200, 0x300};
+    };
+    const TimeBudget::Profile profile = stall_profile(*p, 99, frames_of, unwound);
+    EXPECT_EQ(profile.stacks_lost, 0u) << "the unwound stack stands for the one lost";
+    ASSERT_EQ(profile.stacks.size(), 1u);
+    EXPECT_EQ(profile.stacks[0].count, 3u);
+    EXPECT_EQ(profile.stacks[0].frames, (std::vector<std::string>{"main [app]", "caller [app]", "leaf [app]"}));
 }
 
 TEST(StallProfile, FoldedStacksAreOneLineAStackOutermostFirst)

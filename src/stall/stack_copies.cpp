@@ -1,0 +1,80 @@
+#include "stall/stack_copies.h"
+
+#include <algorithm>
+#include <cstring>
+
+namespace kdelay {
+
+void StackCopies::add(const void* data, size_t size)
+{
+    kd_stack_copy c;
+    if (size < sizeof(c))
+        return;
+    std::memcpy(&c, data, sizeof(c));
+    if (c.bytes > size - sizeof(c))
+        return;
+    // Intervals of the thread before gen - 1 were short, or read.
+    const auto first = by_interval_.lower_bound({c.tid, 0});
+    const auto last = by_interval_.lower_bound({c.tid, c.gen > 0 ? c.gen - 1 : 0});
+    for (auto it = first; it != last; ++it)
+        for (const auto& [sample, record] : it->second)
+            bytes_ -= record.size();
+    by_interval_.erase(first, last);
+    const auto* bytes = static_cast<const uint8_t*>(data);
+    std::vector<uint8_t>& record = by_interval_[{c.tid, c.gen}][c.sample];
+    bytes_ -= record.size();
+    record.assign(bytes, bytes + sizeof(c) + c.bytes);
+    bytes_ += record.size();
+}
+
+StackCopies::Samples StackCopies::take(uint32_t tid, kd_gen_t gen)
+{
+    Samples out;
+    const auto it = by_interval_.find({tid, gen});
+    if (it == by_interval_.end())
+        return out;
+    out = std::move(it->second);
+    by_interval_.erase(it);
+    for (const auto& [sample, record] : out)
+        bytes_ -= record.size();
+    return out;
+}
+
+void StackCopies::forget(uint32_t tid)
+{
+    const auto first = by_interval_.lower_bound({tid, 0});
+    auto last = first;
+    while (last != by_interval_.end() && last->first.first == tid) {
+        for (const auto& [sample, record] : last->second)
+            bytes_ -= record.size();
+        ++last;
+    }
+    by_interval_.erase(first, last);
+}
+
+bool copy_registers(const std::vector<uint8_t>& record, const std::vector<uint32_t>& regs_dwarf, DwarfRegs& regs,
+                    StackCopy& stack)
+{
+    kd_stack_copy c;
+    if (record.size() < sizeof(c) || regs_dwarf.size() != kDwarfRegs)
+        return false;
+    std::memcpy(&c, record.data(), sizeof(c));
+    if (!c.base || c.regs_bytes > sizeof(c.regs) || record.size() - sizeof(c) < c.bytes)
+        return false;
+    for (size_t i = 0; i < kDwarfRegs; ++i) {
+        if (regs_dwarf[i] + sizeof(uint64_t) > c.regs_bytes)
+            return false;
+        std::memcpy(&regs[i], reinterpret_cast<const uint8_t*>(c.regs) + regs_dwarf[i], sizeof(uint64_t));
+    }
+    stack = StackCopy{c.base, record.data() + sizeof(c), c.bytes};
+    return true;
+}
+
+std::vector<uint64_t> better_stack(std::vector<uint64_t> unwound, std::vector<uint64_t> fp)
+{
+    if (fp.size() > unwound.size() && std::equal(unwound.begin(), unwound.end(), fp.begin()))
+        return fp;
+    return unwound.empty() ? fp : unwound;
+}
+
+}  // namespace kdelay

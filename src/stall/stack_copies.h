@@ -1,0 +1,48 @@
+// --stack-copy: the copies of user stacks the kernel side sends for the
+// samples of each thread's intervals, kept until the interval is known to
+// be a stall (then unwound) or not (then dropped).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <utility>
+#include <vector>
+
+#include <linux/types.h>
+
+#include "delay_abi.h"
+#include "sys/dwarf_unwind.h"
+
+namespace kdelay {
+
+class StackCopies {
+public:
+    // One record of the stack_copies ring (a kd_stack_copy and its bytes).
+    // A thread's interval gen lets go of its intervals before gen - 1: a
+    // thread records one interval while kdelay reads the one before.
+    void add(const void* data, size_t size);
+    // The copies of thread tid's interval gen, by sample; they go.
+    using Samples = std::map<uint32_t, std::vector<uint8_t>>;
+    Samples take(uint32_t tid, kd_gen_t gen);
+    // The thread is gone.
+    void forget(uint32_t tid);
+    size_t bytes() const { return bytes_; }
+
+private:
+    std::map<std::pair<uint32_t, kd_gen_t>, Samples> by_interval_;
+    size_t bytes_ = 0;
+};
+
+// A copy's registers in DWARF's order, by regs_dwarf (KernelLayout's places
+// of them in pt_regs), and its stack. False when the record is not whole
+// or holds no user registers.
+bool copy_registers(const std::vector<uint8_t>& record, const std::vector<uint32_t>& regs_dwarf, DwarfRegs& regs,
+                    StackCopy& stack);
+
+// The user stack of a sample: unwound from its copy, unless the frame-
+// pointer walk (fp) goes further down the same way (code built with frame
+// pointers, deeper than the copy reached).
+std::vector<uint64_t> better_stack(std::vector<uint64_t> unwound, std::vector<uint64_t> fp);
+
+}  // namespace kdelay

@@ -1,0 +1,119 @@
+#include "sys/dwarf_unwind.h"
+
+#include <cstring>
+#include <elfutils/libdwfl.h>
+
+namespace kdelay {
+
+namespace {
+
+// What the thread callbacks read: the registers and stack of the unwind
+// in progress (libdwfl asks for them by the Dwfl's argument).
+struct Unwinding {
+    const DwarfRegs* regs = nullptr;
+    StackCopy stack;
+};
+
+// One Unwinding a thread, for the unwind in progress on it.
+thread_local Unwinding t_unwinding;
+
+pid_t next_thread(Dwfl*, void*, void** thread_arg)
+{
+    // dwfl_getthread_frames asks get_thread; this is only for dwfl_getthreads.
+    *thread_arg = nullptr;
+    return 0;
+}
+
+bool get_thread(Dwfl*, pid_t, void*, void** thread_arg)
+{
+    *thread_arg = &t_unwinding;
+    return true;
+}
+
+// Only the copy: an address outside it is not read from the live process,
+// whose stack has moved on since the sample.
+bool memory_read(Dwfl*, Dwarf_Addr addr, Dwarf_Word* result, void*)
+{
+    const StackCopy& s = t_unwinding.stack;
+    if (addr < s.base || addr - s.base > s.bytes || s.bytes - (addr - s.base) < sizeof(*result))
+        return false;
+    std::memcpy(result, s.data + (addr - s.base), sizeof(*result));
+    return true;
+}
+
+bool set_initial_registers(Dwfl_Thread* thread, void* thread_arg)
+{
+    const auto* u = static_cast<const Unwinding*>(thread_arg);
+    Dwarf_Word regs[kDwarfRegs];
+    for (size_t i = 0; i < kDwarfRegs; ++i)
+        regs[i] = (*u->regs)[i];
+    return dwfl_thread_state_registers(thread, 0, kDwarfRegs, regs);
+}
+
+const Dwfl_Thread_Callbacks kThreadCallbacks = {next_thread, get_thread, memory_read, set_initial_registers,
+                                                nullptr, nullptr};
+
+char* g_debuginfo_path = nullptr;  // libdwfl's default: .debug, /usr/lib/debug, build-id
+const Dwfl_Callbacks kProcessCallbacks = {dwfl_linux_proc_find_elf, dwfl_standard_find_debuginfo, nullptr,
+                                          &g_debuginfo_path};
+
+struct Walk {
+    std::vector<uint64_t>* pcs;
+    size_t max;
+};
+
+int on_frame(Dwfl_Frame* frame, void* arg)
+{
+    auto* walk = static_cast<Walk*>(arg);
+    Dwarf_Addr pc = 0;
+    bool activation = false;
+    if (!dwfl_frame_pc(frame, &pc, &activation) || pc == 0)
+        return DWARF_CB_ABORT;
+    walk->pcs->push_back(pc);
+    return walk->pcs->size() < walk->max ? DWARF_CB_OK : DWARF_CB_ABORT;
+}
+
+}  // namespace
+
+DwarfUnwinder::DwarfUnwinder(pid_t pid) : pid_(pid) { report(); }
+
+DwarfUnwinder::~DwarfUnwinder()
+{
+    if (dwfl_)
+        dwfl_end(dwfl_);
+}
+
+bool DwarfUnwinder::report()
+{
+    if (dwfl_)
+        dwfl_end(dwfl_);
+    attached_ = false;
+    dwfl_ = dwfl_begin(&kProcessCallbacks);
+    if (!dwfl_)
+        return false;
+    dwfl_report_begin(dwfl_);
+    const int failed = dwfl_linux_proc_report(dwfl_, pid_);
+    if (dwfl_report_end(dwfl_, nullptr, nullptr) != 0 || failed != 0)
+        return false;
+    attached_ = dwfl_attach_state(dwfl_, nullptr, pid_, &kThreadCallbacks, nullptr);
+    return attached_;
+}
+
+std::vector<uint64_t> DwarfUnwinder::unwind(const DwarfRegs& regs, const StackCopy& stack, size_t max_frames)
+{
+    std::vector<uint64_t> pcs;
+    const uint64_t ip = regs[kDwarfRegs - 1];
+    // Code mapped since the mappings were read (dlopen): read them again.
+    if (!attached_ || !dwfl_addrmodule(dwfl_, ip))
+        if (!report() || !dwfl_addrmodule(dwfl_, ip))
+            return pcs;
+    t_unwinding = Unwinding{&regs, stack};
+    Walk walk{&pcs, max_frames};
+    // -1 where the walk ended (no CFI further, or outside the copy): the
+    // frames before stand.
+    dwfl_getthread_frames(dwfl_, pid_, on_frame, &walk);
+    t_unwinding = Unwinding{};
+    return pcs;
+}
+
+}  // namespace kdelay

@@ -1,0 +1,54 @@
+// A thread's user stack unwound from a copy of its registers and of the top
+// of its stack, by the call frame information (.eh_frame, .debug_frame) of
+// the files its process maps, through elfutils' libdwfl: whole where the
+// code keeps no frame pointer (Debian builds its packages so). Where a
+// file has no CFI, libdwfl's x86-64 backend follows the frame pointer.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <sys/types.h>
+#include <vector>
+
+struct Dwfl;
+
+namespace kdelay {
+
+// x86-64's DWARF registers 0-16: rax, rdx, rcx, rbx, rsi, rdi, rbp, rsp,
+// r8-r15, rip.
+inline constexpr size_t kDwarfRegs = 17;
+using DwarfRegs = std::array<uint64_t, kDwarfRegs>;
+// Their names in the kernel's struct pt_regs, in that order.
+inline constexpr std::array<const char*, kDwarfRegs> kPtRegsDwarfNames = {
+    "ax", "dx", "cx", "bx", "si", "di", "bp", "sp", "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", "ip"};
+
+// The copy of a stack: `bytes` bytes that were at user address base.
+struct StackCopy {
+    uint64_t base = 0;
+    const uint8_t* data = nullptr;
+    size_t bytes = 0;
+};
+
+class DwarfUnwinder {
+public:
+    // pid: the process as kdelay's /proc names it. Its mappings are read
+    // now, and again when a stack runs in code mapped since.
+    explicit DwarfUnwinder(pid_t pid);
+    ~DwarfUnwinder();
+    DwarfUnwinder(const DwarfUnwinder&) = delete;
+    DwarfUnwinder& operator=(const DwarfUnwinder&) = delete;
+
+    pid_t pid() const { return pid_; }
+    // The return addresses of the stack, innermost first, the first being
+    // regs' rip; up to max_frames. It ends where the CFI or the copy does.
+    std::vector<uint64_t> unwind(const DwarfRegs& regs, const StackCopy& stack, size_t max_frames = 127);
+
+private:
+    bool report();
+    pid_t pid_;
+    Dwfl* dwfl_ = nullptr;
+    bool attached_ = false;
+};
+
+}  // namespace kdelay
