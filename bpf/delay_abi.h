@@ -328,6 +328,10 @@ struct kd_wait_stacks {
     __u64 wait_at;
     __s32 wait_kernel_stack;
     __s32 wait_user_stack;
+    /* --stack-copy: a wait of the syscall in progress was kept, the last
+     * one beginning at copy_wait (0: none): its stack is copied as the
+     * syscall returns, when the user stack is as it was in the wait. */
+    __u64 copy_wait;
     struct kd_wait longest[KD_LONGEST_WAITS];
 };
 
@@ -352,18 +356,23 @@ struct kd_profile {
     struct kd_profile_sample samples[KD_PROFILE_SAMPLES];
 };
 
-/* --stack-copy BYTES with --profile: a kept sample's user registers and the
- * top of its user stack, on the stack_copies ring buffer, for user space to
- * unwind with the binaries' .eh_frame (frame pointers reach no further than
- * the first function built without them). Followed by `bytes` bytes of the
- * stack from `base`: sp rounded down to KD_STACK_COPY_CHUNK, up to where a
- * page was not there or STACK_COPY_BYTES. */
+/* --stack-copy BYTES: the user registers and the top of the user stack of
+ * a kept sample (--profile) or of a kept wait (--wait-stacks), on the
+ * stack_copies ring buffer, for user space to unwind with the binaries'
+ * .eh_frame (frame pointers reach no further than the first function built
+ * without them). Followed by `bytes` bytes of the stack from `base`: sp
+ * rounded down to KD_STACK_COPY_CHUNK, up to where a page was not there or
+ * STACK_COPY_BYTES. */
 #define KD_STACK_COPY_CHUNK 512
 #define KD_USER_REGS_WORDS 32  /* room for the kernel's struct pt_regs */
+#define KD_COPY_OF_WAIT 0xffffffffu
 struct kd_stack_copy {
     __u32 tid;
-    __u32 sample;  /* its index in the interval's kd_profile.samples */
+    /* Its index in the interval's kd_profile.samples; KD_COPY_OF_WAIT: the
+     * kept wait that began at wait_start, copied as its syscall returned. */
+    __u32 sample;
     kd_gen_t gen;
+    __u64 wait_start;
     __u64 base;
     __u32 bytes;
     __u32 regs_bytes;  /* of regs: the kernel's sizeof(struct pt_regs) */

@@ -12,6 +12,7 @@
 #define KD_DELAY_PROFILE_BPF_H
 
 #include "delay/core.bpf.h"
+#include "delay/stack_copy.bpf.h"
 
 #if PROFILE_HZ && !WITH_STACK_TRACES
 #error "--profile needs the stack_traces map"
@@ -86,75 +87,6 @@ static __always_inline __u32 profile_elapsed_us(void *ctx)
     return since / 1000 > 0xffffffffull ? 0xffffffff : since / 1000;
 }
 
-#if STACK_COPY_BYTES
-BPF_RINGBUF_OUTPUT(stack_copies, STACK_COPY_RINGBUF_PAGES);
-BPF_PERCPU_ARRAY(stack_copies_sent, __u32, 1);
-
-/* The user registers of the current thread, into regs: the sample's own
- * when it interrupted user code, else those the kernel saved at its entry
- * (the top of its kernel stack). 0 when they are not user registers. */
-static __always_inline int user_regs(void *ctx, __u64 *regs)
-{
-    if (*(__u64 *)((char *)ctx + PT_REGS_CS_OFF) & 3) {
-#pragma unroll
-        for (int i = 0; i < PT_REGS_SIZE / 8; i++)
-            regs[i] = ((__u64 *)ctx)[i];
-        return 1;
-    }
-    void *saved = NULL;
-    if (TASK_PT_REGS) {
-        saved = (void *)bpf_task_pt_regs(bpf_get_current_task_btf());
-    } else {
-        /* Before 5.15: where task_pt_regs() finds them. */
-        void *stack = NULL;
-        bpf_probe_read_kernel(&stack, sizeof(stack), (char *)bpf_get_current_task() + TASK_STACK_OFF);
-        if (stack)
-            saved = (char *)stack + THREAD_SIZE - PT_REGS_SIZE;
-    }
-    if (!saved || bpf_probe_read_kernel(regs, PT_REGS_SIZE, saved))
-        return 0;
-    return (regs[PT_REGS_CS_OFF / 8] & 3) != 0;
-}
-
-/* Sample `sample` of thread tid's interval gen: its user registers and the
- * top of its user stack go to user space, which unwinds them if the
- * interval is a stall. A page that is not there ends the copy. */
-static __always_inline void copy_user_stack(void *ctx, __u32 tid, kd_gen_t gen, __u32 sample)
-{
-    struct kd_stack_copy *c = stack_copies.ringbuf_reserve(sizeof(struct kd_stack_copy) + STACK_COPY_BYTES);
-    if (!c) {
-        count(KD_STAT_STACK_COPIES_LOST);
-        return;
-    }
-    c->tid = tid;
-    c->sample = sample;
-    c->gen = gen;
-    c->bytes = 0;
-    c->regs_bytes = PT_REGS_SIZE;
-    if (!user_regs(ctx, c->regs)) {
-        c->base = 0;
-        stack_copies.ringbuf_submit(c, BPF_RB_NO_WAKEUP);
-        return;
-    }
-    c->base = c->regs[PT_REGS_SP_OFF / 8] & ~(__u64)(KD_STACK_COPY_CHUNK - 1);
-    __u8 *data = (__u8 *)(c + 1);
-    for (int i = 0; i < STACK_COPY_BYTES / KD_STACK_COPY_CHUNK; i++) {
-        if (bpf_probe_read_user(data + i * KD_STACK_COPY_CHUNK, KD_STACK_COPY_CHUNK,
-                                (void *)(c->base + i * KD_STACK_COPY_CHUNK)))
-            break;
-        c->bytes += KD_STACK_COPY_CHUNK;
-    }
-    /* User space is woken at every 16th copy of a CPU, which the ring's
-     * 32 a CPU leave room for, not at each sample. */
-    int zero = 0;
-    __u32 *sent = stack_copies_sent.lookup(&zero);
-    __u64 wake = sent && (++*sent & 15) == 0 ? BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP;
-    stack_copies.ringbuf_submit(c, wake);
-}
-#else
-static __always_inline void copy_user_stack(void *ctx, __u32 tid, kd_gen_t gen, __u32 sample) {}
-#endif
-
 /* ctx: the perf event's registers, which the stack walks start from. */
 int kd_profile_sample(void *ctx)
 {
@@ -182,7 +114,7 @@ int kd_profile_sample(void *ctx)
     s->cpu_us = elapsed_us;
     s->kernel_stack = stack_traces.get_stackid(ctx, 0);
     s->user_stack = stack_traces.get_stackid(ctx, BPF_F_USER_STACK);
-    copy_user_stack(ctx, tid, gen, at);
+    stack_copy_sample(ctx, tid, gen, at);
     return 0;
 }
 #else

@@ -185,3 +185,17 @@ RAW_TRACEPOINT_PROBE(sys_exit)
     stall_syscall_exited(ctx, (__u32)id);
     return 0;
 }
+
+/* --wait-stacks with --stack-copy: a program of its own on sys_exit, on
+ * only then, so that sys_exit stays within the verifier's limit (a BTF
+ * tracepoint: BCC attaches one raw tracepoint program a tracepoint). */
+BTF_TRACEPOINT_STEP(sys_exit, wait_copy)
+{
+    __u64 id = bpf_get_current_pid_tgid();
+    if (!is_target_current(id >> 32))
+        return 0;
+    struct kd_thread *t = thread_find((__u32)id);
+    if (t)
+        wait_stacks_returned((void *)ctx->args[0], t, (__u32)id);
+    return 0;
+}

@@ -10,6 +10,7 @@
 #define KD_DELAY_TIMELINE_BPF_H
 
 #include "delay/core.bpf.h"
+#include "delay/stack_copy.bpf.h"
 
 #if WAIT_STACKS > KD_LONGEST_WAITS
 #error "WAIT_STACKS is above KD_LONGEST_WAITS"
@@ -273,8 +274,23 @@ static __always_inline void wait_stacks_end(struct kd_thread *t, __u32 nr, __u64
         kept->nr = nr;
         kept->kernel_stack = w->wait_kernel_stack;
         kept->user_stack = w->wait_user_stack;
+        /* A wait of under a hundredth of a stall keeps the frame-pointer
+         * walk: a loop of short intervals would send a copy each. */
+        if (STACK_COPY_BYTES && ns >= STALL_NS / 100)
+            w->copy_wait = w->wait_at;
     }
     w->wait_at = 0;
+}
+
+/* The current thread (tid, entry t) returns from a syscall (regs: its
+ * pt_regs) in which a wait was kept: that wait's user stack. */
+static __always_inline void wait_stacks_returned(void *regs, struct kd_thread *t, __u32 tid)
+{
+    struct kd_wait_stacks *w = wait_stacks_of(t);
+    if (!w || !w->copy_wait)
+        return;
+    stack_copy_wait(regs, tid, w->gen, w->copy_wait);
+    w->copy_wait = 0;
 }
 
 static __always_inline void wait_stacks_forget(__u32 key)
@@ -285,6 +301,7 @@ static __always_inline void wait_stacks_forget(__u32 key)
 static __always_inline void wait_stacks_open(__u32 tid, kd_gen_t gen) {}
 static __always_inline void wait_stacks_begin(void *ctx, struct kd_thread *t, __u64 at) {}
 static __always_inline void wait_stacks_end(struct kd_thread *t, __u32 nr, __u64 ns) {}
+static __always_inline void wait_stacks_returned(void *regs, struct kd_thread *t, __u32 tid) {}
 static __always_inline void wait_stacks_forget(__u32 key) {}
 #endif
 

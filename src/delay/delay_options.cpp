@@ -100,8 +100,8 @@ void add_delay_options(CLI::App& app, CommonOptions& common, DelayConfig& delay,
                         ->check(whole_number(0, kMaxProfileHz))
                         ->type_name("HZ");
     d.stack_copy_opt = app.add_option("--stack-copy", d.stack_copy,
-                                      fmt::format("With --profile: copy BYTES of the user stack at each sample of an\n"
-                                                  "interval, to unwind it with the binaries' .eh_frame, as perf's\n"
+                                      fmt::format("With --stall: copy BYTES of the user stack at each kept sample and\n"
+                                                  "wait, to unwind it with the binaries' .eh_frame, as perf's\n"
                                                   "--call-graph dwarf does (default {}; 0: frame pointers only;\n"
                                                   "a multiple of {}, at most {})",
                                                   kDefaultStackCopy, KD_STACK_COPY_CHUNK, kMaxStackCopy))
@@ -239,9 +239,10 @@ void finish_delay_options(const DelayParse& d, CommonOptions& common, DelayConfi
     f.profile_hz = !delay.stall ? 0 : profile_given ? d.profile_hz : f.stack_trace_size ? kDefaultProfileHz : 0;
     if (d.stack_copy % KD_STACK_COPY_CHUNK)
         throw Error(Exit::usage, fmt::format("--stack-copy: give a multiple of {} bytes", KD_STACK_COPY_CHUNK));
-    if (d.stack_copy_opt->count() > 0 && d.stack_copy && !f.profile_hz)
-        throw Error(Exit::usage, "--stack-copy copies the stacks of --profile's samples; leave out --profile 0");
-    f.stack_copy_bytes = f.profile_hz ? d.stack_copy : 0;
+    const bool copies = f.profile_hz || (delay.stall && f.wait_stacks);
+    if (d.stack_copy_opt->count() > 0 && d.stack_copy && !copies)
+        throw Error(Exit::usage, "--stack-copy copies the stacks of a stall's samples and waits: give --stall");
+    f.stack_copy_bytes = copies ? d.stack_copy : 0;
     if (d.profile_folded_opt->count() > 0 && delay.profile_folded.empty())
         throw Error(Exit::usage, "--profile-folded: give a directory for the stalls' folded stacks");
     if (!delay.profile_folded.empty() && !f.profile_hz)

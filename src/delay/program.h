@@ -73,7 +73,7 @@ struct DelayProgramParams {
         const bool regs = layout.regs_sp && layout.regs_cs && !layout.regs_dwarf.empty() && layout.pt_regs_size &&
                           layout.pt_regs_size <= 8 * KD_USER_REGS_WORDS && layout.pt_regs_size % 8 == 0 &&
                           (layout.task_pt_regs || layout.task_stack);
-        return features.profile_hz && regs ? features.stack_copy_bytes : 0;
+        return regs ? features.stack_copy_bytes : 0;
     }
 };
 

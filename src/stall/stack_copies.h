@@ -22,15 +22,22 @@ public:
     // A thread's interval gen lets go of its intervals before gen - 1: a
     // thread records one interval while kdelay reads the one before.
     void add(const void* data, size_t size);
-    // The copies of thread tid's interval gen, by sample; they go.
-    using Samples = std::map<uint32_t, std::vector<uint8_t>>;
-    Samples take(uint32_t tid, kd_gen_t gen);
+    // The copies of an interval: its samples' by index in its store, its
+    // kept waits' by when the wait began.
+    struct Interval {
+        std::map<uint32_t, std::vector<uint8_t>> samples;
+        std::map<uint64_t, std::vector<uint8_t>> waits;
+    };
+    // The copies of thread tid's interval gen; they go.
+    Interval take(uint32_t tid, kd_gen_t gen);
     // The thread is gone.
     void forget(uint32_t tid);
     size_t bytes() const { return bytes_; }
 
 private:
-    std::map<std::pair<uint32_t, kd_gen_t>, Samples> by_interval_;
+    using Intervals = std::map<std::pair<uint32_t, kd_gen_t>, Interval>;
+    void erase(Intervals::iterator first, Intervals::iterator last);
+    Intervals by_interval_;
     size_t bytes_ = 0;
 };
 

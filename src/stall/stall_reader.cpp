@@ -199,9 +199,20 @@ void StallReader::read_stalls(std::vector<Stall>& stalls)
 }
 
 
+std::vector<uint64_t> StallReader::unwound_stack(uint32_t tgid, const PidMap& ids, const std::vector<uint8_t>& copy,
+                                                int user_stack)
+{
+    DwarfRegs regs{};
+    StackCopy stack;
+    if (!copy_registers(copy, params_.layout.regs_dwarf, regs, stack))
+        return {};
+    return better_stack(unwinder(tgid, ids).unwind(regs, stack), maps_.stack("stack_traces", user_stack));
+}
+
 void StallReader::read_stall_extras(const kd_stall& e, const PidMap& ids, Stall& stall)
 {
     const uint32_t key = KD_KEY_TID(e.tid, e.gen);
+    const StackCopies::Interval copies = stack_copies_.take(e.tid, e.gen);
     if (params_.features.timeline) {
         std::vector<kd_tl_event> events;
         const auto tl = maps_.find<uint32_t, kd_timeline>("timelines", key);
@@ -213,7 +224,6 @@ void StallReader::read_stall_extras(const kd_stall& e, const PidMap& ids, Stall&
     }
     if (params_.features.profile_hz) {
         const auto kept = maps_.find<uint32_t, kd_profile>("profiles", key);
-        const StackCopies::Samples copies = stack_copies_.take(e.tid, e.gen);
         if (kept && kept->gen == e.gen) {
             Symbolizer& symbols = symbolizer(e.thread.tgid, ids);
             const FramesOf frames_of = [&](const SampleStacks& st) {
@@ -221,15 +231,11 @@ void StallReader::read_stall_extras(const kd_stall& e, const PidMap& ids, Stall&
                                            : stack_frames(maps_, symbols, st.kernel_stack, st.user_pcs);
             };
             UnwoundOf unwound;
-            if (!copies.empty())
+            if (!copies.samples.empty())
                 unwound = [&](uint32_t sample, int user_stack) {
-                    const auto copy = copies.find(sample);
-                    DwarfRegs regs{};
-                    StackCopy stack;
-                    if (copy == copies.end() || !copy_registers(copy->second, params_.layout.regs_dwarf, regs, stack))
-                        return std::vector<uint64_t>{};
-                    return better_stack(unwinder(e.thread.tgid, ids).unwind(regs, stack),
-                                        maps_.stack("stack_traces", user_stack));
+                    const auto copy = copies.samples.find(sample);
+                    return copy == copies.samples.end() ? std::vector<uint64_t>{}
+                                                        : unwound_stack(e.thread.tgid, ids, copy->second, user_stack);
                 };
             stall.profile = stall_profile(*kept, params_.features.profile_hz, frames_of, unwound, e.start_ns,
                                           params_.features.timeline ? &stall.profile_samples : nullptr);
@@ -241,11 +247,27 @@ void StallReader::read_stall_extras(const kd_stall& e, const PidMap& ids, Stall&
     if (!waits || waits->gen != e.gen)
         return;
     Symbolizer& symbols = symbolizer(e.thread.tgid, ids);
+    // A wait's copy, or else that of another kept wait of the same
+    // frame-pointer stack (several waits of one syscall: its last is copied).
+    const auto copy_of = [&](const kd_wait& w) -> const std::vector<uint8_t>* {
+        if (const auto own = copies.waits.find(w.start); own != copies.waits.end())
+            return &own->second;
+        for (const kd_wait& other : waits->longest)
+            if (other.ns && other.user_stack >= 0 && other.user_stack == w.user_stack)
+                if (const auto c = copies.waits.find(other.start); c != copies.waits.end())
+                    return &c->second;
+        return nullptr;
+    };
     for (const kd_wait& w : waits->longest) {
         if (!w.ns)
             continue;
-        TimeBudget::LongWait lw{w.start, w.ns, syscall_name(w.nr), {}, w.kernel_stack < 0 || w.user_stack < 0};
-        lw.frames = stack_frames(maps_, symbols, w.kernel_stack, w.user_stack);
+        const std::vector<uint8_t>* copy = copy_of(w);
+        const std::vector<uint64_t> pcs =
+            copy ? unwound_stack(e.thread.tgid, ids, *copy, w.user_stack) : std::vector<uint64_t>{};
+        TimeBudget::LongWait lw{w.start, w.ns, syscall_name(w.nr), {},
+                                w.kernel_stack < 0 || (w.user_stack < 0 && pcs.empty())};
+        lw.frames = pcs.empty() ? stack_frames(maps_, symbols, w.kernel_stack, w.user_stack)
+                                : stack_frames(maps_, symbols, w.kernel_stack, pcs);
         stall.longest_waits.push_back(std::move(lw));
     }
     std::sort(stall.longest_waits.begin(), stall.longest_waits.end(),

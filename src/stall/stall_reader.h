@@ -113,6 +113,10 @@ private:
     StackCopies stack_copies_;
     std::map<uint32_t, std::unique_ptr<DwarfUnwinder>> unwinders_;
     DwarfUnwinder& unwinder(uint32_t tgid, const PidMap& ids);
+    // A copy's user stack, unwound (or the frame-pointer walk, user_stack,
+    // where that goes further the same way); empty when it cannot be.
+    std::vector<uint64_t> unwound_stack(uint32_t tgid, const PidMap& ids, const std::vector<uint8_t>& copy,
+                                        int user_stack);
 };
 
 }  // namespace kdelay

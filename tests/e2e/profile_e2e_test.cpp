@@ -1,6 +1,7 @@
 // --stall --profile against kd_where (tests/programs/kd_where.cpp), whose
 // stalls spend known CPU time in known functions: the report's shares of
 // the samples match the split the workload measured on its own CPU clock.
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -207,9 +208,20 @@ TEST(ProfileE2E, StacksAreWholeWithoutFramePointersWhenUnwoundFromCopies)
     KD_REQUIRE_BPF();
     Measured m;
     json report;
-    ASSERT_NO_FATAL_FAILURE(one_profiled_stall(kWhereNoFp, {}, m, report));
+    ASSERT_NO_FATAL_FAILURE(one_profiled_stall(kWhereNoFp, {"--wait-stacks", "1"}, m, report));
     const json& budget = report["thread"]["budget"];
     expect_split(budget, m);
+    // The stall's longest wait, wait_here()'s sleep in glibc, from main:
+    // its stack was copied as the sleep returned.
+    ASSERT_EQ(budget["longest_waits"].size(), 1u) << budget.dump();
+    const json& wait = budget["longest_waits"][0];
+    EXPECT_EQ(wait["syscall"], "clock_nanosleep");
+    EXPECT_FALSE(wait["stack_lost"].get<bool>());
+    json outermost_first = json::object();
+    outermost_first["frames"] = wait["frames"];
+    std::reverse(outermost_first["frames"].begin(), outermost_first["frames"].end());
+    EXPECT_TRUE(holds_in_order(outermost_first, {"main+", "one_stall", "wait_here", "clock_nanosleep"}))
+        << wait.dump();
     // Each read's samples reach through glibc's read(), which has no
     // frame pointer, to read_random and on to main.
     const json& p = budget["profile"];

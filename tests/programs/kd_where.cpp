@@ -7,7 +7,8 @@
 //       second of short intervals between polls with a 1 ms timeout, then
 //       a stall between two polls: 600 ms of its CPU time in work_a(),
 //       300 ms in work_b(), and about 100 ms in the kernel reading
-//       /dev/urandom (read_random()); COUNT times, then "done".
+//       /dev/urandom (read_random()), then a sleep of 50 ms (wait_here(),
+//       glibc's clock_nanosleep()); COUNT times, then "done".
 //
 // Output: "ready", then for each stall
 //   stall TID START_NS END_NS CPU_NS A_NS B_NS KERNEL_NS
@@ -19,6 +20,7 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -62,6 +64,15 @@ __attribute__((noinline, noclone)) void read_random(int fd, uint64_t ns)
 
 __attribute__((noinline, noclone)) void loop_wait() { poll(nullptr, 0, 1); }
 
+// A wait inside the stall, for its stack: through glibc, which keeps no
+// frame pointer.
+__attribute__((noinline, noclone)) void wait_here()
+{
+    const timespec ts{0, 50'000'000};
+    clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, nullptr);
+    asm volatile("" ::: "memory");  // not a tail call
+}
+
 __attribute__((noinline, noclone)) void one_stall(int fd)
 {
     const uint64_t start = now_ns(), cpu0 = cpu_ns();
@@ -70,7 +81,9 @@ __attribute__((noinline, noclone)) void one_stall(int fd)
     work_b(300'000'000);
     const uint64_t b = cpu_ns();
     read_random(fd, 100'000'000);
-    const uint64_t k = cpu_ns(), end = now_ns();
+    const uint64_t k = cpu_ns();
+    wait_here();
+    const uint64_t end = now_ns();
     loop_wait();
     printf("stall %ld %lu %lu %lu %lu %lu %lu\n", syscall(SYS_gettid), start, end, k - cpu0, a - cpu0, b - a, k - b);
     fflush(stdout);

@@ -98,6 +98,8 @@ std::set<std::string> probes_on(const DelayFeatures& f, bool stall)
         on.insert("timeline");
     if (stall)
         on.insert("stall");
+    if (stall && f.wait_stacks && f.stack_copy_bytes)
+        on.insert("wait_copy");
     return on;
 }
 

@@ -40,14 +40,31 @@ TEST(StackCopies, AThreadKeepsItsLastTwoIntervalsUntilOneIsTaken)
     // Interval 6: 4 was short (a stall's thread begins no interval of its
     // parity until kdelay has read it).
     add(copies, record(7, 6, 0, 512));
-    EXPECT_TRUE(copies.take(7, 4).empty());
-    const StackCopies::Samples five = copies.take(7, 5);
-    ASSERT_EQ(five.size(), 1u);
-    EXPECT_EQ(five.at(0).size(), sizeof(kd_stack_copy) + 512);
-    EXPECT_TRUE(copies.take(7, 5).empty()) << "taken once";
+    EXPECT_TRUE(copies.take(7, 4).samples.empty());
+    const StackCopies::Interval five = copies.take(7, 5);
+    ASSERT_EQ(five.samples.size(), 1u);
+    EXPECT_EQ(five.samples.at(0).size(), sizeof(kd_stack_copy) + 512);
+    EXPECT_TRUE(copies.take(7, 5).samples.empty()) << "taken once";
     copies.forget(7);
     EXPECT_EQ(copies.bytes(), sizeof(kd_stack_copy) + 512) << "thread 8's copy alone";
-    EXPECT_EQ(copies.take(8, 1).size(), 1u);
+    EXPECT_EQ(copies.take(8, 1).samples.size(), 1u);
+    EXPECT_EQ(copies.bytes(), 0u);
+}
+
+TEST(StackCopies, AWaitsCopyIsKeptByWhenTheWaitBegan)
+{
+    StackCopies copies;
+    std::vector<uint8_t> wait = record(7, 2, KD_COPY_OF_WAIT, 512);
+    kd_stack_copy head;
+    std::memcpy(&head, wait.data(), sizeof(head));
+    head.wait_start = 123456;
+    std::memcpy(wait.data(), &head, sizeof(head));
+    add(copies, wait);
+    add(copies, record(7, 2, 0, 512));
+    const StackCopies::Interval two = copies.take(7, 2);
+    ASSERT_EQ(two.waits.size(), 1u);
+    EXPECT_EQ(two.waits.count(123456), 1u);
+    EXPECT_EQ(two.samples.size(), 1u) << "a sample's index is not a wait's";
     EXPECT_EQ(copies.bytes(), 0u);
 }
 
@@ -58,7 +75,7 @@ TEST(StackCopies, ARecordShorterThanItSaysIsDropped)
     copies.add(r.data(), r.size() - 1);
     copies.add(r.data(), sizeof(kd_stack_copy) - 1);
     EXPECT_EQ(copies.bytes(), 0u);
-    EXPECT_TRUE(copies.take(7, 1).empty());
+    EXPECT_TRUE(copies.take(7, 1).samples.empty());
 }
 
 TEST(StackCopies, TheFramePointerWalkStandsOnlyWhereItGoesFurtherTheSameWay)
