@@ -120,8 +120,12 @@ std::string Symbolizer::user(uint64_t addr)
             user_cache_ = bcc_symcache_new(pid_, nullptr);
         }
     }
-    if (fresh)
+    if (fresh) {
         it->second = resolve(user_cache_, addr, false);
+        if (unnamed_ && it->second.rfind("[unknown]", 0) == 0)
+            if (std::string named = unnamed_(addr); !named.empty())
+                it->second = std::move(named);
+    }
     return it->second;
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <sys/types.h>
 #include <unordered_map>
@@ -23,8 +24,12 @@ public:
 
     pid_t pid() const { return pid_; }
     std::string kernel(uint64_t addr);
-    // "[unknown] 0x..." when the address maps to no known symbol.
+    // "[unknown] 0x..." when the address maps to no known symbol and
+    // name_unknown_by() gave no other name.
     std::string user(uint64_t addr);
+    // Names a user address BCC finds no symbol for ("": none), from what
+    // the caller knows of the process's files (a stripped binary's).
+    void name_unknown_by(std::function<std::string(uint64_t)> name) { unnamed_ = std::move(name); }
 
 private:
     std::string resolve(void* cache, uint64_t addr, bool kernel);
@@ -32,6 +37,7 @@ private:
     void* user_cache_ = nullptr;  // made at first use; none for a process that is gone
     bool user_tried_ = false;
     std::unordered_map<uint64_t, std::string> kernel_seen_, user_seen_;
+    std::function<std::string(uint64_t)> unnamed_;
 };
 
 }  // namespace kdelay

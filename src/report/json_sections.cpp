@@ -76,10 +76,13 @@ json budget(const BudgetSection& section)
         json stacks = json::array();
         for (const auto& st : b.profile->stacks)
             stacks.push_back({{"count", st.count}, {"cpu_ns", st.cpu_ns}, {"frames", st.frames}});
+        json modules = json::object();
+        for (const auto& [name, m] : b.profile->modules)
+            modules[name] = {{"path", m.path}, {"build_id", m.build_id}};
         profile = {{"hz", b.profile->hz},           {"period_ns", b.profile->period_ns},
                    {"samples", b.profile->samples}, {"lost", b.profile->lost},
                    {"stacks_lost", b.profile->stacks_lost}, {"sampled_ns", b.profile->sampled_ns},
-                   {"stacks", stacks}};
+                   {"stacks", stacks},              {"modules", modules}};
     }
     return {{"wakers", wakers},
             {"ready_by", ready_by},

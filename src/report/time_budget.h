@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -123,6 +124,14 @@ struct TimeBudget {
             std::vector<std::string> frames;
         };
         std::vector<Stack> stacks;  // by CPU time, descending
+        // The files of the user frames, by the name the frames give them
+        // ("[libc.so.6]"): their path and GNU build-id (hex, "" for none),
+        // so that a frame can be symbolized later, elsewhere.
+        struct Module {
+            std::string path;
+            std::string build_id;
+        };
+        std::map<std::string, Module> modules;
     };
     std::optional<Profile> profile;
 };

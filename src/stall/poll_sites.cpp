@@ -12,6 +12,8 @@
 #include <string_view>
 #include <unistd.h>
 
+#include "sys/elf_sections.h"
+
 namespace kdelay {
 namespace {
 
@@ -51,23 +53,6 @@ struct Elf {
     Elf(const Elf&) = delete;
     Elf& operator=(const Elf&) = delete;
 };
-
-// Calls each(header, name, data) for each section of elf ("" without a
-// name, null data without any).
-template <class Each>
-void for_each_section(::Elf* elf, Each each)
-{
-    size_t shstrndx = 0;
-    const bool named = elf_getshdrstrndx(elf, &shstrndx) == 0;
-    Elf_Scn* scn = nullptr;
-    while ((scn = elf_nextscn(elf, scn)) != nullptr) {
-        GElf_Shdr sh;
-        if (!gelf_getshdr(scn, &sh))
-            continue;
-        const char* name = named ? elf_strptr(elf, shstrndx, sh.sh_name) : nullptr;
-        each(sh, std::string_view(name ? name : ""), elf_getdata(scn, nullptr));
-    }
-}
 
 // A symbol's name, from the symbol table at section index symtab.
 const char* symbol_name(::Elf* elf, size_t symtab, size_t index)
@@ -144,12 +129,6 @@ bool contains(const std::vector<uint64_t>& sorted, uint64_t v)
     return std::binary_search(sorted.begin(), sorted.end(), v);
 }
 
-void sort_unique(std::vector<uint64_t>& v)
-{
-    std::sort(v.begin(), v.end());
-    v.erase(std::unique(v.begin(), v.end()), v.end());
-}
-
 PollTargets poll_targets(::Elf* elf)
 {
     PollTargets t;
@@ -179,13 +158,6 @@ PollTargets poll_targets(::Elf* elf)
     return t;
 }
 
-int64_t rel32(const unsigned char* b)
-{
-    int32_t v;
-    std::memcpy(&v, b, sizeof(v));
-    return v;
-}
-
 // An executable section's bytes and address.
 struct Code {
     std::string name;
@@ -204,36 +176,6 @@ std::vector<Code> code_sections(::Elf* elf)
                                 static_cast<const unsigned char*>(data->d_buf), data->d_size});
     });
     return code;
-}
-
-// The start of each function with call frame information, sorted: the
-// binary search table of .eh_frame_hdr, as GNU ld and lld write it (each
-// start a 4-byte signed offset from the section).
-std::vector<uint64_t> function_starts(::Elf* elf)
-{
-    std::vector<uint64_t> starts;
-    for_each_section(elf, [&](const GElf_Shdr& sh, std::string_view name, Elf_Data* data) {
-        if (name != ".eh_frame_hdr" || !data || !data->d_buf || data->d_size < 12)
-            return;
-        const auto* b = static_cast<const unsigned char*>(data->d_buf);
-        // version 1; eh_frame_ptr: sdata4 pc-relative; fde_count: udata4;
-        // table: sdata4 relative to the section.
-        if (b[0] != 1 || b[1] != 0x1b || b[2] != 0x03 || b[3] != 0x3b)
-            return;
-        uint32_t count;
-        std::memcpy(&count, b + 8, sizeof(count));
-        for (uint64_t i = 0; i < count && 12 + i * 8 + 4 <= data->d_size; ++i)
-            starts.push_back(sh.sh_addr + static_cast<uint64_t>(rel32(b + 12 + i * 8)));
-    });
-    sort_unique(starts);
-    return starts;
-}
-
-// The start of the function holding address a; a itself without one.
-uint64_t function_of(const std::vector<uint64_t>& starts, uint64_t a)
-{
-    const auto after = std::upper_bound(starts.begin(), starts.end(), a);
-    return after == starts.begin() ? a : *(after - 1);
 }
 
 std::vector<PollSite> poll_call_sites(::Elf* elf)

@@ -226,9 +226,17 @@ void StallReader::read_stall_extras(const kd_stall& e, const PidMap& ids, Stall&
         const auto kept = maps_.find<uint32_t, kd_profile>("profiles", key);
         if (kept && kept->gen == e.gen) {
             Symbolizer& symbols = symbolizer(e.thread.tgid, ids);
+            std::map<std::string, TimeBudget::Profile::Module> modules;
             const FramesOf frames_of = [&](const SampleStacks& st) {
-                return st.user_pcs.empty() ? stack_frames(maps_, symbols, st.kernel_stack, st.user_stack)
-                                           : stack_frames(maps_, symbols, st.kernel_stack, st.user_pcs);
+                const std::vector<uint64_t> user =
+                    st.user_pcs.empty() ? maps_.stack("stack_traces", st.user_stack) : st.user_pcs;
+                for (const uint64_t pc : user)
+                    if (const auto at = unwinder(e.thread.tgid, ids).code_at(pc)) {
+                        const size_t slash = at->path.rfind('/');
+                        modules[slash == std::string::npos ? at->path : at->path.substr(slash + 1)] = {
+                            at->path, at->build_id};
+                    }
+                return stack_frames(maps_, symbols, st.kernel_stack, user);
             };
             UnwoundOf unwound;
             if (!copies.samples.empty())
@@ -239,6 +247,7 @@ void StallReader::read_stall_extras(const kd_stall& e, const PidMap& ids, Stall&
                 };
             stall.profile = stall_profile(*kept, params_.features.profile_hz, frames_of, unwound, e.start_ns,
                                           params_.features.timeline ? &stall.profile_samples : nullptr);
+            stall.profile->modules = std::move(modules);
         }
     }
     if (!params_.features.wait_stacks)
@@ -328,6 +337,11 @@ Symbolizer& StallReader::symbolizer(uint32_t tgid, const PidMap& ids)
             symbolizers_.clear();
         const auto pid = static_cast<pid_t>(ids.empty() ? tgid : ids.local(tgid));
         made = symbolizers_.emplace(tgid, std::make_unique<Symbolizer>(pid)).first;
+        // A stripped file's frames: the file and the function's start.
+        made->second->name_unknown_by([this, tgid, ids](uint64_t addr) {
+            const auto at = unwinder(tgid, ids).code_at(addr);
+            return at ? frame_in_file(*at) : std::string();
+        });
     }
     return *made->second;
 }

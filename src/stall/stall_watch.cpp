@@ -59,6 +59,9 @@ std::string write_timeline(const std::string& dir, const Stall& stall, const Sta
                                frames.back().compare(frames.back().size() - 8, 8, "[kernel]") == 0;
         timeline.samples.push_back(TimelineSample{t.at_ns, r.thread.pid, r.thread.tid, frames, in_kernel});
     }
+    if (stall.profile)
+        for (const auto& [name, module] : stall.profile->modules)
+            timeline.build_ids[name] = module.build_id;
     return write_trace_file(dir, name, perfetto_trace(timeline));
 }
 

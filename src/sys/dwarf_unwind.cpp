@@ -1,7 +1,12 @@
 #include "sys/dwarf_unwind.h"
 
+#include <cstdlib>
 #include <cstring>
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include <fmt/format.h>
+
+#include "sys/elf_sections.h"
 
 namespace kdelay {
 
@@ -75,6 +80,15 @@ int on_frame(Dwfl_Frame* frame, void* arg)
 
 }  // namespace
 
+std::string frame_in_file(const CodeAt& at)
+{
+    const size_t slash = at.path.rfind('/');
+    const std::string file = slash == std::string::npos ? at.path : at.path.substr(slash + 1);
+    if (at.function && *at.function <= at.address)
+        return fmt::format("{}+0x{:x}+0x{:x} [{}]", file, *at.function, at.address - *at.function, file);
+    return fmt::format("{}+0x{:x} [{}]", file, at.address, file);
+}
+
 DwarfUnwinder::DwarfUnwinder(pid_t pid) : pid_(pid) { report(); }
 
 DwarfUnwinder::~DwarfUnwinder()
@@ -88,6 +102,7 @@ bool DwarfUnwinder::report()
     if (dwfl_)
         dwfl_end(dwfl_);
     attached_ = false;
+    function_starts_.clear();
     dwfl_ = dwfl_begin(&kProcessCallbacks);
     if (!dwfl_)
         return false;
@@ -99,14 +114,47 @@ bool DwarfUnwinder::report()
     return attached_;
 }
 
+// Code mapped since the mappings were read (dlopen): they are read again.
+Dwfl_Module* DwarfUnwinder::module_at(uint64_t pc)
+{
+    Dwfl_Module* m = attached_ ? dwfl_addrmodule(dwfl_, pc) : nullptr;
+    if (!m && report())
+        m = dwfl_addrmodule(dwfl_, pc);
+    return m;
+}
+
+std::optional<CodeAt> DwarfUnwinder::code_at(uint64_t pc)
+{
+    Dwfl_Module* m = module_at(pc);
+    if (!m)
+        return std::nullopt;
+    CodeAt at;
+    const char* name = dwfl_module_info(m, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr);
+    at.path = name ? name : "";
+    const unsigned char* bits = nullptr;
+    GElf_Addr note_at = 0;
+    const int n = dwfl_module_build_id(m, &bits, &note_at);
+    for (int i = 0; i < n; ++i)
+        at.build_id += fmt::format("{:02x}", bits[i]);
+    Dwarf_Addr bias = 0;
+    ::Elf* elf = dwfl_module_getelf(m, &bias);
+    if (!elf)
+        return at;
+    at.address = pc - bias;
+    auto [starts, fresh] = function_starts_.try_emplace(m);
+    if (fresh)
+        starts->second = function_starts(elf);
+    if (!starts->second.empty() && starts->second.front() <= at.address)
+        at.function = function_of(starts->second, at.address);
+    return at;
+}
+
 std::vector<uint64_t> DwarfUnwinder::unwind(const DwarfRegs& regs, const StackCopy& stack, size_t max_frames)
 {
     std::vector<uint64_t> pcs;
     const uint64_t ip = regs[kDwarfRegs - 1];
-    // Code mapped since the mappings were read (dlopen): read them again.
-    if (!attached_ || !dwfl_addrmodule(dwfl_, ip))
-        if (!report() || !dwfl_addrmodule(dwfl_, ip))
-            return pcs;
+    if (!module_at(ip))
+        return pcs;
     t_unwinding = Unwinding{&regs, stack};
     Walk walk{&pcs, max_frames};
     // -1 where the walk ended (no CFI further, or outside the copy): the

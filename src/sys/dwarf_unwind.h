@@ -8,10 +8,14 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
 #include <sys/types.h>
 #include <vector>
 
 struct Dwfl;
+struct Dwfl_Module;
 
 namespace kdelay {
 
@@ -30,6 +34,23 @@ struct StackCopy {
     size_t bytes = 0;
 };
 
+// Where an address of the process lies: the file mapped there, its GNU
+// build-id (hex; "" when it has none), the address as the file's own (an
+// ELF virtual address, as addr2line takes it), and the start of the
+// function around it by the file's .eh_frame_hdr.
+struct CodeAt {
+    std::string path;
+    std::string build_id;
+    uint64_t address = 0;
+    std::optional<uint64_t> function;
+};
+
+// The frame of an address whose file has no symbol for it: the file's
+// name, the function's start as the file's address, and the offset into
+// it: "libfoo.so+0x1200+0x34 [libfoo.so]" (without the function's start
+// where the file has no call frame information for it).
+std::string frame_in_file(const CodeAt& at);
+
 class DwarfUnwinder {
 public:
     // pid: the process as kdelay's /proc names it. Its mappings are read
@@ -44,11 +65,17 @@ public:
     // regs' rip; up to max_frames. It ends where the CFI or the copy does.
     std::vector<uint64_t> unwind(const DwarfRegs& regs, const StackCopy& stack, size_t max_frames = 127);
 
+    // The file and function around a user address; nullopt outside any.
+    std::optional<CodeAt> code_at(uint64_t pc);
+
 private:
     bool report();
+    Dwfl_Module* module_at(uint64_t pc);
     pid_t pid_;
     Dwfl* dwfl_ = nullptr;
     bool attached_ = false;
+    // Each file's functions' starts (.eh_frame_hdr), read at first need.
+    std::map<Dwfl_Module*, std::vector<uint64_t>> function_starts_;
 };
 
 }  // namespace kdelay

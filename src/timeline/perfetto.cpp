@@ -100,7 +100,10 @@ void events(pb::Trace& trace, const TimelineTrack& t)
 // table its own count from 1, as Perfetto's interning wants.
 class Interner {
 public:
-    explicit Interner(pb::InternedData& data) : data_(data) {}
+    Interner(pb::InternedData& data, const std::map<std::string, std::string>& build_ids)
+        : data_(data), build_ids_(build_ids)
+    {
+    }
 
     uint64_t callstack(const std::vector<std::string>& frames)
     {
@@ -140,6 +143,9 @@ private:
             pb::Mapping* m = data_.add_mappings();
             m->set_iid(it->second);
             m->add_path_string_ids(string(paths_, data_.mutable_mapping_paths(), module));
+            // The build-id's bytes, as Perfetto's profilers intern it.
+            if (const auto id = build_ids_.find(module); id != build_ids_.end() && !id->second.empty())
+                m->set_build_id(string(build_id_ids_, data_.mutable_build_ids(), bytes_of_hex(id->second)));
         }
         return it->second;
     }
@@ -156,20 +162,30 @@ private:
         return it->second;
     }
 
+    static std::string bytes_of_hex(const std::string& hex)
+    {
+        std::string bytes;
+        for (size_t i = 0; i + 1 < hex.size(); i += 2)
+            bytes += static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16));
+        return bytes;
+    }
+
     pb::InternedData& data_;
-    std::map<std::string, uint64_t> function_names_, paths_, frames_, mappings_;
+    const std::map<std::string, std::string>& build_ids_;
+    std::map<std::string, uint64_t> function_names_, paths_, frames_, mappings_, build_id_ids_;
     std::map<std::vector<std::string>, uint64_t> callstacks_;
 };
 
 // The samples as PerfSample packets, after one packet that clears the
 // sequence's interning state and holds every stack they use.
-void samples(pb::Trace& trace, const std::vector<TimelineSample>& all)
+void samples(pb::Trace& trace, const std::vector<TimelineSample>& all,
+             const std::map<std::string, std::string>& build_ids)
 {
     if (all.empty())
         return;
     pb::TracePacket* first = packet(trace, all.front().at_ns);
     first->set_sequence_flags(pb::TracePacket::SEQ_INCREMENTAL_STATE_CLEARED);
-    Interner interned(*first->mutable_interned_data());
+    Interner interned(*first->mutable_interned_data(), build_ids);
     std::vector<uint64_t> stacks;
     stacks.reserve(all.size());
     for (const TimelineSample& s : all)
@@ -195,7 +211,7 @@ std::string perfetto_trace(const Timeline& timeline)
         describe(trace, t);
     for (const TimelineTrack& t : timeline.tracks)
         events(trace, t);
-    samples(trace, timeline.samples);
+    samples(trace, timeline.samples, timeline.build_ids);
     return trace.SerializeAsString();
 }
 

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -56,6 +57,9 @@ struct TimelineSample {
 struct Timeline {
     std::vector<TimelineTrack> tracks;
     std::vector<TimelineSample> samples;  // by time
+    // The samples' modules ("[libc.so.6]"'s libc.so.6): their GNU build-id
+    // in hex, for the trace's mappings.
+    std::map<std::string, std::string> build_ids;
 
     // Adds a later window's tracks: a track both have gets the later
     // slices after its own.

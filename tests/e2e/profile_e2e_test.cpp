@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <fmt/format.h>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -18,6 +19,8 @@ namespace {
 
 const std::string kWhere = KD_WHERE_BIN;
 const std::string kWhereNoFp = KD_WHERE_NOFP_BIN;
+const std::string kWhereStripped = KD_WHERE_STRIPPED_BIN;
+const std::string kWhereDebuglink = KD_WHERE_DEBUGLINK_BIN;
 
 // A directory of its own, gone with what it holds at the end.
 class TempDir {
@@ -231,15 +234,77 @@ TEST(ProfileE2E, StacksAreWholeWithoutFramePointersWhenUnwoundFromCopies)
     const uint64_t reads = samples_where(p, [](const json& s) { return has_frame(s, "get_random_bytes_user"); });
     ASSERT_GT(reads, 0u);
     EXPECT_GE(double(through_libc), 0.9 * double(reads)) << p.dump();
+}
 
-    // The control: without the copy, the frame-pointer walk of the same
-    // binary stops at its leaf.
-    Measured m0;
+// A gtest: the control of the test above: without the copy, the frame-pointer walk of the same binary stops at its leaf.
+// TAGS kernel logic
+TEST(ProfileE2E, WithoutACopyTheFramePointerWalkOfCodeWithoutThemStopsShort)
+{
+    KD_REQUIRE_BPF();
+    Measured m;
     json walked;
-    ASSERT_NO_FATAL_FAILURE(one_profiled_stall(kWhereNoFp, {"--stack-copy", "0"}, m0, walked));
-    const json& p0 = walked["thread"]["budget"]["profile"];
-    const uint64_t reached = samples_where(p0, [](const json& s) { return holds_in_order(s, {"main [", "one_stall"}); });
-    EXPECT_LT(double(reached), 0.5 * double(p0["samples"].get<uint64_t>())) << p0.dump();
+    ASSERT_NO_FATAL_FAILURE(one_profiled_stall(kWhereNoFp, {"--stack-copy", "0"}, m, walked));
+    const json& p = walked["thread"]["budget"]["profile"];
+    const uint64_t reached = samples_where(p, [](const json& s) { return holds_in_order(s, {"main [", "one_stall"}); });
+    EXPECT_LT(double(reached), 0.5 * double(p["samples"].get<uint64_t>())) << p.dump();
+}
+
+// The output of a command (popen); "" when it cannot run.
+std::string output_of(const std::string& command)
+{
+    std::string out;
+    if (FILE* f = popen(command.c_str(), "r")) {
+        char buf[4096];
+        for (size_t n; (n = fread(buf, 1, sizeof(buf), f)) > 0;)
+            out.append(buf, n);
+        pclose(f);
+    }
+    return out;
+}
+
+// A gtest: a stripped program's frames are its file and each function's start (.eh_frame_hdr), with its build-id; with a debug file, its names.
+// TAGS kernel logic
+TEST(ProfileE2E, AStrippedProgramsFramesAreItsFileAndFunctionStartsWithItsBuildId)
+{
+    KD_REQUIRE_BPF();
+    // kd_where_stripped is kd_where_nofp's code: the same addresses.
+    std::map<std::string, std::string> at;  // function -> "kd_where_stripped+0xSTART ["
+    std::istringstream symbols(output_of("nm -C " + kWhereNoFp));
+    for (std::string line; std::getline(symbols, line);)
+        for (const char* f : {"spin_here(", "work_a(", "work_b(", "one_stall("})
+            if (line.find(f) != std::string::npos && line.find(" t ") == 16)
+                at[f] = fmt::format("kd_where_stripped+0x{:x} [", std::stoull(line.substr(0, 16), nullptr, 16));
+    ASSERT_EQ(at.size(), 4u) << output_of("nm -C " + kWhereNoFp);
+    Measured m;
+    json report;
+    ASSERT_NO_FATAL_FAILURE(one_profiled_stall(kWhereStripped, {}, m, report));
+    const json& p = report["thread"]["budget"]["profile"];
+    SCOPED_TRACE(p.dump());
+    for (const json& s : p["stacks"])
+        for (const json& f : s["frames"])
+            EXPECT_NE(f.get<std::string>().rfind("[unknown]", 0), 0u) << f;
+    EXPECT_TRUE(holds_in_order(p["stacks"][0], {at["one_stall("], at["work_a("], at["spin_here("]}));
+    const double cpu = double(m.a_ns + m.b_ns + m.kernel_ns), sampled = double(p["sampled_ns"].get<uint64_t>());
+    const auto share_in = [&](const std::string& frame) {
+        return 100.0 * double(samples_where(
+                           p, [&](const json& s) { return has_frame(s, frame) && !in_kernel(s); }, "cpu_ns")) /
+               sampled;
+    };
+    EXPECT_NEAR(share_in(at["work_a("]), 100.0 * double(m.a_ns) / cpu, 8.0);
+    EXPECT_NEAR(share_in(at["work_b("]), 100.0 * double(m.b_ns) / cpu, 8.0);
+    // Its build-id, as the file's note says it.
+    const std::string notes = output_of("readelf -n " + kWhereStripped);
+    const size_t id = notes.find("Build ID: ");
+    ASSERT_NE(id, std::string::npos) << notes;
+    EXPECT_EQ(p["modules"]["kd_where_stripped"]["build_id"], notes.substr(id + 10, notes.find('\n', id) - id - 10));
+    EXPECT_EQ(p["modules"]["kd_where_stripped"]["path"], kWhereStripped);
+
+    // Stripped, with its symbols in the file its .gnu_debuglink names:
+    // named as the program it was built from.
+    Measured m2;
+    json named;
+    ASSERT_NO_FATAL_FAILURE(one_profiled_stall(kWhereDebuglink, {}, m2, named));
+    expect_split(named["thread"]["budget"], m2);
 }
 
 // A gtest: it decodes the stall's Perfetto trace (tests/timeline/check_trace.py) and matches its samples to the report's.
@@ -278,6 +343,11 @@ TEST(ProfileE2E, TheTimelineHoldsEachSampleOnTheStalledThreadInsideTheStall)
         EXPECT_EQ(traced[stack["frames"].get<std::vector<std::string>>()], stack["count"].get<uint64_t>())
             << stack.dump();
     EXPECT_EQ(kernel_mode, samples_where(p, in_kernel));
+    // Each user module's mapping carries the build-id the report gives it.
+    ASSERT_TRUE(p["modules"].contains("kd_where")) << p.dump();
+    EXPECT_EQ(p["modules"]["kd_where"]["build_id"].get<std::string>().size(), 40u) << p.dump();
+    for (const auto& [name, module] : p["modules"].items())
+        EXPECT_EQ(c["build_ids"].value(name, std::string()), module["build_id"]) << name << ": " << check.out;
 }
 
 // A gtest: the text report's block, at the default rate.

@@ -109,6 +109,7 @@ def main():
 
     samples = []
     names, paths, mappings, frames, stacks = {}, {}, {}, {}, {}
+    build_ids, module_build_ids = {}, {}
     cleared = False
     for p in trace.packet:
         if p.sequence_flags & 1:
@@ -118,6 +119,13 @@ def main():
             names.update({s.iid: s.str.decode() for s in d.function_names})
             paths.update({s.iid: s.str.decode() for s in d.mapping_paths})
             mappings.update({m.iid: [paths.get(i) for i in m.path_string_ids] for m in d.mappings})
+            build_ids.update({s.iid: s.str.hex() for s in d.build_ids})
+            for m in d.mappings:
+                if m.HasField("build_id"):
+                    if m.build_id not in build_ids:
+                        problems.append(f"mapping {m.iid}: build-id {m.build_id} is not interned")
+                    for i in m.path_string_ids:
+                        module_build_ids[paths.get(i)] = build_ids.get(m.build_id)
             frames.update({f.iid: (names.get(f.function_name_id), mappings.get(f.mapping_id)) for f in d.frames})
             stacks.update({c.iid: list(c.frame_ids) for c in d.callstacks})
         if not p.HasField("perf_sample"):
@@ -145,7 +153,8 @@ def main():
     for t in tracks.values():
         t["covered_ns"] = sum(s["end_ns"] - s["start_ns"] for s in t["slices"] if s["depth"] == 0)
     print(json.dumps({"tracks": list(tracks.values()), "states": states, "flows": len(flows_out),
-                      "samples": samples, "problems": problems}, indent=1, sort_keys=True))
+                      "samples": samples, "build_ids": module_build_ids, "problems": problems},
+                     indent=1, sort_keys=True))
     return 1 if problems else 0
 
 
