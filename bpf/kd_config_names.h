@@ -124,6 +124,7 @@
     X(THREAD_SIZE, NUMBER)               \
     X(STACK_COPY_BYTES, NUMBER)          \
     X(STACK_COPY_RINGBUF_PAGES, NUMBER)  \
+    X(WITH_WAIT_COPY, FLAG)              \
     X(STALL_RESTART_NR, NUMBER)          \
     X(STALL_POLL_NRS, NUMBER)            \
     X(STALL_POLL_NR, INDEXED)            \

@@ -186,6 +186,7 @@ RAW_TRACEPOINT_PROBE(sys_exit)
     return 0;
 }
 
+#if WITH_WAIT_COPY
 /* --wait-stacks with --stack-copy: a program of its own on sys_exit, on
  * only then, so that sys_exit stays within the verifier's limit (a BTF
  * tracepoint: BCC attaches one raw tracepoint program a tracepoint). */
@@ -199,3 +200,4 @@ BTF_TRACEPOINT_STEP(sys_exit, wait_copy)
         wait_stacks_returned((void *)ctx->args[0], t, (__u32)id);
     return 0;
 }
+#endif

@@ -189,6 +189,8 @@ std::string render_delay_program(const DelayProgramParams& p)
     const uint32_t copy = p.stack_copy_bytes();
     c.number("STACK_COPY_BYTES", copy);
     c.number("STACK_COPY_RINGBUF_PAGES", stack_copy_ring_pages(copy, p.cpus));
+    // As probes_on() names the sys_exit step (sections/registry.cpp).
+    c.flag("WITH_WAIT_COPY", p.stall && f.wait_stacks && f.stack_copy_bytes);
     c.number("PT_REGS_CS_OFF", copy ? p.layout.regs_cs->offset : 0);
     c.number("PT_REGS_SIZE", copy ? p.layout.pt_regs_size : 0);
     c.number("TASK_STACK_OFF", copy && p.layout.task_stack ? p.layout.task_stack->offset : 0);
