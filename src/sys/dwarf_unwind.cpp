@@ -1,6 +1,13 @@
 #include "sys/dwarf_unwind.h"
 
+#include <cerrno>
 #include <cstdlib>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <string>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <cstring>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
@@ -58,9 +65,55 @@ bool set_initial_registers(Dwfl_Thread* thread, void* thread_arg)
 const Dwfl_Thread_Callbacks kThreadCallbacks = {next_thread, get_thread, memory_read, set_initial_registers,
                                                 nullptr, nullptr};
 
+// The process whose files the calls in progress on this thread open.
+thread_local pid_t t_process = 0;
+
+// A file the process maps, opened as the process sees it: inside its root
+// (a container's), the path's links resolved there too (openat2's
+// RESOLVE_IN_ROOT, 5.6+), never a device or a FIFO. file_name: that path
+// through /proc/PID/root, where libdwfl looks for its debug file.
+int find_elf_in_root(Dwfl_Module*, void**, const char* name, Dwarf_Addr, char** file_name, Elf** elf)
+{
+    if (!name || name[0] != '/' || t_process <= 0)
+        return -1;
+    const std::string root = fmt::format("/proc/{}/root", t_process);
+    const int dir = open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (dir < 0)
+        return -1;
+    open_how how{};
+    how.flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
+    how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+    int fd = static_cast<int>(syscall(SYS_openat2, dir, name, &how, sizeof(how)));
+    if (fd < 0 && errno == ENOSYS)
+        fd = openat(dir, name + 1, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    close(dir);
+    struct stat st {};
+    if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
+        close(fd);
+        fd = -1;
+    }
+    if (fd < 0)
+        return -1;
+    *file_name = strdup((root + name).c_str());
+    *elf = nullptr;  // libdwfl makes it from fd
+    return fd;
+}
+
 char* g_debuginfo_path = nullptr;  // libdwfl's default: .debug, /usr/lib/debug, build-id
-const Dwfl_Callbacks kProcessCallbacks = {dwfl_linux_proc_find_elf, dwfl_standard_find_debuginfo, nullptr,
+const Dwfl_Callbacks kProcessCallbacks = {find_elf_in_root, dwfl_standard_find_debuginfo, nullptr,
                                           &g_debuginfo_path};
+
+// Sets t_process for a call into libdwfl, which may open files.
+class InProcess {
+public:
+    explicit InProcess(pid_t pid) : was_(t_process) { t_process = pid; }
+    ~InProcess() { t_process = was_; }
+    InProcess(const InProcess&) = delete;
+    InProcess& operator=(const InProcess&) = delete;
+
+private:
+    pid_t was_;
+};
 
 struct Walk {
     std::vector<uint64_t>* pcs;
@@ -99,6 +152,7 @@ DwarfUnwinder::~DwarfUnwinder()
 
 bool DwarfUnwinder::report()
 {
+    const InProcess in(pid_);
     if (dwfl_)
         dwfl_end(dwfl_);
     attached_ = false;
@@ -125,6 +179,7 @@ Dwfl_Module* DwarfUnwinder::module_at(uint64_t pc)
 
 std::optional<CodeAt> DwarfUnwinder::code_at(uint64_t pc)
 {
+    const InProcess in(pid_);
     Dwfl_Module* m = module_at(pc);
     if (!m)
         return std::nullopt;
@@ -151,6 +206,7 @@ std::optional<CodeAt> DwarfUnwinder::code_at(uint64_t pc)
 
 std::vector<uint64_t> DwarfUnwinder::unwind(const DwarfRegs& regs, const StackCopy& stack, size_t max_frames)
 {
+    const InProcess in(pid_);
     std::vector<uint64_t> pcs;
     const uint64_t ip = regs[kDwarfRegs - 1];
     if (!module_at(ip))

@@ -167,7 +167,8 @@ void expect_split(const json& budget, const Measured& m)
 
 // kd_where (the binary) stalls once under --stall 500ms --profile 499 and
 // the options more: the stall as it measured it, and kdelay's report of it.
-void one_profiled_stall(const std::string& binary, std::vector<std::string> more, Measured& m, json& report)
+void one_profiled_stall(const std::string& binary, std::vector<std::string> more, Measured& m, json& report,
+                        std::vector<std::string> binary_args = {"1"})
 {
     // At 499 Hz a stall of 1 s of CPU time has some 500 samples: the share
     // of a part of 60% is within 8 points but for 1 time in 3,000 (the
@@ -180,7 +181,9 @@ void one_profiled_stall(const std::string& binary, std::vector<std::string> more
                                      "--format", "json"};
     args.insert(args.end(), more.begin(), more.end());
     ReleasedRun run;
-    ASSERT_NO_FATAL_FAILURE(run_released(run, {binary, "1"}, args, 60s, 20s, "\"marker\":\"start\""));
+    std::vector<std::string> workload = {binary};
+    workload.insert(workload.end(), binary_args.begin(), binary_args.end());
+    ASSERT_NO_FATAL_FAILURE(run_released(run, workload, args, 60s, 20s, "\"marker\":\"start\""));
     ASSERT_EQ(run.status, 0) << run.err;
     const std::vector<Measured> plants = measured(run.workload_out);
     const std::vector<json> reports = stall_reports(run.out);
@@ -305,6 +308,30 @@ TEST(ProfileE2E, AStrippedProgramsFramesAreItsFileAndFunctionStartsWithItsBuildI
     json named;
     ASSERT_NO_FATAL_FAILURE(one_profiled_stall(kWhereDebuglink, {}, m2, named));
     expect_split(named["thread"]["budget"], m2);
+}
+
+// A gtest: a process whose program is in a mount namespace of its own is unwound and named from its own files (/proc/PID/root).
+// TAGS kernel logic
+TEST(ProfileE2E, AProgramSeenOnlyInItsOwnMountNamespaceIsUnwoundFromItsOwnFile)
+{
+    KD_REQUIRE_BPF();
+    const TempDir dir;
+    ASSERT_FALSE(dir.path().empty());
+    const std::string inside = dir.path() + "/kd_where_ns";
+    // The copy is on a tmpfs mounted in the workload's namespace only:
+    // kdelay's root has an empty directory there.
+    Measured m;
+    json report;
+    ASSERT_NO_FATAL_FAILURE(one_profiled_stall(
+        "/usr/bin/unshare",
+        {"--wait-stacks", "1"}, m, report,
+        {"--mount", "--propagation", "private", "/bin/sh", "-c",
+         "mount -t tmpfs kd-where-ns " + dir.path() + " && cp " + kWhereNoFp + " " + inside + " && exec " + inside +
+             " 1"}));
+    EXPECT_FALSE(std::filesystem::exists(inside));
+    const json& budget = report["thread"]["budget"];
+    expect_split(budget, m);
+    EXPECT_EQ(budget["profile"]["modules"]["kd_where_ns"]["path"], inside) << budget.dump();
 }
 
 // A gtest: it decodes the stall's Perfetto trace (tests/timeline/check_trace.py) and matches its samples to the report's.
