@@ -330,6 +330,40 @@ uint64_t last_getrusage_ns(const nlohmann::json& report)
 // measurement: up to 157 ms seen under TCG).
 constexpr uint64_t kUnloggedTailNs = 300'000'000;
 
+// Where a stall of the main thread ran (--profile, on by default): its
+// samples stand for its RUNNING; Debian's ovs-vswitchd and glibc keep no
+// frame pointer, and the stacks unwound from their copies reach main();
+// its kernel frames are the openvswitch module's and the network stack's
+// (netlink to the datapath, the ports' devices).
+void expect_main_thread_profile(const nlohmann::json& r)
+{
+    const nlohmann::json& b = r["thread"]["budget"];
+    ASSERT_TRUE(b["profile"].is_object()) << r.dump();
+    const nlohmann::json& p = b["profile"];
+    const uint64_t samples = p["samples"].get<uint64_t>() - p["lost"].get<uint64_t>();
+    ASSERT_GE(samples, 10u) << r.dump();
+    EXPECT_NEAR(double(p["sampled_ns"].get<uint64_t>()) / double(b["running_ns"].get<uint64_t>()), 1.0, 0.25)
+        << r.dump();
+    uint64_t from_main = 0, network = 0;
+    for (const nlohmann::json& s : p["stacks"]) {
+        bool main = false, net = false;
+        for (const nlohmann::json& f : s["frames"]) {
+            const std::string frame = f.get<std::string>();
+            main |= frame == "main [ovs-vswitchd]";
+            if (frame.size() > 9 && frame.compare(frame.size() - 9, 9, " [kernel]") == 0)
+                for (const char* prefix : {"ovs_", "genl_", "netlink_", "rtnl", "dev_", "__dev_", "netdev_",
+                                           "register_netdev", "unregister_netdev"})
+                    net |= frame.rfind(prefix, 0) == 0;
+        }
+        from_main += main ? s["count"].get<uint64_t>() : 0;
+        network += net ? s["count"].get<uint64_t>() : 0;
+    }
+    std::cout << "main thread's profile: " << samples << " samples, " << from_main << " from main(), " << network
+              << " in the datapath or network stack\n";
+    EXPECT_GE(double(from_main), 0.8 * double(samples)) << p.dump();
+    EXPECT_GE(network, 1u) << p.dump();
+}
+
 }  // namespace
 
 // Real work that takes ovs-vswitchd's threads over a second under TCG: a
@@ -470,6 +504,8 @@ TEST_F(OvsE2E, StallsAreOpenVswitchsUnreasonablyLongPollIntervals)
         EXPECT_LE(voluntary, w.voluntary + 2) << r.dump();
         EXPECT_GE(involuntary, w.involuntary) << r.dump();
         EXPECT_LE(involuntary, w.involuntary + tail_switches) << r.dump();
+        if (w.thread.empty())
+            expect_main_thread_profile(r);
     }
     // No stall of a second that Open vSwitch did not log: only an interval
     // just under its second, which the tail took over.
