@@ -340,9 +340,11 @@ struct kd_wait_stacks {
  * it ran, in a map of their own keyed as the interval's other values. At
  * 99 Hz the store holds a 10 s interval's samples. */
 #define KD_PROFILE_SAMPLES 1024  /* a power of two */
+/* user_stack: the sample's user stack went to user space as a copy. */
+#define KD_STACK_COPIED (-1000)
 struct kd_profile_sample {
     __s32 kernel_stack;  /* stack_traces ids; < 0 when lost or none */
-    __s32 user_stack;
+    __s32 user_stack;    /* or KD_STACK_COPIED */
     __u32 at_us;  /* since the interval began */
     /* The CPU clock since this CPU's sample before: one period, or more
      * where the timer fired late (a host that held the guest's CPU) or was

@@ -67,8 +67,7 @@ static __always_inline void profile_switched_in(__u64 now)
 
 /* The CPU time this sample stands for, in us: the CPU clock since this
  * CPU's sample before (a timer that fired late fires once for the periods
- * it missed), but no more than since the thread got the CPU, if it got it
- * after that sample (an idle CPU takes no samples). */
+ * it missed), for a thread that has run since before that sample. */
 static __always_inline __u32 profile_elapsed_us(void *ctx)
 {
     int zero = 0;
@@ -79,8 +78,12 @@ static __always_inline __u32 profile_elapsed_us(void *ctx)
         __u64 now_ns = bpf_ktime_get_ns();
         if (c->counter && now.counter > c->counter)
             since = now.counter - c->counter;
-        if (c->switched_in_ns > c->at_ns && now_ns > c->switched_in_ns && now_ns - c->switched_in_ns < since)
-            since = now_ns - c->switched_in_ns;
+        /* A thread that got the CPU after that sample shared the time
+         * since with what ran before it (or with an idle CPU, which takes
+         * no samples): its sample stands for one period, as a sample on
+         * time does. */
+        if (c->switched_in_ns > c->at_ns && since > 1000000000ull / PROFILE_HZ)
+            since = 1000000000ull / PROFILE_HZ;
         c->counter = now.counter;
         c->at_ns = now_ns;
     }
@@ -113,8 +116,11 @@ int kd_profile_sample(void *ctx)
     s->at_us = (bpf_ktime_get_ns() - t->interval_start) / 1000;
     s->cpu_us = elapsed_us;
     s->kernel_stack = stack_traces.get_stackid(ctx, 0);
-    s->user_stack = stack_traces.get_stackid(ctx, BPF_F_USER_STACK);
-    stack_copy_sample(ctx, tid, gen, at);
+    /* The user stack's copy, unwound in user space; the frame-pointer walk
+     * only where there is none, so that a sample takes one slot of
+     * stack_traces, not two. */
+    s->user_stack = stack_copy_sample(ctx, tid, gen, at) ? KD_STACK_COPIED
+                                                         : stack_traces.get_stackid(ctx, BPF_F_USER_STACK);
     return 0;
 }
 #else

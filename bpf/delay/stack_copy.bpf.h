@@ -64,20 +64,20 @@ static __always_inline int saved_user_regs(void *saved, __u64 *regs)
 }
 
 /* Sample `sample` of thread tid's interval gen (ctx: the perf event's
- * registers). Its user registers are the sample's own when it interrupted
+ * registers); 0 when the ring had no room for it. Its user registers are the sample's own when it interrupted
  * user code, else those the kernel saved at its entry (the top of its
  * kernel stack). */
-static __always_inline void stack_copy_sample(void *ctx, __u32 tid, kd_gen_t gen, __u32 sample)
+static __always_inline int stack_copy_sample(void *ctx, __u32 tid, kd_gen_t gen, __u32 sample)
 {
     struct kd_stack_copy *c = stack_copy_reserve(tid, gen, sample, 0);
     if (!c)
-        return;
+        return 0;
     if (*(__u64 *)((char *)ctx + PT_REGS_CS_OFF) & 3) {
 #pragma unroll
         for (int i = 0; i < PT_REGS_SIZE / 8; i++)
             c->regs[i] = ((__u64 *)ctx)[i];
         stack_copy_send(c, 1);
-        return;
+        return 1;
     }
     void *saved = NULL;
     if (TASK_PT_REGS) {
@@ -90,6 +90,7 @@ static __always_inline void stack_copy_sample(void *ctx, __u32 tid, kd_gen_t gen
             saved = (char *)stack + THREAD_SIZE - PT_REGS_SIZE;
     }
     stack_copy_send(c, saved_user_regs(saved, c->regs));
+    return 1;
 }
 
 /* The kept wait of thread tid's interval gen that began at wait_start, as
@@ -102,7 +103,7 @@ static __always_inline void stack_copy_wait(void *regs, __u32 tid, kd_gen_t gen,
         stack_copy_send(c, saved_user_regs(regs, c->regs));
 }
 #else
-static __always_inline void stack_copy_sample(void *ctx, __u32 tid, kd_gen_t gen, __u32 sample) {}
+static __always_inline int stack_copy_sample(void *ctx, __u32 tid, kd_gen_t gen, __u32 sample) { return 0; }
 static __always_inline void stack_copy_wait(void *regs, __u32 tid, kd_gen_t gen, __u64 wait_start) {}
 #endif
 

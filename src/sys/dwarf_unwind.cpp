@@ -120,12 +120,18 @@ struct Walk {
     size_t max;
 };
 
+// A frame outside every mapped file, or the frame before once more, is
+// where an unwind went wrong (a register the CFI does not restore): the
+// walk ends before it.
 int on_frame(Dwfl_Frame* frame, void* arg)
 {
     auto* walk = static_cast<Walk*>(arg);
     Dwarf_Addr pc = 0;
     bool activation = false;
     if (!dwfl_frame_pc(frame, &pc, &activation) || pc == 0)
+        return DWARF_CB_ABORT;
+    Dwfl* dwfl = dwfl_thread_dwfl(dwfl_frame_thread(frame));
+    if (!dwfl_addrmodule(dwfl, activation ? pc : pc - 1) || (!walk->pcs->empty() && walk->pcs->back() == pc))
         return DWARF_CB_ABORT;
     walk->pcs->push_back(pc);
     return walk->pcs->size() < walk->max ? DWARF_CB_OK : DWARF_CB_ABORT;
@@ -186,13 +192,14 @@ std::optional<CodeAt> DwarfUnwinder::code_at(uint64_t pc)
     CodeAt at;
     const char* name = dwfl_module_info(m, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr);
     at.path = name ? name : "";
+    // The file first: its build-id is known once it is read.
+    Dwarf_Addr bias = 0;
+    ::Elf* elf = dwfl_module_getelf(m, &bias);
     const unsigned char* bits = nullptr;
     GElf_Addr note_at = 0;
     const int n = dwfl_module_build_id(m, &bits, &note_at);
     for (int i = 0; i < n; ++i)
         at.build_id += fmt::format("{:02x}", bits[i]);
-    Dwarf_Addr bias = 0;
-    ::Elf* elf = dwfl_module_getelf(m, &bias);
     if (!elf)
         return at;
     at.address = pc - bias;
