@@ -60,13 +60,14 @@ uint32_t exits_ring_pages(const DelayMapSizes& sizes)
 }
 
 // --stack-copy: pages of the stack_copies ring, room for 32 copies a CPU
-// (user space is woken at half), at least 64 pages.
+// (user space is woken at every 16th), and at least 2 MiB: kdelay reading
+// a long stall's copies reads no ring meanwhile.
 uint32_t stack_copy_ring_pages(uint32_t copy_bytes, uint32_t cpus)
 {
     if (!copy_bytes)
         return 0;
     const uint64_t record = sizeof(kd_stack_copy) + copy_bytes + 8, page = 4096;
-    return next_pow2(std::clamp<uint64_t>(uint64_t{cpus} * 32 * record / page, 64, 8192));
+    return next_pow2(std::clamp<uint64_t>(uint64_t{cpus} * 32 * record / page, 512, 8192));
 }
 
 uint32_t poll_syscall_number()
