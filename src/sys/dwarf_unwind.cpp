@@ -2,16 +2,16 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <cstring>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
 #include <fcntl.h>
+#include <fmt/format.h>
 #include <linux/openat2.h>
 #include <string>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
-#include <cstring>
-#include <elfutils/libdw.h>
-#include <elfutils/libdwfl.h>
-#include <fmt/format.h>
 
 #include "sys/elf_sections.h"
 
@@ -20,13 +20,12 @@ namespace kdelay {
 namespace {
 
 // What the thread callbacks read: the registers and stack of the unwind
-// in progress (libdwfl asks for them by the Dwfl's argument).
+// in progress on this thread. One Dwfl serves every unwind of a process,
+// so they are not its attached argument.
 struct Unwinding {
     const DwarfRegs* regs = nullptr;
     StackCopy stack;
 };
-
-// One Unwinding a thread, for the unwind in progress on it.
 thread_local Unwinding t_unwinding;
 
 pid_t next_thread(Dwfl*, void*, void** thread_arg)
@@ -162,6 +161,7 @@ bool DwarfUnwinder::report()
     if (dwfl_)
         dwfl_end(dwfl_);
     attached_ = false;
+    reported_at_ = std::chrono::steady_clock::now();
     function_starts_.clear();
     dwfl_ = dwfl_begin(&kProcessCallbacks);
     if (!dwfl_)
@@ -174,11 +174,14 @@ bool DwarfUnwinder::report()
     return attached_;
 }
 
-// Code mapped since the mappings were read (dlopen): they are read again.
+// Code mapped since the mappings were read (dlopen): they are read again,
+// at most once a second (an address in no file, a frame-pointer walk's
+// garbage or JIT code, would read them for each).
 Dwfl_Module* DwarfUnwinder::module_at(uint64_t pc)
 {
     Dwfl_Module* m = attached_ ? dwfl_addrmodule(dwfl_, pc) : nullptr;
-    if (!m && report())
+    const auto now = std::chrono::steady_clock::now();
+    if (!m && now - reported_at_ >= std::chrono::seconds(1) && report())
         m = dwfl_addrmodule(dwfl_, pc);
     return m;
 }

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <map>
@@ -74,6 +75,7 @@ private:
     pid_t pid_;
     Dwfl* dwfl_ = nullptr;
     bool attached_ = false;
+    std::chrono::steady_clock::time_point reported_at_{};
     // Each file's functions' starts (.eh_frame_hdr), read at first need.
     std::map<Dwfl_Module*, std::vector<uint64_t>> function_starts_;
 };
