@@ -241,7 +241,8 @@ void finish_delay_options(const DelayParse& d, CommonOptions& common, DelayConfi
         throw Error(Exit::usage, fmt::format("--stack-copy: give a multiple of {} bytes", KD_STACK_COPY_CHUNK));
     const bool copies = f.profile_hz || (delay.stall && f.wait_stacks);
     if (d.stack_copy_opt->count() > 0 && d.stack_copy && !copies)
-        throw Error(Exit::usage, "--stack-copy copies the stacks of a stall's samples and waits: give --stall");
+        throw Error(Exit::usage, "--stack-copy copies the stacks of a stall's samples (--profile) and waits "
+                                 "(--wait-stacks): give --stall with either");
     f.stack_copy_bytes = copies ? d.stack_copy : 0;
     if (d.profile_folded_opt->count() > 0 && delay.profile_folded.empty())
         throw Error(Exit::usage, "--profile-folded: give a directory for the stalls' folded stacks");
