@@ -196,7 +196,9 @@ void one_profiled_stall(const std::string& binary, std::vector<std::string> more
 }  // namespace
 
 // A gtest: the shares of each stall's samples against the CPU time the workload measured in each function.
-// TAGS kernel
+// (Logic in the guests: the test below takes the same samples, with the
+// copies that are the default; this one walks frame pointers only.)
+// TAGS kernel logic
 TEST(ProfileE2E, EachStallsSamplesSplitAsItsCpuTimeWent)
 {
     KD_REQUIRE_BPF();
