@@ -326,36 +326,43 @@ void StallReader::sweep_stack_table()
             maps_.erase("stack_traces", id);
 }
 
-// A process's symbol cache is kept across its stalls (the kernel's, one for
-// all, is loader/symbolizer's). A process that is gone is not asked again;
-// the caches are bounded for a long watch.
+namespace {
+
+// A process's cache, by the kernel's tgid: made at first need for the
+// process as kdelay's /proc names it, kept across its stalls, and bounded
+// for a long watch. A process that is gone is not asked again.
+template <class T>
+std::pair<T&, bool> per_process(std::map<uint32_t, std::unique_ptr<T>>& made, uint32_t tgid, const PidMap& ids)
+{
+    auto it = made.find(tgid);
+    const bool fresh = it == made.end();
+    if (fresh) {
+        if (made.size() >= 64)
+            made.clear();
+        const auto pid = static_cast<pid_t>(ids.empty() ? tgid : ids.local(tgid));
+        it = made.emplace(tgid, std::make_unique<T>(pid)).first;
+    }
+    return {*it->second, fresh};
+}
+
+}  // namespace
+
+// The kernel's symbol cache, one for all, is loader/symbolizer's.
 Symbolizer& StallReader::symbolizer(uint32_t tgid, const PidMap& ids)
 {
-    auto made = symbolizers_.find(tgid);
-    if (made == symbolizers_.end()) {
-        if (symbolizers_.size() >= 64)
-            symbolizers_.clear();
-        const auto pid = static_cast<pid_t>(ids.empty() ? tgid : ids.local(tgid));
-        made = symbolizers_.emplace(tgid, std::make_unique<Symbolizer>(pid)).first;
-        // A stripped file's frames: the file and the function's start.
-        made->second->name_unknown_by([this, tgid, ids](uint64_t addr) {
+    auto [symbols, fresh] = per_process(symbolizers_, tgid, ids);
+    // A stripped file's frames: the file and the function's start.
+    if (fresh)
+        symbols.name_unknown_by([this, tgid, ids](uint64_t addr) {
             const auto at = unwinder(tgid, ids).code_at(addr);
             return at ? frame_in_file(*at) : std::string();
         });
-    }
-    return *made->second;
+    return symbols;
 }
 
 DwarfUnwinder& StallReader::unwinder(uint32_t tgid, const PidMap& ids)
 {
-    auto made = unwinders_.find(tgid);
-    if (made == unwinders_.end()) {
-        if (unwinders_.size() >= 64)
-            unwinders_.clear();
-        const auto pid = static_cast<pid_t>(ids.empty() ? tgid : ids.local(tgid));
-        made = unwinders_.emplace(tgid, std::make_unique<DwarfUnwinder>(pid)).first;
-    }
-    return *made->second;
+    return per_process(unwinders_, tgid, ids).first;
 }
 
 }  // namespace kdelay
