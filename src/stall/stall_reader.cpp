@@ -231,11 +231,8 @@ void StallReader::read_stall_extras(const kd_stall& e, const PidMap& ids, Stall&
                 const std::vector<uint64_t> user =
                     st.user_pcs.empty() ? maps_.stack("stack_traces", st.user_stack) : st.user_pcs;
                 for (const uint64_t pc : user)
-                    if (const auto at = unwinder(e.thread.tgid, ids).code_at(pc)) {
-                        const size_t slash = at->path.rfind('/');
-                        modules[slash == std::string::npos ? at->path : at->path.substr(slash + 1)] = {
-                            at->path, at->build_id};
-                    }
+                    if (const auto at = unwinder(e.thread.tgid, ids).code_at(pc))
+                        modules[file_name_of(at->path)] = {at->path, at->build_id};
                 return stack_frames(maps_, symbols, st.kernel_stack, user);
             };
             UnwoundOf unwound;

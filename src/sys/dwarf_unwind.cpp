@@ -138,10 +138,15 @@ int on_frame(Dwfl_Frame* frame, void* arg)
 
 }  // namespace
 
+std::string file_name_of(const std::string& path)
+{
+    const size_t slash = path.rfind('/');
+    return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
 std::string frame_in_file(const CodeAt& at)
 {
-    const size_t slash = at.path.rfind('/');
-    const std::string file = slash == std::string::npos ? at.path : at.path.substr(slash + 1);
+    const std::string file = file_name_of(at.path);
     if (at.function && *at.function <= at.address)
         return fmt::format("{}+0x{:x}+0x{:x} [{}]", file, *at.function, at.address - *at.function, file);
     return fmt::format("{}+0x{:x} [{}]", file, at.address, file);

@@ -46,6 +46,9 @@ struct CodeAt {
     std::optional<uint64_t> function;
 };
 
+// A path's last component: how frames name a file ("[libc.so.6]").
+std::string file_name_of(const std::string& path);
+
 // The frame of an address whose file has no symbol for it: the file's
 // name, the function's start as the file's address, and the offset into
 // it: "libfoo.so+0x1200+0x34 [libfoo.so]" (without the function's start
