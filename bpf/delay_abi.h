@@ -102,9 +102,10 @@ struct kd_event {
 #define KD_MAP_TIMELINES 9
 #define KD_MAP_WAIT_STACKS 10
 #define KD_MAP_PROFILES 11
+#define KD_MAP_WINDOW_PROFILE 12
 /* The plug-in sections' counters follow (src/delay/section.h): the program
  * defines their macros, and sizes map_full for all. */
-#define KD_MAP_CORE_COUNT 12
+#define KD_MAP_CORE_COUNT 13
 
 /* Open vSwitch upcalls, machine-wide: calls of ovs_dp_upcall() per CPU and
  * return code (0, or -errno). At the tracepoint the code is unknown. */
@@ -358,6 +359,19 @@ struct kd_profile {
     struct kd_profile_sample samples[KD_PROFILE_SAMPLES];
 };
 
+/* --profile HZ in a sample (no --stall): the window's samples whose user
+ * stack was not copied, counted in the kernel by thread and stacks. */
+struct kd_window_stacks {
+    __u32 tid;
+    __u32 tgid;
+    __s32 kernel_stack;
+    __s32 user_stack;
+};
+struct kd_window_tally {
+    __u64 count;
+    __u64 cpu_us;
+};
+
 /* --stack-copy BYTES: the user registers and the top of the user stack of
  * a kept sample (--profile) or of a kept wait (--wait-stacks), on the
  * stack_copies ring buffer, for user space to unwind with the binaries'
@@ -368,16 +382,25 @@ struct kd_profile {
 #define KD_STACK_COPY_CHUNK 512
 #define KD_USER_REGS_WORDS 32  /* room for the kernel's struct pt_regs */
 #define KD_COPY_OF_WAIT 0xffffffffu
+/* A sample's copy, in a sample of the report (no --stall): gen is 0. */
+#define KD_COPY_OF_WINDOW 0xfffffffeu
 struct kd_stack_copy {
     __u32 tid;
     /* Its index in the interval's kd_profile.samples; KD_COPY_OF_WAIT: the
-     * kept wait that began at wait_start, copied as its syscall returned. */
+     * kept wait that began at wait_start, copied as its syscall returned;
+     * KD_COPY_OF_WINDOW: a sample of the report's window. */
     __u32 sample;
     kd_gen_t gen;
     __u64 wait_start;
     __u64 base;
     __u32 bytes;
     __u32 regs_bytes;  /* of regs: the kernel's sizeof(struct pt_regs) */
+    __u32 tgid;        /* the thread's process */
+    /* A sample's kernel stack (stack_traces id) and the CPU time it stands
+     * for, as kd_profile_sample has them. */
+    __s32 kernel_stack;
+    __u32 cpu_us;
+    __u32 pad;
     __u64 regs[KD_USER_REGS_WORDS];  /* the user pt_regs, as the kernel lays them out */
 };
 

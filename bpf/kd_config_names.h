@@ -111,6 +111,7 @@
     X(TIMELINE_THREADS, NUMBER)          \
     X(WAIT_STACKS, NUMBER)               \
     X(PROFILE_HZ, NUMBER)                \
+    X(WINDOW_PROFILE_STACKS, NUMBER)     \
     X(WITH_UPCALLS, FLAG)                \
     X(STALL, FLAG)                       \
     X(STALL_NS, NUMBER)              \

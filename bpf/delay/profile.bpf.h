@@ -1,13 +1,17 @@
-/* ---- --profile HZ with --stall: where an interval ran ----
+/* ---- --profile HZ: where a thread ran ----
  *
  * A CPU-clock event on every CPU runs kd_profile_sample each 1/HZ s of CPU
- * time. Each reads the CPU clock, for the time it stands for. A sample that
- * finds no target thread inside an interval costs the thread's look-up and
- * is dropped; one inside an interval keeps the pair of stacks it ran in,
+ * time. Each reads the CPU clock, for the time it stands for. A sample
+ * that finds no target thread costs the thread's look-up and is dropped.
+ *
+ * With --stall, one inside an interval keeps the pair of stacks it ran in,
  * in the thread's store for that interval (profiles, keyed as its other
- * values). A short interval's samples are dropped when
- * the thread's next interval opens the store again, so kdelay reads only a
- * stall's. */
+ * values). A short interval's samples are dropped when the thread's next
+ * interval opens the store again, so kdelay reads only a stall's.
+ *
+ * In a sample, each of the window's samples goes to user space with its
+ * stack copy (--stack-copy), to be unwound as it comes; one without a copy
+ * is counted here, by thread and pair of stacks (window_profile). */
 #ifndef KD_DELAY_PROFILE_BPF_H
 #define KD_DELAY_PROFILE_BPF_H
 
@@ -19,8 +23,6 @@
 #endif
 
 #if PROFILE_HZ
-BPF_HASH(profiles, __u32, struct kd_profile, TIMELINE_THREADS);
-BPF_ARRAY(profile_empty, struct kd_profile, 1);  /* never written: a new value's zeros */
 /* This CPU's sample before: the CPU clock, and when (bpf_ktime_get_ns);
  * and when a target's thread last got this CPU. */
 struct kd_profile_clock {
@@ -29,32 +31,6 @@ struct kd_profile_clock {
     __u64 switched_in_ns;
 };
 BPF_PERCPU_ARRAY(profile_clock, struct kd_profile_clock, 1);
-
-/* Thread tid begins its interval gen: its samples start anew. The store's
- * samples are not cleared: only the first `taken` are read. */
-static __always_inline void profile_open(__u32 tid, kd_gen_t gen)
-{
-    __u32 key = interval_tid(tid, gen);
-    struct kd_profile *p = profiles.lookup(&key);
-    if (!p) {
-        int zero = 0;
-        struct kd_profile *empty = profile_empty.lookup(&zero);
-        if (!empty)
-            return;
-        p = profiles.lookup_or_try_init(&key, empty);
-        if (!p) {
-            note_full(KD_MAP_PROFILES);
-            return;
-        }
-    }
-    p->gen = gen;
-    p->taken = 0;
-}
-
-static __always_inline void profile_forget(__u32 key)
-{
-    profiles.delete(&key);
-}
 
 /* A target's thread gets this CPU at now. */
 static __always_inline void profile_switched_in(__u64 now)
@@ -89,6 +65,39 @@ static __always_inline __u32 profile_elapsed_us(void *ctx)
     }
     return since / 1000 > 0xffffffffull ? 0xffffffff : since / 1000;
 }
+#else
+static __always_inline void profile_switched_in(__u64 now) {}
+#endif
+
+#if PROFILE_HZ && STALL
+BPF_HASH(profiles, __u32, struct kd_profile, TIMELINE_THREADS);
+BPF_ARRAY(profile_empty, struct kd_profile, 1);  /* never written: a new value's zeros */
+
+/* Thread tid begins its interval gen: its samples start anew. The store's
+ * samples are not cleared: only the first `taken` are read. */
+static __always_inline void profile_open(__u32 tid, kd_gen_t gen)
+{
+    __u32 key = interval_tid(tid, gen);
+    struct kd_profile *p = profiles.lookup(&key);
+    if (!p) {
+        int zero = 0;
+        struct kd_profile *empty = profile_empty.lookup(&zero);
+        if (!empty)
+            return;
+        p = profiles.lookup_or_try_init(&key, empty);
+        if (!p) {
+            note_full(KD_MAP_PROFILES);
+            return;
+        }
+    }
+    p->gen = gen;
+    p->taken = 0;
+}
+
+static __always_inline void profile_forget(__u32 key)
+{
+    profiles.delete(&key);
+}
 
 /* ctx: the perf event's registers, which the stack walks start from. */
 int kd_profile_sample(void *ctx)
@@ -119,14 +128,55 @@ int kd_profile_sample(void *ctx)
     /* The user stack's copy, unwound in user space; the frame-pointer walk
      * only where there is none, so that a sample takes one slot of
      * stack_traces, not two. */
-    s->user_stack = stack_copy_sample(ctx, tid, gen, at) ? KD_STACK_COPIED
-                                                         : stack_traces.get_stackid(ctx, BPF_F_USER_STACK);
+    s->user_stack = stack_copy_sample(ctx, tid, gen, at, s->kernel_stack, elapsed_us)
+                        ? KD_STACK_COPIED
+                        : stack_traces.get_stackid(ctx, BPF_F_USER_STACK);
     return 0;
 }
 #else
 static __always_inline void profile_open(__u32 tid, kd_gen_t gen) {}
 static __always_inline void profile_forget(__u32 key) {}
-static __always_inline void profile_switched_in(__u64 now) {}
+#endif
+
+#if PROFILE_HZ && !STALL
+BPF_HASH(window_profile, struct kd_window_stacks, struct kd_window_tally, WINDOW_PROFILE_STACKS);
+
+/* ctx: the perf event's registers, which the stack walks start from. */
+int kd_profile_sample(void *ctx)
+{
+    __u32 elapsed_us = profile_elapsed_us(ctx);
+    __u64 id = bpf_get_current_pid_tgid();
+    if (!target_capturing(id))
+        return 0;
+    __u32 tid = (__u32)id;
+    int kernel_stack = stack_traces.get_stackid(ctx, 0);
+    if (stack_copy_sample(ctx, tid, 0, KD_COPY_OF_WINDOW, kernel_stack, elapsed_us))
+        return 0;
+    struct kd_window_stacks key = {tid, id >> 32, kernel_stack, stack_traces.get_stackid(ctx, BPF_F_USER_STACK)};
+    struct kd_window_tally zero = {};
+    struct kd_window_tally *t = window_profile.lookup_or_try_init(&key, &zero);
+    if (!t) {
+        note_full(KD_MAP_WINDOW_PROFILE);
+        return 0;
+    }
+    __sync_fetch_and_add(&t->count, 1);
+    __sync_fetch_and_add(&t->cpu_us, elapsed_us);
+    return 0;
+}
+
+/* A target's thread got a CPU: after the timeline's and the budget's
+ * steps, in a program of its own (sched_switch is near the verifier's
+ * limit). With --stall, the stall step does it. */
+BTF_TRACEPOINT_STEP(sched_switch, profile)
+{
+    if (!capturing())
+        return 0;
+    void *next = (void *)ctx->args[2];
+    __u32 next_tid;
+    if (is_target_task(next, task_ids(next, &next_tid)))
+        profile_switched_in(bpf_ktime_get_ns());
+    return 0;
+}
 #endif
 
 #endif

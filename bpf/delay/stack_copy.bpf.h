@@ -2,8 +2,9 @@
  *
  * A kept sample's (--profile) or a kept wait's (--wait-stacks) user
  * registers and top of user stack go on the stack_copies ring buffer, and
- * user space unwinds a stall's by the binaries' .eh_frame: a frame-pointer
- * walk stops at the first function built without them. */
+ * user space unwinds a stall's (in a sample: each as it comes) by the
+ * binaries' .eh_frame: a frame-pointer walk stops at the first function
+ * built without them. */
 #ifndef KD_DELAY_STACK_COPY_BPF_H
 #define KD_DELAY_STACK_COPY_BPF_H
 
@@ -28,6 +29,10 @@ static __always_inline struct kd_stack_copy *stack_copy_reserve(__u32 tid, kd_ge
     c->base = 0;
     c->bytes = 0;
     c->regs_bytes = PT_REGS_SIZE;
+    c->tgid = bpf_get_current_pid_tgid() >> 32;
+    c->kernel_stack = -1;
+    c->cpu_us = 0;
+    c->pad = 0;
     return c;
 }
 
@@ -63,15 +68,19 @@ static __always_inline int saved_user_regs(void *saved, __u64 *regs)
     return (regs[PT_REGS_CS_OFF / 8] & 3) != 0;
 }
 
-/* Sample `sample` of thread tid's interval gen (ctx: the perf event's
- * registers); 0 when the ring had no room for it. Its user registers are the sample's own when it interrupted
- * user code, else those the kernel saved at its entry (the top of its
- * kernel stack). */
-static __always_inline int stack_copy_sample(void *ctx, __u32 tid, kd_gen_t gen, __u32 sample)
+/* Sample `sample` of thread tid's interval gen (KD_COPY_OF_WINDOW: of the
+ * report's window), which ran in kernel_stack and stands for cpu_us (ctx:
+ * the perf event's registers); 0 when the ring had no room for it. Its
+ * user registers are the sample's own when it interrupted user code, else
+ * those the kernel saved at its entry (the top of its kernel stack). */
+static __always_inline int stack_copy_sample(void *ctx, __u32 tid, kd_gen_t gen, __u32 sample, int kernel_stack,
+                                             __u32 cpu_us)
 {
     struct kd_stack_copy *c = stack_copy_reserve(tid, gen, sample, 0);
     if (!c)
         return 0;
+    c->kernel_stack = kernel_stack;
+    c->cpu_us = cpu_us;
     if (*(__u64 *)((char *)ctx + PT_REGS_CS_OFF) & 3) {
 #pragma unroll
         for (int i = 0; i < PT_REGS_SIZE / 8; i++)
@@ -103,7 +112,11 @@ static __always_inline void stack_copy_wait(void *regs, __u32 tid, kd_gen_t gen,
         stack_copy_send(c, saved_user_regs(regs, c->regs));
 }
 #else
-static __always_inline int stack_copy_sample(void *ctx, __u32 tid, kd_gen_t gen, __u32 sample) { return 0; }
+static __always_inline int stack_copy_sample(void *ctx, __u32 tid, kd_gen_t gen, __u32 sample, int kernel_stack,
+                                             __u32 cpu_us)
+{
+    return 0;
+}
 static __always_inline void stack_copy_wait(void *regs, __u32 tid, kd_gen_t gen, __u64 wait_start) {}
 #endif
 

@@ -17,10 +17,15 @@ DelayCollector::DelayCollector(BpfSession& session, const DelayProgramParams& pa
       ids_(std::move(ids))
 {
     if (params_.features.syscall_events)
-        events_ = std::make_unique<RingBufferReader>(maps_.fd("events"), [this](const void* data, size_t size) {
+        add_ring("events", [this](const void* data, size_t size) {
             if (size >= sizeof(kd_event))
                 pending_.push_back(*static_cast<const kd_event*>(data));
         });
+    if (params_.features.profile_hz) {
+        profile_ = std::make_unique<WindowProfile>(maps_, params_, ids_);
+        if (params_.stack_copy_bytes())
+            add_ring("stack_copies", [this](const void* data, size_t size) { profile_->add_copy(data, size); });
+    }
     // Ready before a sample's first window ends, so that the tasks' states
     // are read as it ends (stop_capture).
     if (params_.features.budget && params_.layout.task_iterator)
@@ -29,15 +34,30 @@ DelayCollector::DelayCollector(BpfSession& session, const DelayProgramParams& pa
 
 DelayCollector::~DelayCollector() = default;
 
-void DelayCollector::arm() { set_capture(maps_, KD_ARMED); }
+void DelayCollector::add_ring(const char* map, RingBufferReader::Handler handler)
+{
+    if (rings_)
+        rings_->add(maps_.fd(map), std::move(handler));
+    else
+        rings_ = std::make_unique<RingBufferReader>(maps_.fd(map), std::move(handler));
+}
+
+void DelayCollector::arm()
+{
+    if (profile_)
+        profile_->load({params_.tgids.begin(), params_.tgids.end()});
+    set_capture(maps_, KD_ARMED);
+}
 
 void DelayCollector::poll_events(std::chrono::steady_clock::time_point deadline)
 {
-    if (events_)
-        events_->poll_until(deadline);
+    if (rings_)
+        rings_->poll_until(deadline);
+    if (profile_)
+        profile_->name_counted_stacks();
 }
 
-uint64_t DelayCollector::progress() { return events_ ? pending_.size() : syscall_count(maps_); }
+uint64_t DelayCollector::progress() { return has_events() ? pending_.size() : syscall_count(maps_); }
 
 CaptureState DelayCollector::capture_state()
 {
@@ -53,7 +73,12 @@ uint64_t DelayCollector::events_dropped() { return stat_counter(maps_, KD_STAT_E
 uint64_t DelayCollector::bios_lost() { return bios_untracked(maps_, params_); }
 std::vector<MapOverflow> DelayCollector::map_full() { return map_overflows(maps_, params_); }
 
-void DelayCollector::start_capture() { set_capture(maps_, KD_CAPTURING); }
+void DelayCollector::start_capture()
+{
+    if (profile_)
+        profile_->load({params_.tgids.begin(), params_.tgids.end()});
+    set_capture(maps_, KD_CAPTURING);
+}
 
 void DelayCollector::stop_capture()
 {
@@ -78,8 +103,10 @@ void DelayCollector::stop_capture()
         }
         tasks_at_end_ = std::move(tasks);
     }
-    if (events_)
-        events_->drain();
+    if (rings_)
+        rings_->drain();
+    if (profile_)
+        profile_->name_counted_stacks(true);
 }
 
 Sample DelayCollector::collect()
@@ -88,7 +115,7 @@ Sample DelayCollector::collect()
     SampleReading r{params_, ids, window_, {}, {}, {}, {}, {}, {}, tasks_at_end_, {}, {}};
     Sample sample = read_sample(maps_, r);
     sample.probe_runs_skipped = session_.skipped_runs() - skipped_before_;
-    if (events_) {
+    if (has_events()) {
         sample.events = resolve_events(pending_, maps_, delay_maps::stack_traces(params_), ids);
         if (!ids.empty())
             for (SyscallEvent& e : sample.events) {
@@ -98,6 +125,13 @@ Sample DelayCollector::collect()
     }
     if (params_.features.timeline)
         sample.timelines = read_timelines(r);
+    if (profile_) {
+        std::map<uint32_t, TimeBudget::Profile> profiles = profile_->take();
+        for (ThreadSample& t : sample.threads) {
+            const auto p = profiles.find(ids.kernel(t.tid));
+            t.profile = p != profiles.end() ? std::move(p->second) : profile_of(params_.features.profile_hz, {}, {});
+        }
+    }
     return sample;
 }
 
@@ -132,6 +166,8 @@ std::vector<ThreadEvents> DelayCollector::read_timelines(const SampleReading& r)
 void DelayCollector::reset()
 {
     pending_.clear();
+    if (profile_)
+        profile_->clear();
     for (const DelayMap& m : sample_maps()) {
         if (!m.exists(params_))
             continue;

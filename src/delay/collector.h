@@ -22,6 +22,7 @@
 #include "delay/program.h"
 #include "delay/sample.h"
 #include "delay/sample_source.h"
+#include "delay/window_profile.h"
 #include "delay_abi.h"
 #include "sys/pid_map.h"
 
@@ -44,7 +45,8 @@ public:
     void arm() override;
     void stop_capture() override;
     CaptureState capture_state() override;
-    bool has_events() const override { return events_ != nullptr; }
+    bool has_events() const override { return params_.features.syscall_events.has_value(); }
+    bool streams() const override { return rings_ || profile_; }
     uint64_t progress() override;
     void poll_events(std::chrono::steady_clock::time_point deadline) override;
     Sample collect() override;
@@ -65,7 +67,11 @@ private:
     BudgetWindow window_;  // of the last sample, set by stop_capture()
     // --budget: the target's threads when the window closed (task iterator).
     std::optional<std::map<uint32_t, kd_task_now>> tasks_at_end_;
-    std::unique_ptr<RingBufferReader> events_;
+    // Syscall events, and --profile's stack copies.
+    std::unique_ptr<RingBufferReader> rings_;
+    void add_ring(const char* map, RingBufferReader::Handler handler);
+    // --profile: the window's samples.
+    std::unique_ptr<WindowProfile> profile_;
     // Chunked, so a storm never stalls the consumer on a large reallocation.
     std::deque<kd_event> pending_;
 };

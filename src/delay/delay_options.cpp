@@ -93,16 +93,16 @@ void add_delay_options(CLI::App& app, CommonOptions& common, DelayConfig& delay,
                             ->check(whole_number(0, KD_LONGEST_WAITS))
                             ->type_name("N");
     d.profile_opt = app.add_option("--profile", d.profile_hz,
-                                   fmt::format("With --stall: sample where each stall's thread runs, HZ times a second of\n"
-                                               "its CPU time, and show the stacks it ran in most (default {}; 0: off;\n"
-                                               "at most {})",
+                                   fmt::format("Sample where the target's threads run, HZ times a second of their CPU\n"
+                                               "time, and show the stacks each ran in most: in each stall with --stall\n"
+                                               "(default {}; 0: off), else over each sample (default off; at most {})",
                                                kDefaultProfileHz, kMaxProfileHz))
                         ->check(whole_number(0, kMaxProfileHz))
                         ->type_name("HZ");
     d.stack_copy_opt = app.add_option("--stack-copy", d.stack_copy,
-                                      fmt::format("With --stall: copy BYTES of the user stack at each kept sample and\n"
-                                                  "wait, to unwind it with the binaries' .eh_frame, as perf's\n"
-                                                  "--call-graph dwarf does (default {}; 0: frame pointers only;\n"
+                                      fmt::format("Copy BYTES of the user stack at each kept sample (--profile) and,\n"
+                                                  "with --stall, wait, to unwind it with the binaries' .eh_frame, as\n"
+                                                  "perf's --call-graph dwarf does (default {}; 0: frame pointers only;\n"
                                                   "a multiple of {}, at most {})",
                                                   kDefaultStackCopy, KD_STACK_COPY_CHUNK, kMaxStackCopy))
                            ->check(whole_number(0, kMaxStackCopy))
@@ -201,8 +201,8 @@ void finish_delay_options(const DelayParse& d, CommonOptions& common, DelayConfi
         throw Error(Exit::usage, "--metrics counts a --stall watch's stalls; give --stall THRESHOLD");
     } else if (d.wait_stacks_opt->count() > 0) {
         throw Error(Exit::usage, "--wait-stacks shows each stall's longest waits; give --stall THRESHOLD");
-    } else if (d.profile_opt->count() > 0 || d.profile_folded_opt->count() > 0) {
-        throw Error(Exit::usage, "--profile samples where each stall ran; give --stall THRESHOLD");
+    } else if (d.profile_folded_opt->count() > 0) {
+        throw Error(Exit::usage, "--profile-folded writes each stall's profile; give --stall THRESHOLD");
     }
     if (d.timeline_opt->count() > 0 && delay.timeline.empty())
         throw Error(Exit::usage, delay.stall ? "--timeline: give a directory for the stalls' traces"
@@ -236,13 +236,14 @@ void finish_delay_options(const DelayParse& d, CommonOptions& common, DelayConfi
     const bool profile_given = d.profile_opt->count() > 0;
     if (profile_given && d.profile_hz && f.stack_trace_size == 0)
         throw Error(Exit::usage, "--profile needs stack traces; leave out --stack-trace-size 0");
-    f.profile_hz = !delay.stall ? 0 : profile_given ? d.profile_hz : f.stack_trace_size ? kDefaultProfileHz : 0;
+    // On by default with --stall; in a sample, when asked for.
+    f.profile_hz = profile_given ? d.profile_hz : delay.stall && f.stack_trace_size ? kDefaultProfileHz : 0;
     if (d.stack_copy % KD_STACK_COPY_CHUNK)
         throw Error(Exit::usage, fmt::format("--stack-copy: give a multiple of {} bytes", KD_STACK_COPY_CHUNK));
     const bool copies = f.profile_hz || (delay.stall && f.wait_stacks);
     if (d.stack_copy_opt->count() > 0 && d.stack_copy && !copies)
-        throw Error(Exit::usage, "--stack-copy copies the stacks of a stall's samples (--profile) and waits "
-                                 "(--wait-stacks): give --stall with either");
+        throw Error(Exit::usage, "--stack-copy copies the stacks of the samples of --profile and, with --stall, "
+                                 "of the waits of --wait-stacks: give either");
     f.stack_copy_bytes = copies ? d.stack_copy : 0;
     if (d.profile_folded_opt->count() > 0 && delay.profile_folded.empty())
         throw Error(Exit::usage, "--profile-folded: give a directory for the stalls' folded stacks");

@@ -41,10 +41,11 @@ inline bool block_io(const DelayProgramParams& p) { return p.block.has_value(); 
 inline bool upcalls(const DelayProgramParams& p) { return p.upcalls != UpcallPlan::Probe::none; }
 inline bool timeline(const DelayProgramParams& p) { return p.features.timeline; }
 inline bool wait_stacks(const DelayProgramParams& p) { return p.features.wait_stacks > 0; }
-inline bool profile(const DelayProgramParams& p) { return p.features.profile_hz > 0; }
+inline bool stall_profile(const DelayProgramParams& p) { return p.features.profile_hz > 0 && p.stall; }
+inline bool window_profile(const DelayProgramParams& p) { return p.features.profile_hz > 0 && !p.stall; }
 }  // namespace delay_maps
 
-inline constexpr std::array<DelayMap, 21> kCoreMaps = {{
+inline constexpr std::array<DelayMap, 22> kCoreMaps = {{
     {"thread_slots", DelayMap::Reset::zero, delay_maps::always},
     {"threads", DelayMap::Reset::clear, delay_maps::always, KD_MAP_THREADS, "thread"},
     {"syscalls", DelayMap::Reset::clear, delay_maps::always, KD_MAP_SYSCALLS, "syscall"},
@@ -65,7 +66,8 @@ inline constexpr std::array<DelayMap, 21> kCoreMaps = {{
     {"upcalls", DelayMap::Reset::clear, delay_maps::upcalls, KD_MAP_UPCALLS, "upcall"},
     {"timelines", DelayMap::Reset::clear, delay_maps::timeline, KD_MAP_TIMELINES, "timeline"},
     {"wait_stacks", DelayMap::Reset::clear, delay_maps::wait_stacks, KD_MAP_WAIT_STACKS, "wait stacks"},
-    {"profiles", DelayMap::Reset::clear, delay_maps::profile, KD_MAP_PROFILES, "profile"},
+    {"profiles", DelayMap::Reset::clear, delay_maps::stall_profile, KD_MAP_PROFILES, "profile"},
+    {"window_profile", DelayMap::Reset::clear, delay_maps::window_profile, KD_MAP_WINDOW_PROFILE, "profile"},
 }};
 
 // kCoreMaps, then every plug-in section's maps.

@@ -178,6 +178,7 @@ std::string render_delay_program(const DelayProgramParams& p)
     c.number("TIMELINE_THREADS", p.sizes.timelines);
     c.number("WAIT_STACKS", f.wait_stacks);
     c.number("PROFILE_HZ", f.profile_hz);
+    c.number("WINDOW_PROFILE_STACKS", p.stall ? 0 : kWindowProfileStacks);
     c.flag("WITH_UPCALLS", p.upcalls != UpcallPlan::Probe::none);
     c.flag("STALL", p.stall.has_value());
     c.number("STALL_NS", p.stall.value_or(0));

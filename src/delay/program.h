@@ -79,6 +79,9 @@ struct DelayProgramParams {
 
 // How many poll-family syscalls the program compares (bpf/delay/stall.bpf.h).
 inline constexpr size_t kMaxStallPollNrs = 8;
+// --profile in a sample: the pairs of stacks by thread that the kernel
+// counts for samples without a stack copy (window_profile).
+inline constexpr uint32_t kWindowProfileStacks = 8192;
 
 // The functions triggers attach to.
 inline constexpr const char* kStartTriggerFunction = "kd_start_trigger";

@@ -200,6 +200,7 @@ std::vector<Section> thread_sections(ThreadSample& t, uint32_t poll_nr)
     s.push_back(block_io(t.blockio));
     s.push_back(Histograms{std::move(t.histograms)});
     s.push_back(BudgetSection{std::move(t.budget)});
+    s.push_back(ProfileSection{std::move(t.profile)});
     return s;
 }
 

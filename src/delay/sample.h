@@ -66,6 +66,7 @@ struct ThreadSample {
     std::vector<BlockIoStat> blockio;  // by total time, descending
     std::vector<LatencyHistogram> histograms;  // with --histogram
     std::optional<TimeBudget> budget;          // with --budget
+    std::optional<TimeBudget::Profile> profile;  // with --profile
 };
 
 // One syscall recorded by --syscall-events.

@@ -37,7 +37,10 @@ public:
     virtual void stop_capture() = 0;
     virtual CaptureState capture_state() = 0;
 
+    // Whether syscall events stream in (the status line counts them).
     virtual bool has_events() const = 0;
+    // Whether anything streams in, to be consumed every few milliseconds.
+    virtual bool streams() const { return has_events(); }
     // For the status line: syscall events received, or else syscalls
     // measured, in this sample so far.
     virtual uint64_t progress() = 0;

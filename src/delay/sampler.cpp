@@ -121,7 +121,7 @@ Outcome Sampler::wait_for(Clock::time_point deadline, const std::function<bool()
         draw_status(deadline);
         // Wake every kStatePoll to read the capture state or drain events,
         // every kStatusEvery for the status line; otherwise sleep until the deadline.
-        const bool busy = reached || collector_.has_events();
+        const bool busy = reached || collector_.streams();
         const auto step = busy ? std::min(deadline, now + kStatePoll)
                                : std::min(deadline, status_.enabled() ? now + kStatusEvery : deadline);
         collector_.poll_events(step);

@@ -109,17 +109,23 @@ std::string Symbolizer::kernel(uint64_t addr)
     return it->second;
 }
 
+void Symbolizer::load_user()
+{
+    if (user_tried_)
+        return;
+    user_tried_ = true;
+    if (process_alive(pid_) && root_reachable(pid_)) {
+        KeepStdio keep;
+        user_cache_ = bcc_symcache_new(pid_, nullptr);
+    }
+}
+
 std::string Symbolizer::user(uint64_t addr)
 {
     auto [it, fresh] = user_seen_.try_emplace(addr);
-    if (fresh && !user_tried_) {
-        // Made at first use: a run without stacks never builds it.
-        user_tried_ = true;
-        if (process_alive(pid_) && root_reachable(pid_)) {
-            KeepStdio keep;
-            user_cache_ = bcc_symcache_new(pid_, nullptr);
-        }
-    }
+    // Made at first use: a run without stacks never builds it.
+    if (fresh)
+        load_user();
     if (fresh) {
         it->second = resolve(user_cache_, addr, false);
         if (unnamed_ && it->second.rfind("[unknown]", 0) == 0)

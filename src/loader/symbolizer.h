@@ -27,6 +27,9 @@ public:
     // "[unknown] 0x..." when the address maps to no known symbol and
     // name_unknown_by() gave no other name.
     std::string user(uint64_t addr);
+    // Reads the process's maps now, while it runs, not at the first user
+    // address (by then it may be gone).
+    void load_user();
     // Names a user address BCC finds no symbol for ("": none), from what
     // the caller knows of the process's files (a stripped binary's).
     void name_unknown_by(std::function<std::string(uint64_t)> name) { unnamed_ = std::move(name); }

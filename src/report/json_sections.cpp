@@ -40,6 +40,26 @@ json who(const Party& p)
             {"comm", task ? json(p.comm) : json(nullptr)}};
 }
 
+json profile(const std::optional<TimeBudget::Profile>& p)
+{
+    if (!p)
+        return nullptr;
+    json stacks = json::array();
+    for (const auto& st : p->stacks)
+        stacks.push_back({{"count", st.count}, {"cpu_ns", st.cpu_ns}, {"frames", st.frames}});
+    json modules = json::object();
+    for (const auto& [name, m] : p->modules)
+        modules[name] = {{"path", m.path}, {"build_id", m.build_id}};
+    return {{"hz", p->hz},
+            {"period_ns", p->period_ns},
+            {"samples", p->samples},
+            {"lost", p->lost},
+            {"stacks_lost", p->stacks_lost},
+            {"sampled_ns", p->sampled_ns},
+            {"stacks", stacks},
+            {"modules", modules}};
+}
+
 json budget(const BudgetSection& section)
 {
     if (!section.budget)
@@ -71,23 +91,10 @@ json budget(const BudgetSection& section)
                                  {"syscall", w.syscall},
                                  {"frames", w.frames},
                                  {"stack_lost", w.stack_lost}});
-    json profile = nullptr;
-    if (b.profile) {
-        json stacks = json::array();
-        for (const auto& st : b.profile->stacks)
-            stacks.push_back({{"count", st.count}, {"cpu_ns", st.cpu_ns}, {"frames", st.frames}});
-        json modules = json::object();
-        for (const auto& [name, m] : b.profile->modules)
-            modules[name] = {{"path", m.path}, {"build_id", m.build_id}};
-        profile = {{"hz", b.profile->hz},           {"period_ns", b.profile->period_ns},
-                   {"samples", b.profile->samples}, {"lost", b.profile->lost},
-                   {"stacks_lost", b.profile->stacks_lost}, {"sampled_ns", b.profile->sampled_ns},
-                   {"stacks", stacks},              {"modules", modules}};
-    }
     return {{"wakers", wakers},
             {"ready_by", ready_by},
             {"longest_waits", longest_waits},
-            {"profile", profile},
+            {"profile", profile(b.profile)},
             {"window_ns", b.window_ns},       {"running_ns", b.running_ns}, {"irq_ns", b.irq_ns},
             {"ready_ns", b.ready_ns},         {"ready_before_window_ns", b.ready_before_ns},
             {"blocked_ns", b.blocked_ns},     {"blocked", blocked},
@@ -131,6 +138,7 @@ struct ToJson {
     std::pair<std::string, json> operator()(const Histograms& h) const { return {"histograms", histograms(h)}; }
     std::pair<std::string, json> operator()(const BudgetSection& b) const { return {"budget", budget(b)}; }
     std::pair<std::string, json> operator()(const UpcallSection& u) const { return {"upcalls", upcalls(u)}; }
+    std::pair<std::string, json> operator()(const ProfileSection& p) const { return {"profile", profile(p.profile)}; }
 };
 
 }  // namespace

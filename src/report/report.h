@@ -34,7 +34,13 @@ struct UpcallSection {
     std::optional<UpcallStats> upcalls;
 };
 
-using Section = std::variant<Table, Histograms, BudgetSection, UpcallSection>;
+// A sample's --profile of a thread (a stall's is its budget's): JSON
+// "profile", null without one; text: [WHERE IT RAN].
+struct ProfileSection {
+    std::optional<TimeBudget::Profile> profile;
+};
+
+using Section = std::variant<Table, Histograms, BudgetSection, UpcallSection, ProfileSection>;
 
 // A group of sections about one thread (the per-thread report).
 struct ThreadSections {

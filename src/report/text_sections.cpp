@@ -228,6 +228,11 @@ struct ToText {
     void operator()(const Histograms& h) const { each(histograms(h)); }
     void operator()(const BudgetSection& b) const { each(budget(b)); }
     void operator()(const UpcallSection& u) const { each(upcalls(u)); }
+    void operator()(const ProfileSection& p) const
+    {
+        if (p.profile)
+            print(where_it_ran(*p.profile));
+    }
 
     void each(const std::vector<Table>& tables) const
     {

@@ -65,29 +65,4 @@ void StackCopies::forget(uint32_t tid)
     erase(first, last);
 }
 
-bool copy_registers(const std::vector<uint8_t>& record, const std::vector<uint32_t>& regs_dwarf, DwarfRegs& regs,
-                    StackCopy& stack)
-{
-    kd_stack_copy c;
-    if (record.size() < sizeof(c) || regs_dwarf.size() != kDwarfRegs)
-        return false;
-    std::memcpy(&c, record.data(), sizeof(c));
-    if (!c.base || c.regs_bytes > sizeof(c.regs) || record.size() - sizeof(c) < c.bytes)
-        return false;
-    for (size_t i = 0; i < kDwarfRegs; ++i) {
-        if (regs_dwarf[i] + sizeof(uint64_t) > c.regs_bytes)
-            return false;
-        std::memcpy(&regs[i], reinterpret_cast<const uint8_t*>(c.regs) + regs_dwarf[i], sizeof(uint64_t));
-    }
-    stack = StackCopy{c.base, record.data() + sizeof(c), c.bytes};
-    return true;
-}
-
-std::vector<uint64_t> better_stack(std::vector<uint64_t> unwound, std::vector<uint64_t> fp)
-{
-    if (fp.size() > unwound.size() && std::equal(unwound.begin(), unwound.end(), fp.begin()))
-        return fp;
-    return unwound.empty() ? fp : unwound;
-}
-
 }  // namespace kdelay

@@ -12,7 +12,6 @@
 #include <linux/types.h>
 
 #include "delay_abi.h"
-#include "sys/dwarf_unwind.h"
 
 namespace kdelay {
 
@@ -40,16 +39,5 @@ private:
     Intervals by_interval_;
     size_t bytes_ = 0;
 };
-
-// A copy's registers in DWARF's order, by regs_dwarf (KernelLayout's places
-// of them in pt_regs), and its stack. False when the record is not whole
-// or holds no user registers.
-bool copy_registers(const std::vector<uint8_t>& record, const std::vector<uint32_t>& regs_dwarf, DwarfRegs& regs,
-                    StackCopy& stack);
-
-// The user stack of a sample: unwound from its copy, unless the frame-
-// pointer walk (fp) goes further down the same way (code built with frame
-// pointers, deeper than the copy reached).
-std::vector<uint64_t> better_stack(std::vector<uint64_t> unwound, std::vector<uint64_t> fp);
 
 }  // namespace kdelay

@@ -18,7 +18,7 @@ namespace kdelay {
 
 StallReader::StallReader(BpfSession& session, const DelayProgramParams& params, std::function<PidMap()> ids)
     : session_(session), maps_(session.maps()), skipped_before_(session.skipped_runs()), params_(params),
-      ids_(std::move(ids))
+      ids_(std::move(ids)), stacks_(maps_, params.layout.regs_dwarf)
 {
     // Exits first: drain() then takes the stalls after, and a stall of
     // an exited thread came before its exit.
@@ -107,7 +107,7 @@ std::vector<Stall> StallReader::take_stalls(std::chrono::steady_clock::time_poin
         rings_->drain();
         read_stalls(stalls);
         sweep_stack_table();
-        forget_gone_symbolizers();
+        stacks_.forget_gone();
         const bool exiting = !exited_.empty();
         forget_exited(maps_, params_, exited_);
         for (const auto& [tid, gen] : exited_)
@@ -199,16 +199,6 @@ void StallReader::read_stalls(std::vector<Stall>& stalls)
 }
 
 
-std::vector<uint64_t> StallReader::unwound_stack(uint32_t tgid, const PidMap& ids, const std::vector<uint8_t>& copy,
-                                                int user_stack)
-{
-    DwarfRegs regs{};
-    StackCopy stack;
-    if (!copy_registers(copy, params_.layout.regs_dwarf, regs, stack))
-        return {};
-    return better_stack(unwinder(tgid, ids).unwind(regs, stack), maps_.stack("stack_traces", user_stack));
-}
-
 void StallReader::read_stall_extras(const kd_stall& e, const PidMap& ids, Stall& stall)
 {
     const uint32_t key = KD_KEY_TID(e.tid, e.gen);
@@ -225,22 +215,18 @@ void StallReader::read_stall_extras(const kd_stall& e, const PidMap& ids, Stall&
     if (params_.features.profile_hz) {
         const auto kept = maps_.find<uint32_t, kd_profile>("profiles", key);
         if (kept && kept->gen == e.gen) {
-            Symbolizer& symbols = symbolizer(e.thread.tgid, ids);
-            std::map<std::string, TimeBudget::Profile::Module> modules;
+            ProfileModules modules;
             const FramesOf frames_of = [&](const SampleStacks& st) {
-                const std::vector<uint64_t> user =
-                    st.user_pcs.empty() ? maps_.stack("stack_traces", st.user_stack) : st.user_pcs;
-                for (const uint64_t pc : user)
-                    if (const auto at = unwinder(e.thread.tgid, ids).code_at(pc))
-                        modules[file_name_of(at->path)] = {at->path, at->build_id};
-                return stack_frames(maps_, symbols, st.kernel_stack, user);
+                return stacks_.frames(e.thread.tgid, ids, st, modules);
             };
             UnwoundOf unwound;
             if (!copies.samples.empty())
                 unwound = [&](uint32_t sample, int user_stack) {
                     const auto copy = copies.samples.find(sample);
-                    return copy == copies.samples.end() ? std::vector<uint64_t>{}
-                                                        : unwound_stack(e.thread.tgid, ids, copy->second, user_stack);
+                    return copy == copies.samples.end()
+                               ? std::vector<uint64_t>{}
+                               : stacks_.unwound(e.thread.tgid, ids, copy->second.data(), copy->second.size(),
+                                                 user_stack);
                 };
             stall.profile = stall_profile(*kept, params_.features.profile_hz, frames_of, unwound, e.start_ns,
                                           params_.features.timeline ? &stall.profile_samples : nullptr);
@@ -252,7 +238,7 @@ void StallReader::read_stall_extras(const kd_stall& e, const PidMap& ids, Stall&
     const auto waits = maps_.find<uint32_t, kd_wait_stacks>("wait_stacks", key);
     if (!waits || waits->gen != e.gen)
         return;
-    Symbolizer& symbols = symbolizer(e.thread.tgid, ids);
+    Symbolizer& symbols = stacks_.symbolizer(e.thread.tgid, ids);
     // A wait's copy, or else that of another kept wait of the same
     // frame-pointer stack (several waits of one syscall: its last is copied).
     const auto copy_of = [&](const kd_wait& w) -> const std::vector<uint8_t>* {
@@ -269,7 +255,8 @@ void StallReader::read_stall_extras(const kd_stall& e, const PidMap& ids, Stall&
             continue;
         const std::vector<uint8_t>* copy = copy_of(w);
         const std::vector<uint64_t> pcs =
-            copy ? unwound_stack(e.thread.tgid, ids, *copy, w.user_stack) : std::vector<uint64_t>{};
+            copy ? stacks_.unwound(e.thread.tgid, ids, copy->data(), copy->size(), w.user_stack)
+                 : std::vector<uint64_t>{};
         TimeBudget::LongWait lw{w.start, w.ns, syscall_name(w.nr), {},
                                 w.kernel_stack < 0 || (w.user_stack < 0 && pcs.empty())};
         lw.frames = pcs.empty() ? stack_frames(maps_, symbols, w.kernel_stack, w.user_stack)
@@ -278,18 +265,6 @@ void StallReader::read_stall_extras(const kd_stall& e, const PidMap& ids, Stall&
     }
     std::sort(stall.longest_waits.begin(), stall.longest_waits.end(),
               [](const TimeBudget::LongWait& a, const TimeBudget::LongWait& b) { return a.ns > b.ns; });
-}
-
-void StallReader::forget_gone_symbolizers()
-{
-    const auto now = std::chrono::steady_clock::now();
-    if ((symbolizers_.empty() && unwinders_.empty()) || now < next_symbolizer_check_)
-        return;
-    next_symbolizer_check_ = now + std::chrono::seconds(1);
-    for (auto it = symbolizers_.begin(); it != symbolizers_.end();)
-        it = process_alive(it->second->pid()) ? std::next(it) : symbolizers_.erase(it);
-    for (auto it = unwinders_.begin(); it != unwinders_.end();)
-        it = process_alive(it->second->pid()) ? std::next(it) : unwinders_.erase(it);
 }
 
 void StallReader::sweep_stack_table()
@@ -321,45 +296,6 @@ void StallReader::sweep_stack_table()
     for (const uint32_t id : ids)
         if (!kept.count(id))
             maps_.erase("stack_traces", id);
-}
-
-namespace {
-
-// A process's cache, by the kernel's tgid: made at first need for the
-// process as kdelay's /proc names it, kept across its stalls, and bounded
-// for a long watch. A process that is gone is not asked again.
-template <class T>
-std::pair<T&, bool> per_process(std::map<uint32_t, std::unique_ptr<T>>& made, uint32_t tgid, const PidMap& ids)
-{
-    auto it = made.find(tgid);
-    const bool fresh = it == made.end();
-    if (fresh) {
-        if (made.size() >= 64)
-            made.clear();
-        const auto pid = static_cast<pid_t>(ids.empty() ? tgid : ids.local(tgid));
-        it = made.emplace(tgid, std::make_unique<T>(pid)).first;
-    }
-    return {*it->second, fresh};
-}
-
-}  // namespace
-
-// The kernel's symbol cache, one for all, is loader/symbolizer's.
-Symbolizer& StallReader::symbolizer(uint32_t tgid, const PidMap& ids)
-{
-    auto [symbols, fresh] = per_process(symbolizers_, tgid, ids);
-    // A stripped file's frames: the file and the function's start.
-    if (fresh)
-        symbols.name_unknown_by([this, tgid, ids](uint64_t addr) {
-            const auto at = unwinder(tgid, ids).code_at(addr);
-            return at ? frame_in_file(*at) : std::string();
-        });
-    return symbols;
-}
-
-DwarfUnwinder& StallReader::unwinder(uint32_t tgid, const PidMap& ids)
-{
-    return per_process(unwinders_, tgid, ids).first;
 }
 
 }  // namespace kdelay

@@ -21,6 +21,7 @@
 #include "delay_abi.h"
 #include "loader/ring_buffer.h"
 #include "loader/session.h"
+#include "profile/process_stacks.h"
 #include "stall/stack_copies.h"
 #include "stall/stall.h"
 #include "sys/pid_map.h"
@@ -75,13 +76,6 @@ private:
     // table is taken, the stacks no interval's samples or waits name go.
     void sweep_stack_table();
     std::chrono::steady_clock::time_point next_sweep_{};
-    // A process's symbol cache holds its libraries open: it goes, checked
-    // once a second, when the process is gone (a watch of a unit that
-    // restarts sees a new process each time).
-    void forget_gone_symbolizers();
-    std::chrono::steady_clock::time_point next_symbolizer_check_{};
-    // The symbol cache of the process of the kernel's tgid.
-    Symbolizer& symbolizer(uint32_t tgid, const PidMap& ids);
     // The poll-family call sites of the programs of the processes the
     // kernel side asks for (sites_wanted), and of pids, into poll_programs
     // and poll_sites.
@@ -106,17 +100,10 @@ private:
     // and exits show it; kept for processes seen lately.
     std::map<uint32_t, std::string> process_names_;
     size_t threads_tracked_ = 0;
-    // --wait-stacks, --profile: symbol caches by the kernel's tgid.
-    std::map<uint32_t, std::unique_ptr<Symbolizer>> symbolizers_;
-    // --stack-copy: the samples' stack copies, and an unwinder a process,
-    // by the kernel's tgid (gone with its symbol cache).
+    // --wait-stacks, --profile: each process's symbols and unwinder.
+    ProcessStacks stacks_;
+    // --stack-copy: the intervals' stack copies, until read or dropped.
     StackCopies stack_copies_;
-    std::map<uint32_t, std::unique_ptr<DwarfUnwinder>> unwinders_;
-    DwarfUnwinder& unwinder(uint32_t tgid, const PidMap& ids);
-    // A copy's user stack, unwound (or the frame-pointer walk, user_stack,
-    // where that goes further the same way); empty when it cannot be.
-    std::vector<uint64_t> unwound_stack(uint32_t tgid, const PidMap& ids, const std::vector<uint8_t>& copy,
-                                        int user_stack);
 };
 
 }  // namespace kdelay

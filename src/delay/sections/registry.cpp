@@ -100,6 +100,8 @@ std::set<std::string> probes_on(const DelayFeatures& f, bool stall)
         on.insert("stall");
     if (stall && f.wait_stacks && f.stack_copy_bytes)
         on.insert("wait_copy");
+    if (!stall && f.profile_hz)
+        on.insert("window_profile");
     return on;
 }
 

@@ -7,6 +7,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "profile/process_stacks.h"
 #include "stall/stack_copies.h"
 
 namespace kdelay {
@@ -141,7 +142,7 @@ TEST(DwarfUnwinder, AStackCopyUnwindsThroughFunctionsWithoutFramePointers)
     outer(c);
     DwarfRegs regs{};
     StackCopy stack;
-    ASSERT_TRUE(copy_registers(c.record, kRegsAt, regs, stack));
+    ASSERT_TRUE(copy_registers(c.record.data(), c.record.size(), kRegsAt, regs, stack));
     DwarfUnwinder unwinder(getpid());
     const std::vector<uint64_t> pcs = unwinder.unwind(regs, stack);
     ASSERT_GE(pcs.size(), 4u);
