@@ -104,11 +104,21 @@ bool holds_in_order(const json& stack, const std::vector<std::string>& functions
 // the samples stand for is RUNNING's, its shares are within 8 points of
 // the workload's, and at least 97% of the samples whose leaf is kd_where's
 // own reach main through one_stall.
+void expect_profile_split(const json& p, uint64_t running, const Measured& m, bool stall_only = true);
+
 void expect_split(const json& budget, const Measured& m)
 {
     SCOPED_TRACE(budget.dump());
     ASSERT_TRUE(budget["profile"].is_object());
-    const json& p = budget["profile"];
+    expect_profile_split(budget["profile"], budget["running_ns"].get<uint64_t>(), m);
+}
+
+// The same of a profile p over a window whose RUNNING is running; with
+// stall_only false, the window holds more than the stall (its shares are
+// then of the stall's samples: those in work_a, work_b and the read).
+void expect_profile_split(const json& p, uint64_t running, const Measured& m, bool stall_only)
+{
+    SCOPED_TRACE(p.dump());
     EXPECT_EQ(p["hz"], 499);
     EXPECT_EQ(p["period_ns"], 1'000'000'000u / 499);
     EXPECT_EQ(p["lost"], 0);
@@ -119,19 +129,22 @@ void expect_split(const json& budget, const Measured& m)
     // late: in a guest whose vCPU its busy host held, 368 samples of
     // 2 ms stood for 1,005 ms of RUNNING.
     const uint64_t sampled_ns = p["sampled_ns"].get<uint64_t>();
-    const double running_ns = double(budget["running_ns"].get<uint64_t>());
+    const double running_ns = double(running);
     EXPECT_NEAR(double(sampled_ns) / running_ns, 1.0, 0.15);
     EXPECT_GE(sampled_ns, samples * p["period_ns"].get<uint64_t>() * 9 / 10);
     EXPECT_EQ(samples_where(p, [](const json&) { return true; }, "cpu_ns"), sampled_ns);
     // The shares of that CPU time, within 8 points of the split the
     // workload measured.
     const double cpu = double(m.a_ns + m.b_ns + m.kernel_ns);
-    const auto share = [&](uint64_t ns) { return 100.0 * double(ns) / double(sampled_ns); };
     const uint64_t in_a =
         samples_where(p, [](const json& s) { return has_frame(s, "work_a") && !in_kernel(s); }, "cpu_ns");
     const uint64_t in_b =
         samples_where(p, [](const json& s) { return has_frame(s, "work_b") && !in_kernel(s); }, "cpu_ns");
-    const uint64_t kernel = samples_where(p, in_kernel, "cpu_ns");
+    const uint64_t kernel = stall_only ? samples_where(p, in_kernel, "cpu_ns")
+                                       : samples_where(p, [](const json& s) { return has_frame(s, "get_random_bytes_user"); },
+                                                       "cpu_ns");
+    const uint64_t of_stall = stall_only ? sampled_ns : in_a + in_b + kernel;
+    const auto share = [&](uint64_t ns) { return 100.0 * double(ns) / double(of_stall); };
     EXPECT_NEAR(share(in_a), 100.0 * double(m.a_ns) / cpu, 8.0);
     EXPECT_NEAR(share(in_b), 100.0 * double(m.b_ns) / cpu, 8.0);
     EXPECT_NEAR(share(kernel), 100.0 * double(m.kernel_ns) / cpu, 8.0);
@@ -145,7 +158,7 @@ void expect_split(const json& budget, const Measured& m)
     uint64_t own_leaves = 0, whole = 0;
     for (const json& s : p["stacks"]) {
         const std::string leaf = s["frames"].empty() ? "" : s["frames"].back().get<std::string>();
-        if (leaf.find("[kd_where") == std::string::npos)
+        if (leaf.find("[kd_where") == std::string::npos || (!stall_only && !has_frame(s, "work_")))
             continue;
         own_leaves += s["count"].get<uint64_t>();
         if (holds_in_order(s, {"main [", "one_stall"}))
@@ -422,6 +435,74 @@ TEST(ProfileE2E, TextReportShowsWhereItRanAtNinetyNineHertzByDefault)
         run_released(off, {kWhere, "1"}, {"--stall", "500ms", "--profile", "0"}, 60s, 20s, "# Start watching"));
     EXPECT_NE(off.out.find("# STALL of "), std::string::npos) << off.out;
     EXPECT_EQ(off.out.find("[WHERE IT RAN]"), std::string::npos) << off.out;
+}
+
+// kd_where (the binary) stalls once inside one sample of kdelay -p with
+// --profile 499 and the options more: the stall as it measured it, and
+// the profile and RUNNING of its thread over the sample.
+void one_profiled_sample(const std::string& binary, std::vector<std::string> more, Measured& m, json& profile,
+                         uint64_t& running)
+{
+    // The sample ends as kd_where exits: its stacks are named by then.
+    std::vector<std::string> args = {"--profile", "499", "--stack-trace-size", "32768", "--sample-time", "60",
+                                     "--format", "json"};
+    args.insert(args.end(), more.begin(), more.end());
+    ReleasedRun run;
+    ASSERT_NO_FATAL_FAILURE(run_released(run, {binary, "1"}, args, 60s, 20s, "\"marker\":\"start\""));
+    ASSERT_EQ(run.status, 0) << run.err;
+    const std::vector<Measured> plants = measured(run.workload_out);
+    ASSERT_EQ(plants.size(), 1u) << run.workload_out;
+    m = plants[0];
+    std::istringstream in(run.out);
+    for (std::string line; std::getline(in, line);) {
+        if (line.empty() || line[0] != '{')
+            continue;
+        const json j = json::parse(line);
+        if (!j.contains("threads"))
+            continue;
+        for (const json& t : j["threads"])
+            if (t["tid"] == m.tid) {
+                profile = t["profile"];
+                running = t["run"]["total_ns"].get<uint64_t>();
+                return;
+            }
+    }
+    FAIL() << "no sample of thread " << m.tid << ": " << run.out;
+}
+
+// A gtest: without --stall, --profile gives each thread's stacks over the sample: kd_where's split, whole without frame pointers from copies unwound as they came.
+// TAGS kernel
+TEST(ProfileE2E, ASampleProfilesEachThreadOverItsWindowUnwoundFromCopies)
+{
+    KD_REQUIRE_BPF();
+    Measured m;
+    json p;
+    uint64_t running = 0;
+    ASSERT_NO_FATAL_FAILURE(one_profiled_sample(kWhereNoFp, {}, m, p, running));
+    ASSERT_TRUE(p.is_object());
+    expect_profile_split(p, running, m, false);
+    // The read's samples reach through glibc's read(), which keeps no
+    // frame pointer, to main.
+    const uint64_t through_libc = samples_where(p, [](const json& s) {
+        return holds_in_order(s, {"main [", "one_stall", "read_random", "[libc.so.6]", "get_random_bytes_user"});
+    });
+    const uint64_t reads = samples_where(p, [](const json& s) { return has_frame(s, "get_random_bytes_user"); });
+    ASSERT_GT(reads, 0u);
+    EXPECT_GE(double(through_libc), 0.9 * double(reads)) << p.dump();
+    EXPECT_TRUE(p["modules"].contains("kd_where_nofp")) << p.dump();
+}
+
+// A gtest: the same sample walked by frame pointers only (--stack-copy 0): the kernel counts the samples by their stacks, named while the process ran.
+// TAGS kernel logic
+TEST(ProfileE2E, ASamplesProfileWithoutCopiesIsCountedInTheKernel)
+{
+    KD_REQUIRE_BPF();
+    Measured m;
+    json p;
+    uint64_t running = 0;
+    ASSERT_NO_FATAL_FAILURE(one_profiled_sample(kWhere, {"--stack-copy", "0"}, m, p, running));
+    ASSERT_TRUE(p.is_object());
+    expect_profile_split(p, running, m, false);
 }
 
 }  // namespace kdtest
