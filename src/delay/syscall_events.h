@@ -18,13 +18,6 @@ namespace kdelay {
 class MapIo;
 class Symbolizer;
 
-// The frames of a kernel and a user stack of stack_traces (ids < 0: none),
-// kernel frames first, each innermost first, without kdelay's own.
-std::vector<std::string> stack_frames(MapIo& maps, Symbolizer& symbols, int kernel_stack, int user_stack);
-// As above, with the user stack's addresses given (an unwound stack).
-std::vector<std::string> stack_frames(MapIo& maps, Symbolizer& symbols, int kernel_stack,
-                                      const std::vector<uint64_t>& user_pcs);
-
 // stack_traces: the program has the stack_traces map. User frames are
 // symbolized in each event's own process.
 // User frames are read through /proc by the process's id in kdelay's

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cstring>
 
-#include "delay/syscall_events.h"
+#include <linux/types.h>
+
 #include "delay_abi.h"
 #include "loader/map_io.h"
 #include "loader/symbolizer.h"
+#include "profile/stack_frames.h"
 #include "sys/process.h"
 
 namespace kdelay {

@@ -37,7 +37,7 @@ struct SampleStacks {
 bool stack_lost(int id);
 
 // The frames of a sample's stacks, kernel frames first, each innermost
-// first (delay/syscall_events.h's stack_frames).
+// first (profile/stack_frames.h).
 using FramesOf = std::function<std::vector<std::string>(const SampleStacks&)>;
 
 // Samples and the CPU time they stand for, of one pair of stacks.

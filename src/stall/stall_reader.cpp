@@ -6,7 +6,7 @@
 
 #include "delay/map_readers.h"
 #include "delay/sample_reading.h"
-#include "delay/syscall_events.h"
+#include "profile/stack_frames.h"
 #include "loader/map_io.h"
 #include "loader/symbolizer.h"
 #include "stall/poll_sites.h"
