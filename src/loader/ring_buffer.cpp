@@ -42,7 +42,10 @@ int RingBufferReader::on_sample(void* ctx, void* data, size_t size)
 void RingBufferReader::poll_until(Clock::time_point deadline)
 {
     deadline_ = deadline;
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    // Rounded up: a timeout cut to 0 ms would spin in epoll_wait for the
+    // last fraction of a millisecond before each deadline (1% of a CPU at
+    // a deadline every 100 ms).
+    auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now());
     bpf_poll_ringbuf(rb_, left.count() > 0 ? static_cast<int>(left.count()) : 0);
 }
 

@@ -79,6 +79,14 @@ void* shared_kernel_cache()
 
 }  // namespace
 
+void Symbolizer::load_kernel()
+{
+    struct bcc_symbol sym {};
+    // BCC reads /proc/kallsyms at the cache's first look-up.
+    if (bcc_symcache_resolve(shared_kernel_cache(), 0, &sym) == 0)
+        bcc_symbol_free_demangle_name(&sym);
+}
+
 Symbolizer::Symbolizer(pid_t pid) : pid_(pid) {}
 
 Symbolizer::~Symbolizer()

@@ -22,6 +22,10 @@ public:
     Symbolizer(const Symbolizer&) = delete;
     Symbolizer& operator=(const Symbolizer&) = delete;
 
+    // Reads the kernel's symbols now (some 100 ms, once), not at the
+    // first kernel frame: a watch's first stall is then told sooner.
+    static void load_kernel();
+
     pid_t pid() const { return pid_; }
     std::string kernel(uint64_t addr);
     // "[unknown] 0x..." when the address maps to no known symbol and

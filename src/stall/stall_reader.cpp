@@ -45,6 +45,8 @@ StallReader::~StallReader() = default;
 
 void StallReader::start()
 {
+    if (params_.features.profile_hz || params_.features.wait_stacks)
+        Symbolizer::load_kernel();
     if (params_.stall_sites())
         serve_poll_sites(target_processes(params_));
     set_capture(maps_, KD_CAPTURING);
