@@ -171,7 +171,7 @@ int run_biosnoop(const BiosnoopConfig& cfg, ReportWriter& writer)
                          : Clock::time_point::max();
     bool exited = false;
     for (;;) {
-        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(end - Clock::now());
+        const auto left = std::chrono::ceil<std::chrono::milliseconds>(end - Clock::now());
         printer.next_round();
         session.bpf().poll_perf_buffer("events", static_cast<int>(std::clamp<int64_t>(left.count(), 0, 100)));
         const auto wake = wait.wait_until(Clock::now());

@@ -46,7 +46,9 @@ EventWait::Wake EventWait::wait_until(Clock::time_point deadline)
             return Wake::target_exited;
         // Poll at least once, even for a deadline already passed, so a
         // caller checking "anything new?" with wait_until(now) sees it.
-        auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+        // Rounded up, so that the last fraction of a millisecond is slept,
+        // not spun by a caller that waits again until its deadline.
+        auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now());
         std::vector<pollfd> fds{{signal_fd_, POLLIN, 0}};
         for (int fd : pid_fds_)
             fds.push_back({fd, POLLIN, 0});
