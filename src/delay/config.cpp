@@ -7,41 +7,38 @@
 
 #include "core/error.h"
 #include "report/format.h"
+#include "sys/output_dir.h"
 #include "sys/process.h"
 
 namespace kdelay {
 
-namespace {
-
-// The directory a file of path goes into ("." for a bare name).
-std::string directory_of(const std::string& path)
-{
-    const size_t slash = path.rfind('/');
-    return slash == std::string::npos ? "." : path.substr(0, slash + 1);
-}
-
-}  // namespace
-
 void complete_delay_config(const CommonOptions& common, DelayConfig& cfg)
 {
+    // Each directory is told now, not when the first write fails after the
+    // compile: it must open, and only root (or the sticky bit) may change
+    // what is in it (sys/output_dir.h). The watch opens it again, once.
     if (!cfg.metrics.empty()) {
-        // Told now, not when the first write fails after the compile.
-        const std::string dir = directory_of(cfg.metrics);
+        const std::string dir = split_path(cfg.metrics).first;
+        OutputDir(dir, "--metrics");
         if (access(dir.c_str(), W_OK) != 0)
             throw Error(Exit::cantcreat, "--metrics: cannot write into " + printable(dir) + ": " + strerror(errno));
     }
     if (!cfg.timeline.empty()) {
-        const std::string dir = cfg.stall ? cfg.timeline : directory_of(cfg.timeline);
+        const std::string dir = cfg.stall ? cfg.timeline : split_path(cfg.timeline).first;
         struct stat st {};
         if (!cfg.stall && stat(cfg.timeline.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
             throw Error(Exit::usage, "--timeline: " + printable(cfg.timeline) +
                                          " is a directory; without --stall the samples' trace is one file");
+        OutputDir(dir, "--timeline");
         if (access(dir.c_str(), W_OK) != 0)
             throw Error(Exit::cantcreat, "--timeline: cannot write into " + printable(dir) + ": " + strerror(errno));
     }
-    if (!cfg.profile_folded.empty() && access(cfg.profile_folded.c_str(), W_OK) != 0)
-        throw Error(Exit::cantcreat,
-                    "--profile-folded: cannot write into " + printable(cfg.profile_folded) + ": " + strerror(errno));
+    if (!cfg.profile_folded.empty()) {
+        OutputDir(cfg.profile_folded, "--profile-folded");
+        if (access(cfg.profile_folded.c_str(), W_OK) != 0)
+            throw Error(Exit::cantcreat,
+                        "--profile-folded: cannot write into " + printable(cfg.profile_folded) + ": " + strerror(errno));
+    }
 
     const bool in_cgroup = !common.cgroup.empty() || !common.unit.empty();
     const bool several = common.pids.size() > 1 || in_cgroup;

@@ -6,15 +6,16 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <iostream>
+#include <optional>
 
 #include "core/error.h"
 #include "delay/report_sections.h"
 #include "delay/sample_source.h"
 #include "report/format.h"
-#include "report/prometheus_text.h"  // replace_file
 #include "report/status_line.h"
 #include "report/writer.h"
 #include "sys/event_wait.h"
+#include "sys/output_dir.h"
 #include "timeline/perfetto.h"
 
 namespace kdelay {
@@ -55,6 +56,8 @@ public:
             ReportWriter& writer)
         : cfg_(cfg), target_(target_label(targets)), collector_(collector), wait_(wait), writer_(writer)
     {
+        if (!cfg.timeline.empty())
+            timeline_file_.emplace(split_path(cfg.timeline).first, "--timeline");
     }
 
     void run(const std::function<void()>& on_first_start);
@@ -74,6 +77,7 @@ private:
     // written anew, so that what was collected is kept whatever comes next.
     void add_to_timeline(const Sample& s);
     Timeline timeline_;
+    std::optional<OutputDir> timeline_file_;  // its directory, opened once
 
     const DelayConfig& cfg_;
     const std::string target_;  // "Target process 12", "Target processes 12, 34"
@@ -214,7 +218,7 @@ void Sampler::add_to_timeline(const Sample& s)
 {
     timeline_.add(threads_timeline(s.timelines));
     try {
-        replace_file(cfg_.timeline, perfetto_trace(timeline_));
+        timeline_file_->replace(split_path(cfg_.timeline).second, perfetto_trace(timeline_), 0640);
     } catch (const Error& e) {
         std::cerr << "kdelay: warning: " << e.what() << std::endl;  // the report goes on without it
         return;

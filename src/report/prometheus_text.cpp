@@ -3,12 +3,9 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <unistd.h>
 
 #include "core/error.h"
-#include "core/write_all.h"
 #include "report/format.h"
 
 namespace kdelay {
@@ -74,34 +71,6 @@ void add_histogram(MetricFamily& family, const Labels& labels, const std::vector
     family.samples.push_back(MetricSample{"_bucket", std::move(l), static_cast<double>(cumulative)});
     family.samples.push_back(MetricSample{"_sum", labels, sum});
     family.samples.push_back(MetricSample{"_count", labels, static_cast<double>(cumulative)});
-}
-
-void replace_file(const std::string& path, const std::string& text)
-{
-    const size_t slash = path.rfind('/');
-    const std::string dir = slash == std::string::npos ? "." : path.substr(0, slash + 1);
-    const std::string base = slash == std::string::npos ? path : path.substr(slash + 1);
-    // Hidden, and not *.prom: node_exporter never reads it half written.
-    const std::string temp = (slash == std::string::npos ? std::string() : dir) + "." + base + ".tmp";
-    const auto fail = [&](const std::string& what) {
-        throw Error(Exit::cantcreat, "cannot " + what + " " + printable(path) + ": " + strerror(errno));
-    };
-    const int fd = open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd < 0)
-        fail("write");
-    if (!write_all(fd, text)) {
-        const int err = errno;
-        close(fd);
-        unlink(temp.c_str());
-        errno = err;
-        fail("write");
-    }
-    if (close(fd) != 0 || rename(temp.c_str(), path.c_str()) != 0) {
-        const int err = errno;
-        unlink(temp.c_str());
-        errno = err;
-        fail("replace");
-    }
 }
 
 }  // namespace kdelay

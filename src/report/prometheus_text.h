@@ -34,9 +34,4 @@ std::string prometheus_text(const std::vector<MetricFamily>& families);
 void add_histogram(MetricFamily& family, const Labels& labels, const std::vector<double>& bounds,
                    const std::vector<uint64_t>& counts, uint64_t past_last, double sum);
 
-// Writes text to path so that a reader sees the old file or the new one,
-// never a part: a hidden file beside it, then rename(2). Throws
-// Error(Exit::cantcreat) naming what failed.
-void replace_file(const std::string& path, const std::string& text);
-
 }  // namespace kdelay

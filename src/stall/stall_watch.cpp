@@ -23,6 +23,7 @@
 #include "stall/stall_limit.h"
 #include "stall/stall_metrics.h"
 #include "stall/stall_profile.h"
+#include "sys/output_dir.h"
 #include "stall/stall_reader.h"
 
 namespace kdelay {
@@ -39,7 +40,7 @@ TraceFileName file_name(const StallReport& r)
 }
 
 // --timeline: the stall's trace file, written before its report names it.
-std::string write_timeline(const std::string& dir, const Stall& stall, const StallReport& r)
+std::string write_timeline(OutputDir& dir, const Stall& stall, const StallReport& r)
 {
     ThreadEvents events;
     events.start_ns = stall.start_ns;
@@ -62,12 +63,13 @@ std::string write_timeline(const std::string& dir, const Stall& stall, const Sta
     if (stall.profile)
         for (const auto& [name, module] : stall.profile->modules)
             timeline.build_ids[name] = module.build_id;
-    return write_trace_file(dir, name, perfetto_trace(timeline));
+    return dir.create(name, perfetto_trace(timeline));
 }
 
 // A stall as the writers print it: its thread's sections, and its start by
 // the wall clock too.
-StallReport stall_report(Stall stall, const std::string& timeline_dir, const std::string& folded_dir)
+// timeline_dir, folded_dir: --timeline's and --profile-folded's (null: none).
+StallReport stall_report(Stall stall, OutputDir* timeline_dir, OutputDir* folded_dir)
 {
     StallReport s;
     s.process_name = std::move(stall.process_name);
@@ -85,17 +87,17 @@ StallReport stall_report(Stall stall, const std::string& timeline_dir, const std
             b->budget->longest_waits = stall.longest_waits;
             b->budget->profile = stall.profile;
         }
-    if (!folded_dir.empty() && stall.profile) {
+    if (folded_dir && stall.profile) {
         const std::string name = trace_file_name(file_name(s), ".folded");
         try {
-            s.profile_folded_path = write_trace_file(folded_dir, name, folded_stacks(*stall.profile), "--profile-folded");
+            s.profile_folded_path = folded_dir->create(name, folded_stacks(*stall.profile));
         } catch (const Error& e) {
             std::cerr << "kdelay: warning: " << e.what() << std::endl;  // the report goes on without it
         }
     }
-    if (!timeline_dir.empty() && stall.timeline) {
+    if (timeline_dir && stall.timeline) {
         try {
-            s.timeline_path = write_timeline(timeline_dir, stall, s);
+            s.timeline_path = write_timeline(*timeline_dir, stall, s);
             s.timeline_not_kept = stall.events_written - std::min<uint64_t>(stall.events_written, stall.timeline->size());
         } catch (const Error& e) {
             std::cerr << "kdelay: warning: " << e.what() << std::endl;  // the report goes on without it
@@ -179,7 +181,10 @@ class MetricsFile {
 public:
     static constexpr auto kEvery = std::chrono::seconds(5);
 
-    MetricsFile(std::string path, uint64_t threshold_ns) : path_(std::move(path)), counts_(threshold_ns) {}
+    MetricsFile(const std::string& path, uint64_t threshold_ns)
+        : dir_(split_path(path).first, "--metrics"), name_(split_path(path).second), counts_(threshold_ns)
+    {
+    }
     StallMetrics& counts() { return counts_; }
 
     void write_if_due(StallReader& collector, bool now = false)
@@ -188,13 +193,14 @@ public:
             return;
         counts_.intervals(collector.loop_intervals());
         counts_.threads_tracked(collector.threads_tracked());
-        replace_file(path_, prometheus_text(counts_.families(
+        dir_.replace(name_, prometheus_text(counts_.families(
                                 run_time_.on() ? collector.program_stats() : std::vector<ProgramStats>{})));
         next_ = Clock::now() + kEvery;
     }
 
 private:
-    std::string path_;
+    OutputDir dir_;  // opened once: a link swapped in for its path later changes nothing
+    std::string name_;
     StallMetrics counts_;
     RunTimeStats run_time_;  // the kernel counts the programs' run time while it lives
     Clock::time_point next_{};
@@ -207,6 +213,12 @@ void watch_stalls(const DelayConfig& cfg, DelayRun& run, ReportWriter& writer)
     StallReader collector(run.session(), run.params(), run.ids());
     EventWait& wait = run.wait();
     const std::vector<pid_t>& targets = run.targets();
+    // The directories, opened once, before the watch begins.
+    std::optional<OutputDir> timeline_dir, folded_dir;
+    if (!cfg.timeline.empty())
+        timeline_dir.emplace(cfg.timeline, "--timeline");
+    if (!cfg.profile_folded.empty())
+        folded_dir.emplace(cfg.profile_folded, "--profile-folded");
     std::optional<MetricsFile> metrics;
     if (!cfg.metrics.empty()) {
         metrics.emplace(cfg.metrics, *cfg.stall);
@@ -226,7 +238,8 @@ void watch_stalls(const DelayConfig& cfg, DelayRun& run, ReportWriter& writer)
     uint64_t seen = 0;
     const auto report = [&](Clock::time_point deadline, bool last = false) {
         for (Stall& s : collector.take_stalls(deadline)) {
-            const StallReport r = stall_report(std::move(s), cfg.timeline, cfg.profile_folded);
+            const StallReport r = stall_report(std::move(s), timeline_dir ? &*timeline_dir : nullptr,
+                                               folded_dir ? &*folded_dir : nullptr);
             service.status(watching + "; " + with_commas(++seen) + " seen");
             if (metrics)
                 metrics->counts().stall(r);

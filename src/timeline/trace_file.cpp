@@ -1,14 +1,8 @@
 #include "timeline/trace_file.h"
 
-#include <cerrno>
-#include <cstring>
 #include <ctime>
-#include <fcntl.h>
 #include <fmt/format.h>
-#include <unistd.h>
 
-#include "core/error.h"
-#include "core/write_all.h"
 
 namespace kdelay {
 namespace {
@@ -39,34 +33,6 @@ std::string trace_file_name(const TraceFileName& n, const char* suffix)
     strftime(when, sizeof(when), "%Y%m%dT%H%M%S", &local);
     return fmt::format("kdelay-stall-{}.{:03}-{}-{}-{}-{}{}", when, ms % 1000, safe(n.process), n.pid,
                        safe(n.thread), n.tid, suffix);
-}
-
-std::string write_trace_file(const std::string& dir, const std::string& name, const std::string& bytes,
-                             const char* option)
-{
-    const int dfd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (dfd < 0)
-        throw Error(Exit::cantcreat, std::string(option) + ": cannot open " + dir + ": " + strerror(errno));
-    std::string chosen = name;
-    int fd = -1;
-    for (int n = 1; n < 100 && fd < 0; ++n) {
-        fd = openat(dfd, chosen.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0640);
-        if (fd < 0 && errno != EEXIST)
-            break;
-        if (fd < 0)
-            chosen = name.substr(0, name.rfind('.')) + "-" + std::to_string(n) + name.substr(name.rfind('.'));
-    }
-    const int open_errno = errno;
-    close(dfd);
-    if (fd < 0)
-        throw Error(Exit::cantcreat, std::string(option) + ": cannot create a file in " + dir + ": " + strerror(open_errno));
-    if (!write_all(fd, bytes)) {
-        const int write_errno = errno;
-        close(fd);
-        throw Error(Exit::cantcreat, std::string(option) + ": cannot write " + chosen + ": " + strerror(write_errno));
-    }
-    close(fd);
-    return dir + (dir.empty() || dir.back() == '/' ? "" : "/") + chosen;
 }
 
 }  // namespace kdelay

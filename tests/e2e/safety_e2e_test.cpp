@@ -1,7 +1,10 @@
 // kdelay runs as root and prints what other processes chose: their thread
 // names. Those are shown escaped wherever the text report names a task, so
 // no name can forge a report line or drive root's terminal.
+#include <cstdlib>
 #include <sstream>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <string>
 
 #include "e2e.h"
@@ -87,6 +90,68 @@ TEST(SafetyE2E, HostileThreadNamesAreEscapedInStallsAndSyscallEvents)
     ASSERT_EQ(events.status, 0) << events.err;
     expect_nothing_raw(events.out);
     EXPECT_NE(events.out.find("woken by " + kForged + "w ("), std::string::npos) << events.out;
+}
+
+// A directory of its own under /tmp; gone, with its twins, at the end.
+class ScratchDir {
+public:
+    ScratchDir()
+    {
+        char dir[] = "/tmp/kdelay-safety-XXXXXX";
+        if (mkdtemp(dir))
+            path_ = dir;
+    }
+    ~ScratchDir() { std::system(("rm -rf '" + path_ + "' '" + path_ + ".moved' '" + path_ + ".elsewhere'").c_str()); }
+    const std::string& path() const { return path_; }
+
+private:
+    std::string path_;
+};
+
+// On the main before it, each stall's trace was written by the directory's
+// path, opened anew: a link swapped in after the watch began sent root's
+// traces where its maker chose.
+// A gtest: the swap made before the stall, so the race is driven, not hoped for.
+// TAGS logic
+TEST(SafetyE2E, ALinkSwappedInForTheTimelineDirectoryAfterTheWatchBeganSendsNothingElsewhere)
+{
+    KD_REQUIRE_BPF();
+    const ScratchDir dir;
+    ASSERT_FALSE(dir.path().empty());
+    const std::string moved = dir.path() + ".moved", elsewhere = dir.path() + ".elsewhere";
+    ASSERT_EQ(mkdir(elsewhere.c_str(), 0755), 0);
+    Process w({KD_STALL_BIN, "poll", "1"});
+    ASSERT_TRUE(w.wait_for_output("ready", 5s)) << w.err();
+    Process kdelay({kKdelay, "-p", std::to_string(w.pid()), "--stall", "200ms", "--timeline", dir.path()});
+    ASSERT_TRUE(kdelay.wait_for_output("# Start watching", kStartTimeout)) << kdelay.err();
+    ASSERT_EQ(rename(dir.path().c_str(), moved.c_str()), 0);
+    ASSERT_EQ(symlink(elsewhere.c_str(), dir.path().c_str()), 0);
+    w.signal(SIGUSR1);
+    ASSERT_TRUE(w.wait_for_output("done", 60s)) << w.out();
+    EXPECT_EQ(kdelay.wait(20s), 0) << kdelay.err();
+    EXPECT_NE(kdelay.out().find("# timeline: " + dir.path() + "/kdelay-stall-"), std::string::npos) << kdelay.out();
+    EXPECT_EQ(std::system(("ls " + moved + "/kdelay-stall-*.pftrace >/dev/null 2>&1").c_str()), 0)
+        << "the trace is in the directory the watch opened";
+    EXPECT_NE(std::system(("ls " + elsewhere + "/* >/dev/null 2>&1").c_str()), 0) << "nothing went through the link";
+}
+
+// A gtest: a directory any user can write to, without the sticky bit, is refused before anything is loaded.
+// TAGS logic
+TEST(SafetyE2E, ADirectoryAnyUserCanWriteToIsRefusedForTheWatchsFiles)
+{
+    const ScratchDir dir;
+    ASSERT_EQ(chmod(dir.path().c_str(), 0777), 0);
+    for (const std::vector<std::string>& args :
+         {std::vector<std::string>{"--timeline", dir.path()}, {"--profile-folded", dir.path()},
+          {"--metrics", dir.path() + "/kdelay.prom"}}) {
+        std::vector<std::string> argv = {kKdelay, "-p", std::to_string(getpid()), "--stall", "1s", "--duration", "1"};
+        argv.insert(argv.end(), args.begin(), args.end());
+        Process kdelay(argv);
+        EXPECT_EQ(kdelay.wait(kStartTimeout + 10s), 73) << args[0];
+        EXPECT_NE(kdelay.err().find(args[0] + ": any user can write to " + dir.path() + " and it has no sticky bit"),
+                  std::string::npos)
+            << kdelay.err();
+    }
 }
 
 }  // namespace

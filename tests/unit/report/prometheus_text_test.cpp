@@ -37,25 +37,5 @@ TEST(PrometheusText, AHistogramsBucketsAreCumulative)
               "h_count{process=\"p\"} 9\n");
 }
 
-TEST(PrometheusText, AFileIsReplacedWhole)
-{
-    char dir[] = "/tmp/kdelay-prom-XXXXXX";
-    ASSERT_NE(mkdtemp(dir), nullptr);
-    const std::string path = std::string(dir) + "/kdelay.prom";
-    replace_file(path, "first\n");
-    replace_file(path, "second\n");
-    std::ifstream in(path);
-    EXPECT_EQ(std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>()), "second\n");
-    EXPECT_NE(access((std::string(dir) + "/.kdelay.prom.tmp").c_str(), F_OK), 0) << "no temporary file left";
-    // A link planted where the temporary file goes is not followed.
-    ASSERT_EQ(symlink("/tmp/kdelay-prom-target", (std::string(dir) + "/.kdelay.prom.tmp").c_str()), 0);
-    EXPECT_THROW(replace_file(path, "third\n"), Error);
-    EXPECT_NE(access("/tmp/kdelay-prom-target", F_OK), 0);
-    unlink((std::string(dir) + "/.kdelay.prom.tmp").c_str());
-    unlink(path.c_str());
-    rmdir(dir);
-    EXPECT_THROW(replace_file("/nonexistent/kdelay.prom", "x"), Error);
-}
-
 }  // namespace
 }  // namespace kdelay

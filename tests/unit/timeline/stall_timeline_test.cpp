@@ -149,23 +149,5 @@ TEST(TraceFile, NamesOfThreadsAndProcessesCannotLeaveTheDirectory)
     EXPECT_EQ(trace_file_name(TraceFileName{"", 1, "-x", 2, start}).find("--"), std::string::npos);
 }
 
-TEST(TraceFile, AnExistingFileOrLinkIsNeverWrittenThrough)
-{
-    char dir[] = "/tmp/kdelay-trace-test-XXXXXX";
-    ASSERT_NE(mkdtemp(dir), nullptr);
-    const std::string d = dir;
-    ASSERT_EQ(symlink("/nonexistent-target", (d + "/t.pftrace").c_str()), 0);
-    const std::string path = write_trace_file(d, "t.pftrace", "abc");
-    EXPECT_EQ(path, d + "/t-1.pftrace");
-    std::ifstream in(path);
-    std::string got;
-    in >> got;
-    EXPECT_EQ(got, "abc");
-    EXPECT_THROW(write_trace_file(d + "/missing", "t.pftrace", "abc"), Error);
-    unlink(path.c_str());
-    unlink((d + "/t.pftrace").c_str());
-    rmdir(dir);
-}
-
 }  // namespace
 }  // namespace kdelay
