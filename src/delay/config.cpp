@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include "core/error.h"
-#include "report/format.h"
 #include "sys/output_dir.h"
 #include "sys/process.h"
 
@@ -21,23 +20,23 @@ void complete_delay_config(const CommonOptions& common, DelayConfig& cfg)
         const std::string dir = split_path(cfg.metrics).first;
         OutputDir(dir, "--metrics");
         if (access(dir.c_str(), W_OK) != 0)
-            throw Error(Exit::cantcreat, "--metrics: cannot write into " + printable(dir) + ": " + strerror(errno));
+            throw Error(Exit::cantcreat, "--metrics: cannot write into " + dir + ": " + strerror(errno));
     }
     if (!cfg.timeline.empty()) {
         const std::string dir = cfg.stall ? cfg.timeline : split_path(cfg.timeline).first;
         struct stat st {};
         if (!cfg.stall && stat(cfg.timeline.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
-            throw Error(Exit::usage, "--timeline: " + printable(cfg.timeline) +
+            throw Error(Exit::usage, "--timeline: " + cfg.timeline +
                                          " is a directory; without --stall the samples' trace is one file");
         OutputDir(dir, "--timeline");
         if (access(dir.c_str(), W_OK) != 0)
-            throw Error(Exit::cantcreat, "--timeline: cannot write into " + printable(dir) + ": " + strerror(errno));
+            throw Error(Exit::cantcreat, "--timeline: cannot write into " + dir + ": " + strerror(errno));
     }
     if (!cfg.profile_folded.empty()) {
         OutputDir(cfg.profile_folded, "--profile-folded");
         if (access(cfg.profile_folded.c_str(), W_OK) != 0)
             throw Error(Exit::cantcreat,
-                        "--profile-folded: cannot write into " + printable(cfg.profile_folded) + ": " + strerror(errno));
+                        "--profile-folded: cannot write into " + cfg.profile_folded + ": " + strerror(errno));
     }
 
     const bool in_cgroup = !common.cgroup.empty() || !common.unit.empty();

@@ -14,6 +14,7 @@
 #include "loader/probe_set.h"
 #include "loader/session.h"
 #include "core/error.h"
+#include "report/format.h"
 #include "delay/collector.h"
 #include "delay/program.h"
 #include "delay/sampler.h"
@@ -86,7 +87,7 @@ void list_probes(const DelayConfig& cfg)
 {
     const auto probes = list_usdt_probes(cfg.command.empty() ? cfg.bpf.pid() : 0, target_executable(cfg, cfg.bpf.pid()));
     for (const auto& p : probes)
-        std::cout << p.provider << ":" << p.name << " " << p.binary << "\n";
+        std::cout << printable(p.provider) << ":" << printable(p.name) << " " << printable(p.binary) << "\n";
     if (probes.empty())
         std::cerr << "kdelay: no USDT probes found" << std::endl;
 }

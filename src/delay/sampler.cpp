@@ -220,7 +220,7 @@ void Sampler::add_to_timeline(const Sample& s)
     try {
         timeline_file_->replace(split_path(cfg_.timeline).second, perfetto_trace(timeline_), 0640);
     } catch (const Error& e) {
-        std::cerr << "kdelay: warning: " << e.what() << std::endl;  // the report goes on without it
+        std::cerr << "kdelay: warning: " << printable(e.what()) << std::endl;  // the report goes on without it
         return;
     }
     uint64_t not_kept = 0;

@@ -32,6 +32,18 @@ size_t utf8_length(std::string_view text, size_t i)
         return 0;
     if (b == 0xc2 && second < 0xa0)
         return 0;  // U+0080 to U+009F: C1 controls, which terminals obey
+    // Characters that break a line or reorder it where a terminal or an
+    // editor shows it: U+2028 and U+2029 (line and paragraph separators),
+    // the bidirectional marks and controls U+200E, U+200F, U+202A to
+    // U+202E and U+2066 to U+2069, and U+061C (the Arabic letter mark).
+    if (n == 3 && b == 0xe2) {
+        const unsigned char third = byte(i + 2);
+        if ((second == 0x80 && (third == 0x8e || third == 0x8f || (third >= 0xa8 && third <= 0xae))) ||
+            (second == 0x81 && third >= 0xa6 && third <= 0xa9))
+            return 0;
+    }
+    if (n == 2 && b == 0xd8 && second == 0x9c)
+        return 0;
     return n;
 }
 

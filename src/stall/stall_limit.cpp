@@ -43,7 +43,7 @@ std::optional<std::string> StallLimiter::summary(uint64_t now, bool flush)
     for (auto& [key, n] : names_) {
         if (!n.held)
             continue;
-        text += (text.empty() ? "" : ", ") + printable(key) + " " + with_commas(n.held) + " (longest " +
+        text += (text.empty() ? "" : ", ") + key + " " + with_commas(n.held) + " (longest " +
                 with_commas(n.longest_held_ns / 1000000) + " ms)";
         total += n.held;
         n.held = 0;

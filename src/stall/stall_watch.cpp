@@ -92,7 +92,7 @@ StallReport stall_report(Stall stall, OutputDir* timeline_dir, OutputDir* folded
         try {
             s.profile_folded_path = folded_dir->create(name, folded_stacks(*stall.profile));
         } catch (const Error& e) {
-            std::cerr << "kdelay: warning: " << e.what() << std::endl;  // the report goes on without it
+            std::cerr << "kdelay: warning: " << printable(e.what()) << std::endl;  // the report goes on without it
         }
     }
     if (timeline_dir && stall.timeline) {
@@ -100,7 +100,7 @@ StallReport stall_report(Stall stall, OutputDir* timeline_dir, OutputDir* folded
             s.timeline_path = write_timeline(*timeline_dir, stall, s);
             s.timeline_not_kept = stall.events_written - std::min<uint64_t>(stall.events_written, stall.timeline->size());
         } catch (const Error& e) {
-            std::cerr << "kdelay: warning: " << e.what() << std::endl;  // the report goes on without it
+            std::cerr << "kdelay: warning: " << printable(e.what()) << std::endl;  // the report goes on without it
         }
     }
     return s;
@@ -264,7 +264,7 @@ void watch_stalls(const DelayConfig& cfg, DelayRun& run, ReportWriter& writer)
             switch (cgroup->look()) {
             case CgroupFollower::Change::none: break;
             case CgroupFollower::Change::gone:
-                writer.note("the target's cgroup " + printable(cfg.bpf.cgroup->path) +
+                writer.note("the target's cgroup " + cfg.bpf.cgroup->path +
                             " is gone (its unit stopped?); watching for it to come back");
                 break;
             case CgroupFollower::Change::anew:

@@ -10,19 +10,13 @@ namespace {
 
 const size_t kMaxTrigger = 1024;
 
-// s cut to 80 characters with anything unprintable shown as '?', so the
-// error stays one readable line.
-std::string printable(const std::string& s)
-{
-    std::string shown;
-    for (unsigned char c : s.substr(0, 80))
-        shown += (c >= 0x20 && c < 0x7f) ? static_cast<char>(c) : '?';
-    return s.size() > 80 ? shown + "..." : shown;
-}
+// s cut to 80 bytes, so the error stays one line of a screen; escaped
+// once, where kdelay prints errors (app/app.cpp).
+std::string cut(const std::string& s) { return s.size() > 80 ? s.substr(0, 80) + "..." : s; }
 
 [[noreturn]] void reject(const std::string& text, const std::string& why)
 {
-    throw Error(Exit::config, "invalid trigger '" + printable(text) + "': " + printable(why));
+    throw Error(Exit::config, "invalid trigger '" + cut(text) + "': " + cut(why));
 }
 
 bool matches(const std::string& s, const std::regex& re) { return std::regex_match(s, re); }
@@ -89,7 +83,7 @@ Trigger parse_trigger(const std::string& text)
     };
     auto check = [&](const std::string& value, const std::regex& re, const char* what) {
         if (!matches(value, re))
-            reject(text, std::string("bad ") + what + " '" + printable(value) + "'");
+            reject(text, std::string("bad ") + what + " '" + cut(value) + "'");
     };
 
     // TYPE:A:B with two identifiers (a USDT probe, a tracepoint).
@@ -122,15 +116,15 @@ Trigger parse_trigger(const std::string& text)
         if (parts.size() == 3) {
             const std::string& obj = parts[1];
             if (obj.empty() || !(obj[0] == '/' ? matches(obj, grammar().path) : matches(obj, grammar().library)))
-                reject(text, "bad object '" + printable(obj) + "': give a library name or an absolute path");
+                reject(text, "bad object '" + cut(obj) + "': give a library name or an absolute path");
             if (obj.find("/../") != std::string::npos || obj.find("//") != std::string::npos)
-                reject(text, "bad object path '" + printable(obj) + "'");
+                reject(text, "bad object path '" + cut(obj) + "'");
             t.object = obj;
         }
         check(parts.back(), grammar().symbol, "function");
         t.function = parts.back();
     } else {
-        reject(text, "unknown type '" + printable(type) + "'; use u, t, k, kr, up or ur");
+        reject(text, "unknown type '" + cut(type) + "'; use u, t, k, kr, up or ur");
     }
     return t;
 }

@@ -254,6 +254,30 @@ TEST(TriggerE2E, ListProbesShowsTheTargetsUsdtProbes)
     EXPECT_NE(r.out.find("kdtest:work_end "), std::string::npos) << r.out;
 }
 
+// On the main before it, --list-probes printed each probe's file as it
+// was named: a path with an escape sequence reached root's terminal.
+// A gtest: the program copied to a path that holds an escape sequence.
+// TAGS logic
+TEST(TriggerE2E, ListProbesShowsAHostilePathEscaped)
+{
+    KD_REQUIRE_BPF();
+    const std::string dir = "/tmp/kdelay-e2e-\x1b[31m-" + std::to_string(getpid());
+    ASSERT_EQ(mkdir(dir.c_str(), 0755), 0);
+    const std::string copy = dir + "/kd_triggers";
+    ASSERT_EQ(std::system(("cp '" + kTriggers + "' '" + copy + "'").c_str()), 0);
+    Process target({copy, "0", "30", "30"});
+    ASSERT_TRUE(target.wait_for_output("ready", 5s));
+    Result r = run({kKdelay, "-p", std::to_string(target.pid()), "--list-probes"}, 20s);
+    unlink(copy.c_str());
+    rmdir(dir.c_str());
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << r.out;
+    // Seen through the target's root (/proc/PID/root), escaped.
+    EXPECT_NE(r.out.find("/tmp/kdelay-e2e-\\x1b[31m-" + std::to_string(getpid()) + "/kd_triggers\n"),
+              std::string::npos)
+        << r.out;
+}
+
 // A target in a mount namespace of its own (a container): its executable
 // and its libc are on a tmpfs mounted there only, at paths that kdelay's
 // namespace does not have. Triggers in the executable (USDT, uprobe) and

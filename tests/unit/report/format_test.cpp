@@ -42,3 +42,18 @@ TEST(Format, PrintableEscapesControlsBackslashesAndWhatIsNotUtf8)
     EXPECT_EQ(printable("\xf4\x90\x80\x80"), "\\xf4\\x90\\x80\\x80") << "past U+10FFFF";
     EXPECT_EQ(printable(""), "");
 }
+
+// On the main before it these passed: a thread name could end root's line
+// (U+2028) or turn the rest of it around (U+202E) in a terminal or editor.
+TEST(Format, PrintableEscapesLineSeparatorsAndBidirectionalControls)
+{
+    EXPECT_EQ(printable("a\xe2\x80\xa8" "b"), "a\\xe2\\x80\\xa8b") << "U+2028";
+    EXPECT_EQ(printable("a\xe2\x80\xa9" "b"), "a\\xe2\\x80\\xa9b") << "U+2029";
+    EXPECT_EQ(printable("\xe2\x80\xae" "kcatta"), "\\xe2\\x80\\xaekcatta") << "U+202E, right-to-left override";
+    for (const char* c : {"\xe2\x80\xaa", "\xe2\x80\xab", "\xe2\x80\xac", "\xe2\x80\xad", "\xe2\x81\xa6",
+                          "\xe2\x81\xa7", "\xe2\x81\xa8", "\xe2\x81\xa9", "\xe2\x80\x8e", "\xe2\x80\x8f",
+                          "\xd8\x9c"})
+        EXPECT_EQ(printable(c).find('\xe2'), std::string::npos) << printable(c);
+    EXPECT_EQ(printable("\xe2\x80\xa7 \xe2\x80\xaf \xe2\x81\xa5"), "\xe2\x80\xa7 \xe2\x80\xaf \xe2\x81\xa5")
+        << "their neighbours are printable";
+}

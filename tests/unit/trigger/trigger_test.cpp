@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "core/error.h"
+#include "report/format.h"
 #include "hostile_triggers.h"
 
 using namespace kdelay;
@@ -55,9 +56,13 @@ TEST(Trigger, HostileAndMalformedStringsAreConfigErrors)
             ADD_FAILURE() << "accepted: " << text;
         } catch (const Error& e) {
             EXPECT_EQ(e.code(), Exit::config) << text;
-            const std::string msg = e.what();
+            // Escaped once, where kdelay prints its errors (app/app.cpp):
+            // one line, and a backslash of the trigger's as \x5c, never an
+            // escape escaped again.
+            const std::string msg = printable(e.what());
             EXPECT_EQ(msg.find('\n'), std::string::npos) << "one line: " << msg;
             EXPECT_EQ(msg.rfind("invalid trigger", 0), 0u) << msg;
+            EXPECT_EQ(msg.find("\\x5cx"), std::string::npos) << "escaped twice: " << msg;
         }
     }
 }
