@@ -46,13 +46,21 @@ void complete_delay_config(const CommonOptions& common, DelayConfig& cfg)
     cfg.bpf = make_bpf_config(common, !cfg.list_probes);
     if (!cfg.command.empty() || !cfg.bpf.pids.empty() || cfg.bpf.cgroup)
         return;
-    const auto found = find_processes_with_name_containing("ovs-vswitchd");
-    if (found.empty())
+    // As kernel_delay.py's users mean it, but never another user's process:
+    // Open vSwitch's own pidfile, else the one ovs-vswitchd that root runs.
+    if (const auto pid = pid_from_pidfile(kOvsPidfile, "ovs-vswitchd")) {
+        cfg.bpf.pids = {*pid};
+        return;
+    }
+    const NamedProcesses found = processes_named("ovs-vswitchd");
+    if (found.roots.empty())
         throw Error(Exit::unavailable,
-                    "no ovs-vswitchd process found; name a process with -p PID or run one after '--'");
-    if (found.size() > 1)
+                    std::string("no ovs-vswitchd process found") +
+                        (found.others ? " (only other users' ones, which are never chosen)" : "") +
+                        "; name a process with -p PID or run one after '--'");
+    if (found.roots.size() > 1)
         throw Error(Exit::noinput, "several ovs-vswitchd processes are running; pick one with -p PID");
-    cfg.bpf.pids = {found.front()};
+    cfg.bpf.pids = {found.roots.front()};
 }
 
 }  // namespace kdelay

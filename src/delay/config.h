@@ -78,10 +78,13 @@ inline constexpr unsigned kMaxProfileHz = 1000;
 inline constexpr uint32_t kDefaultStackCopy = 8192;
 inline constexpr uint32_t kMaxStackCopy = 65536;
 
+// Where Open vSwitch keeps its daemon's pid (its default rundir).
+inline constexpr const char* kOvsPidfile = "/run/openvswitch/ovs-vswitchd.pid";
+
 // Checks the parsed config against this system: root (unless only printing
-// the eBPF source), the target process (found as the single ovs-vswitchd
-// when no -p is given), the output directories. Fills cfg.bpf. Throws Error
-// with the matching exit code.
+// the eBPF source), the target process (without -p, the ovs-vswitchd that
+// kOvsPidfile names, else the single one root runs), the output
+// directories. Fills cfg.bpf. Throws Error with the matching exit code.
 void complete_delay_config(const CommonOptions& common, DelayConfig& cfg);
 
 }  // namespace kdelay

@@ -130,6 +130,22 @@ CgroupTarget resolve_cgroup(const std::string& given)
     return target;
 }
 
+bool system_unit_path(const std::string& relative)
+{
+    const fs::path path(relative);
+    if (path.empty() || path.is_absolute())
+        return false;
+    size_t parts = 0, slices = 0;
+    for (const fs::path& part : path) {
+        ++parts;
+        const std::string p = part.string();
+        slices += p.size() > 6 && p.compare(p.size() - 6, 6, ".slice") == 0;
+    }
+    const std::string last = path.filename().string();
+    const bool last_is_slice = last.size() > 6 && last.compare(last.size() - 6, 6, ".slice") == 0;
+    return slices == parts - 1 + (last_is_slice ? 1 : 0);
+}
+
 std::string find_unit_cgroup(const std::string& unit)
 {
     const std::string name = unit.find('.') == std::string::npos ? unit + ".service" : unit;
@@ -142,7 +158,7 @@ std::string find_unit_cgroup(const std::string& unit)
             continue;  // a controller's v1 hierarchy, or the tmpfs over them
         std::vector<std::string> found;
         each_cgroup(root, [&](const fs::path& dir) {
-            if (dir.filename() == name)
+            if (dir.filename() == name && system_unit_path(dir.lexically_relative(root).string()))
                 found.push_back(dir.string());
         });
         if (found.size() > 1)

@@ -33,11 +33,18 @@ CgroupTarget resolve_cgroup(const std::string& path);
 // an id are left out.
 std::vector<pid_t> parse_cgroup_ids(const std::string& text);
 
-// The cgroup of a systemd unit: the one directory named after it under the
-// cgroup2 (or name=systemd) hierarchy, as systemd lays units out. NAME
-// without a suffix means NAME.service. Throws Error(Exit::unavailable) when
-// none or several match.
+// The cgroup of a unit of the system manager: the one directory named
+// after it under the cgroup2 (or name=systemd) hierarchy whose every
+// ancestor below the root is a slice, as the system manager lays its units
+// out. A user manager's units (under user@UID.service) and a container's
+// (under its scope) are not the system's, and never match: any user can
+// make one of any name. NAME without a suffix means NAME.service. Throws
+// Error(Exit::unavailable) when none or several match.
 std::string find_unit_cgroup(const std::string& unit);
+
+// Whether dir, relative to its hierarchy's root, is where the system
+// manager puts a unit: each component but the last a slice.
+bool system_unit_path(const std::string& relative);
 
 // A cgroup target's directory, looked at again and again: systemd removes a
 // unit's cgroup when the unit stops and makes it anew, with a new id, when

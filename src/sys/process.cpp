@@ -4,10 +4,12 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
+#include <fcntl.h>
 #include <filesystem>
 #include <fstream>
 #include <limits>
 #include <set>
+#include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -173,18 +175,58 @@ bool in_kernels_pid_namespace()
     return ec || ns.string() == "pid:[4026531836]";
 }
 
-std::vector<pid_t> find_processes_with_name_containing(const std::string& name)
+bool runs_as_root(pid_t pid)
 {
-    std::vector<pid_t> found;
+    const std::string status = read_file("/proc/" + std::to_string(pid) + "/status");
+    for (size_t at = 0; at < status.size();) {
+        const size_t end = std::min(status.find('\n', at), status.size());
+        if (status.compare(at, 4, "Uid:") == 0) {
+            std::istringstream uids(status.substr(at + 4, end - at - 4));
+            long real = -1, effective = -1;
+            return uids >> real >> effective && real == 0 && effective == 0;
+        }
+        at = end + 1;
+    }
+    return false;
+}
+
+NamedProcesses processes_named(const std::string& name)
+{
+    NamedProcesses found;
     std::error_code ec;
     for (const auto& entry : fs::directory_iterator("/proc", ec)) {
         const std::string dir = entry.path().filename();
-        if (dir.find_first_not_of("0123456789") != std::string::npos)
+        if (dir.find_first_not_of("0123456789") != std::string::npos || comm_of(entry.path()) != name)
             continue;
-        if (comm_of(entry.path()).find(name) != std::string::npos)
-            found.push_back(static_cast<pid_t>(std::stol(dir)));
+        const auto pid = static_cast<pid_t>(std::stol(dir));
+        if (runs_as_root(pid))
+            found.roots.push_back(pid);
+        else
+            ++found.others;
     }
+    std::sort(found.roots.begin(), found.roots.end());
     return found;
+}
+
+std::optional<pid_t> pid_from_pidfile(const std::string& path, const std::string& name)
+{
+    const int fd = open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return std::nullopt;
+    struct stat st {};
+    char text[32] = {};
+    const bool roots = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == 0 && !(st.st_mode & 022);
+    const ssize_t n = roots ? read(fd, text, sizeof(text) - 1) : -1;
+    close(fd);
+    if (n <= 0)
+        return std::nullopt;
+    char* end = nullptr;
+    const long pid = std::strtol(text, &end, 10);
+    if (pid <= 0 || pid > std::numeric_limits<pid_t>::max() || (*end != '\n' && *end != '\0'))
+        return std::nullopt;
+    if (process_name(static_cast<pid_t>(pid)) != name || !runs_as_root(static_cast<pid_t>(pid)))
+        return std::nullopt;
+    return static_cast<pid_t>(pid);
 }
 
 std::vector<ThreadState> thread_states(pid_t pid)

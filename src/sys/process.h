@@ -1,6 +1,7 @@
 // Facts about processes, read from /proc.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <sys/types.h>
 #include <vector>
@@ -39,9 +40,23 @@ bool in_kernels_pid_namespace();
 // The name (comm) of process pid now; empty when it is gone.
 std::string process_name(pid_t pid);
 
-// PIDs whose comm (/proc/PID/comm) contains name, as upstream looks for
-// ovs-vswitchd.
-std::vector<pid_t> find_processes_with_name_containing(const std::string& name);
+// The processes whose name (comm) is name exactly: those root runs (real
+// and effective uid 0, from /proc/PID/status, which a process cannot
+// change as it can its /proc/PID's owner by leaving the dumpable state),
+// and how many other users run.
+struct NamedProcesses {
+    std::vector<pid_t> roots;
+    size_t others = 0;
+};
+NamedProcesses processes_named(const std::string& name);
+
+// The process a daemon's pidfile names, when the file is root's (a regular
+// file, not a link, that only root may write) and the process it names is
+// root's and is named name; else none.
+std::optional<pid_t> pid_from_pidfile(const std::string& path, const std::string& name);
+
+// Whether process pid runs as root (real and effective uid 0).
+bool runs_as_root(pid_t pid);
 
 // Number of threads of pid, 0 when it is gone.
 size_t thread_count(pid_t pid);

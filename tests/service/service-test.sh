@@ -165,6 +165,15 @@ EOF
 prom=$!
 
 in_box systemctl start kd-svc.service
+# A user manager's unit of the same name, as `systemd-run --user
+# --unit=kd-svc` makes without root: a cgroup of that name under
+# user@UID.service, a process in it, in each hierarchy that holds the
+# system's. The watch must watch the system's unit, not name both (exit 69,
+# restarted every 5 s: the denial of service of issue 54) nor the user's.
+in_box sh -c 'for unit in $(find /sys/fs/cgroup -maxdepth 4 -type d -name kd-svc.service); do
+        decoy=${unit%/system.slice/kd-svc.service}/user.slice/user-1000.slice/user@1000.service/app.slice/kd-svc.service
+        mkdir -p "$decoy" && { sleep 1000 & echo $! >"$decoy/cgroup.procs"; }
+    done' || fail "cannot plant a user manager's kd-svc.service"
 started=$(date +%s)
 # As a user enables it. Type=notify: this returns once kdelay said READY=1,
 # its programs attached.
