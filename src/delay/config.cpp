@@ -43,7 +43,8 @@ void complete_delay_config(const CommonOptions& common, DelayConfig& cfg)
     const bool several = common.pids.size() > 1 || in_cgroup;
     if (several && cfg.list_probes)
         throw Error(Exit::usage, "--list-probes lists one process's probes: give one PID");
-    cfg.bpf = make_bpf_config(common, !cfg.list_probes);
+    // --list-probes too: it reads the target's maps and files as root would.
+    cfg.bpf = make_bpf_config(common, true);
     if (!cfg.command.empty() || !cfg.bpf.pids.empty() || cfg.bpf.cgroup)
         return;
     // As kernel_delay.py's users mean it, but never another user's process:

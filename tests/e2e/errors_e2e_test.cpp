@@ -35,6 +35,11 @@ TEST(ErrorsE2E, NotRootIs77)
     EXPECT_EQ(r.status, 77);
     expect_one_error_line(r);
     EXPECT_NE(r.err.find("root"), std::string::npos);
+    // --list-probes too (on the main before it, it read a process's files
+    // and printed their paths without root).
+    Result listed = run({kKdelay, "-p", std::to_string(getpid()), "--list-probes"}, 10s, kNobody);
+    EXPECT_EQ(listed.status, 77) << listed.out << listed.err;
+    expect_one_error_line(listed);
 }
 
 // The bad-input cases that need nothing but kdelay's arguments are one-line
