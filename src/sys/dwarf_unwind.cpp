@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "sys/elf_sections.h"
+#include "sys/process.h"
 
 namespace kdelay {
 
@@ -76,16 +77,7 @@ int find_elf_in_root(Dwfl_Module*, void**, const char* name, Dwarf_Addr, char** 
     if (!name || name[0] != '/' || t_process <= 0)
         return -1;
     const std::string root = fmt::format("/proc/{}/root", t_process);
-    const int dir = open(root.c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
-    if (dir < 0)
-        return -1;
-    open_how how{};
-    how.flags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
-    how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
-    int fd = static_cast<int>(syscall(SYS_openat2, dir, name, &how, sizeof(how)));
-    if (fd < 0 && errno == ENOSYS)
-        fd = openat(dir, name + 1, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-    close(dir);
+    int fd = open_in_process(t_process, name);
     struct stat st {};
     if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
         close(fd);

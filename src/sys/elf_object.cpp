@@ -50,12 +50,23 @@ void check_elf_object(const std::string& path, const std::string& what)
     const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0)
         throw Error(Exit::config, "cannot read " + name + ": " + strerror(errno));
+    try {
+        check_elf_file(fd, name);
+    } catch (...) {
+        close(fd);
+        throw;
+    }
+    close(fd);
+}
+
+void check_elf_file(int fd, const std::string& name)
+{
+    struct stat st {};
     Elf64_Ehdr eh{};
     const bool regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
     const ssize_t got = regular ? pread(fd, &eh, sizeof(eh), 0) : -1;
-    close(fd);
     if (!regular)
-        throw Error(Exit::config, name + " is not a regular file, not an ELF object");
+        throw Error(Exit::config, name + " is " + file_kind(st.st_mode) + ", not an ELF object");
     // e_type sits at the same offset in 32- and 64-bit headers.
     if (got < static_cast<ssize_t>(EI_NIDENT + sizeof(eh.e_type)) || memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0)
         throw Error(Exit::config, name + " is not an ELF object");

@@ -11,5 +11,7 @@ namespace kdelay {
 // missing, not a regular file, not ELF, or ELF but not an executable or
 // shared object. what names the role, e.g. "uprobe object".
 void check_elf_object(const std::string& path, const std::string& what);
+// The same of a file opened already (fd), shown as name.
+void check_elf_file(int fd, const std::string& name);
 
 }  // namespace kdelay

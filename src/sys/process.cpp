@@ -8,9 +8,11 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <linux/openat2.h>
 #include <set>
 #include <sstream>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "core/error.h"
@@ -173,6 +175,28 @@ bool in_kernels_pid_namespace()
     std::error_code ec;
     const auto ns = fs::read_symlink("/proc/self/ns/pid", ec);
     return ec || ns.string() == "pid:[4026531836]";
+}
+
+int open_in_process(pid_t pid, const std::string& path)
+{
+    constexpr int kFlags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
+    if (path.empty() || path[0] != '/') {
+        errno = EINVAL;
+        return -1;
+    }
+    if (pid <= 0)
+        return open(path.c_str(), kFlags);
+    const int root = open(("/proc/" + std::to_string(pid) + "/root").c_str(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+    if (root < 0)
+        return -1;
+    open_how how{};
+    how.flags = kFlags;
+    how.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS;
+    const int fd = static_cast<int>(syscall(SYS_openat2, root, path.c_str(), &how, sizeof(how)));
+    const int err = errno;
+    close(root);
+    errno = err;
+    return fd;
 }
 
 bool runs_as_root(pid_t pid)

@@ -58,6 +58,13 @@ std::optional<pid_t> pid_from_pidfile(const std::string& path, const std::string
 // Whether process pid runs as root (real and effective uid 0).
 bool runs_as_root(pid_t pid);
 
+// The file at the absolute path as process pid sees it, opened read-only
+// and never blocking: inside its root (a container's), each link of the
+// path resolved there too (openat2's RESOLVE_IN_ROOT, 5.6+; never a magic
+// link), so that a link the process's owner planted cannot reach kdelay's
+// own files. pid 0: kdelay's own view. -1 with errno when it cannot be.
+int open_in_process(pid_t pid, const std::string& path);
+
 // Number of threads of pid, 0 when it is gone.
 size_t thread_count(pid_t pid);
 

@@ -6,7 +6,10 @@
 #include <bcc/bcc_usdt.h>
 #include <elf.h>
 #include <fstream>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
 #include <tuple>
 #include <unistd.h>
 
@@ -67,19 +70,20 @@ bool names_library(const std::string& file, const std::string& object)
            starts(object + ".so");
 }
 
-// A library as the process has it loaded (from its maps), opened through
-// its own root (a container's); a path is read in its mount namespace too.
-// Without a process (a command not started yet), as the loader would find it.
+// A library as the process has it loaded (from its maps), named as the
+// process sees it (open_in_process opens it in the process's own root, a
+// container's). Without a process (a command not started yet), as the
+// loader would find it.
 std::string resolve_library(const std::string& object, pid_t pid)
 {
     if (object[0] == '/')
-        return path_in_process(pid, object);
+        return object;
     if (pid) {
         std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
         const std::string text((std::istreambuf_iterator<char>(maps)), std::istreambuf_iterator<char>());
         for (const std::string& file : parse_mapped_files(text))
             if (names_library(file, object))
-                return path_in_process(pid, file);
+                return file;
         throw Error(Exit::config, "no library '" + object + "' loaded in process " + std::to_string(pid));
     }
     char* path = bcc_procutils_which_so(object.c_str(), 0);
@@ -152,15 +156,28 @@ ResolvedTrigger resolve_trigger(const Trigger& t, pid_t pid, const std::string& 
         return r;
     case Trigger::Kind::uprobe:
     case Trigger::Kind::uretprobe: {
-        r.binary = t.object.empty() ? exe : resolve_library(t.object, pid);
-        check_elf_object(r.binary, "uprobe object");  // before BCC opens it
+        // The file opened once, as the process sees it, and checked: BCC is
+        // handed that file, never its path again. The target's executable
+        // is the one it runs (/proc/PID/exe).
+        r.shown = t.object.empty() ? exe : resolve_library(t.object, pid);
+        const std::string name = "uprobe object " + r.shown;
+        constexpr int kFlags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
+        const int fd = pid <= 0           ? open(r.shown.c_str(), kFlags)
+                       : t.object.empty() ? open(("/proc/" + std::to_string(pid) + "/exe").c_str(), kFlags)
+                                          : open_in_process(pid, r.shown);
+        if (fd < 0)
+            throw Error(Exit::config, errno == ENOENT ? name + " does not exist"
+                                                      : "cannot read " + name + ": " + strerror(errno));
+        r.file = std::make_shared<const UniqueFd>(fd);
+        check_elf_file(fd, name);
+        r.binary = "/proc/self/fd/" + std::to_string(fd);
         struct bcc_symbol sym {};
         struct bcc_symbol_option opt {};
         opt.use_debug_file = 1;
         opt.check_debug_file_crc = 1;
         opt.use_symbol_type = (1 << STT_FUNC) | (1 << STT_GNU_IFUNC);
         if (bcc_resolve_symname(r.binary.c_str(), t.function.c_str(), 0, 0, &opt, &sym) != 0)
-            throw Error(Exit::config, "no function '" + t.function + "' in " + r.binary);
+            throw Error(Exit::config, "no function '" + t.function + "' in " + r.shown);
         bcc_procutils_free(sym.module);
         return r;
     }

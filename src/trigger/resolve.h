@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <sys/types.h>
 #include <vector>
 
+#include "core/unique_fd.h"
 #include "trigger/trigger.h"
 
 namespace kdelay {
@@ -37,8 +39,13 @@ struct UsdtSite {
 
 struct ResolvedTrigger {
     Trigger trigger;
-    std::string binary;            // usdt and uprobe: the object to attach to
+    // usdt and uprobe: the object to attach to. A uprobe's is the file
+    // kdelay opened and checked (file), handed on as /proc/self/fd/N, so
+    // that nothing swapped in for its path later is what BCC reads.
+    std::string binary;
     std::vector<UsdtSite> sites;   // usdt: every place the probe is
+    std::shared_ptr<const UniqueFd> file;
+    std::string shown;  // uprobe: the object as the process names it
 };
 
 // exe is the target's executable (a command not yet started has pid 0).

@@ -294,8 +294,12 @@ TEST(TriggerE2E, TriggersOfATargetInAMountNamespaceOfItsOwnAttachToItsFiles)
     ASSERT_EQ(mkdir(dir.c_str(), 0755), 0);
     // In its own namespace: a tmpfs over dir, the program and libc copied
     // there, the program run with that libc.
+    // app-link: an absolute link there, to be resolved in the target's
+    // root. On the main before it, kdelay resolved it in its own (where
+    // dir is empty) and found no such object.
     const std::string script =
-        "mount -t tmpfs none \"$1\" && cp \"$2\" \"$1/app\" && mkdir \"$1/lib\" && "
+        "mount -t tmpfs none \"$1\" && cp \"$2\" \"$1/app\" && ln -s \"$1/app\" \"$1/app-link\" && "
+        "mkdir \"$1/lib\" && "
         "cp \"$(ldd \"$2\" | sed -n 's|.*=> \\(/[^ ]*libc.so.6\\) .*|\\1|p')\" \"$1/lib/\" && "
         "LD_LIBRARY_PATH=\"$1/lib\" exec \"$1/app\" 0 30 30";
     Process contained({"/usr/bin/unshare", "-m", "--propagation", "private", "sh", "-c", script, "sh", dir,
@@ -303,9 +307,12 @@ TEST(TriggerE2E, TriggersOfATargetInAMountNamespaceOfItsOwnAttachToItsFiles)
     ASSERT_TRUE(contained.wait_for_output("ready", 5s)) << contained.err();
     const std::string pid = std::to_string(contained.pid());
     ASSERT_NE(access((dir + "/app").c_str(), F_OK), 0) << "the tmpfs is not the target's alone";
-    for (const auto& [start, stop] : {std::pair{"u:kdtest:work_start", "u:kdtest:work_end"},
-                                      std::pair{"up:kd_work_section", "upr:kd_work_section"},
-                                      std::pair{"ur:libc.so.6:clock_nanosleep", "u:kdtest:work_end"}}) {
+    const std::vector<std::pair<std::string, std::string>> triggers = {
+        {"u:kdtest:work_start", "u:kdtest:work_end"},
+        {"up:kd_work_section", "upr:kd_work_section"},
+        {"up:" + dir + "/app-link:kd_work_section", "upr:" + dir + "/app-link:kd_work_section"},
+        {"ur:libc.so.6:clock_nanosleep", "u:kdtest:work_end"}};
+    for (const auto& [start, stop] : triggers) {
         SCOPED_TRACE(start);
         Result r = run({kKdelay, "-p", pid, "--start-trigger", start, "--stop-trigger", stop, "--sample-count", "2"},
                        120s);
