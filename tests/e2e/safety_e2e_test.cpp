@@ -2,6 +2,7 @@
 // names. Those are shown escaped wherever the text report names a task, so
 // no name can forge a report line or drive root's terminal.
 #include <cstdlib>
+#include <fstream>
 #include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -133,6 +134,49 @@ TEST(SafetyE2E, ALinkSwappedInForTheTimelineDirectoryAfterTheWatchBeganSendsNoth
     EXPECT_EQ(std::system(("ls " + moved + "/kdelay-stall-*.pftrace >/dev/null 2>&1").c_str()), 0)
         << "the trace is in the directory the watch opened";
     EXPECT_NE(std::system(("ls " + elsewhere + "/* >/dev/null 2>&1").c_str()), 0) << "nothing went through the link";
+}
+
+// No file operation may hold a signal's exit: SIGTERM, as systemd stops the
+// unit, ends the watch in each of its states, its metrics file written
+// whole and nothing left beside it. On the main before it, a FIFO planted
+// at the metrics file's fixed temporary name held kdelay in open(), its
+// programs attached, past SIGTERM, until SIGKILL.
+// A gtest: SIGTERM while compiling, while watching, and just as a stall is written.
+// TAGS logic
+TEST(SafetyE2E, SigtermEndsTheWatchInEachStateWhateverIsPlantedBesideItsFiles)
+{
+    KD_REQUIRE_BPF();
+    const ScratchDir dir;
+    ASSERT_EQ(chmod(dir.path().c_str(), 01777), 0);  // as /tmp: others may plant files, not move root's
+    ASSERT_EQ(mkfifo((dir.path() + "/.kdelay.prom.tmp").c_str(), 0666), 0);
+    ASSERT_EQ(mkdir((dir.path() + "/traces").c_str(), 0755), 0);
+    for (const char* state : {"compiling", "watching", "writing a stall"}) {
+        SCOPED_TRACE(state);
+        Process w({KD_STALL_BIN, "poll", "3"});
+        ASSERT_TRUE(w.wait_for_output("ready", 5s)) << w.err();
+        Process kdelay({kKdelay, "-p", std::to_string(w.pid()), "--stall", "100ms", "--metrics",
+                        dir.path() + "/kdelay.prom", "--timeline", dir.path() + "/traces"});
+        if (std::string(state) != "compiling") {
+            ASSERT_TRUE(kdelay.wait_for_output("# Start watching", kStartTimeout)) << kdelay.err();
+            if (std::string(state) == "writing a stall") {
+                w.signal(SIGUSR1);
+                ASSERT_TRUE(w.wait_for_output("stall ", 10s)) << w.out();
+            }
+        }
+        kdelay.signal(SIGTERM);
+        const int status = kdelay.wait(5s);
+        EXPECT_TRUE(status == 0 || status == 128 + SIGTERM) << status << kdelay.err();
+        w.signal(SIGKILL);
+        w.wait(5s);
+    }
+    // The last two wrote their counts at the end: whole, and nothing else
+    // of kdelay's beside the planted FIFO.
+    std::ifstream prom(dir.path() + "/kdelay.prom");
+    const std::string text((std::istreambuf_iterator<char>(prom)), std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find("kdelay_stalls_total"), std::string::npos) << text;
+    EXPECT_EQ(std::system(("ls -A " + dir.path() + " | grep -v -x -e kdelay.prom -e .kdelay.prom.tmp -e traces").c_str()),
+              256)
+        << "a temporary file left behind";
 }
 
 // A gtest: a directory any user can write to, without the sticky bit, is refused before anything is loaded.
