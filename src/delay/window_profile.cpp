@@ -80,11 +80,12 @@ std::map<uint32_t, TimeBudget::Profile> WindowProfile::take()
         sum.cpu_ns += tally.cpu_us * 1000;
     }
     std::map<uint32_t, TimeBudget::Profile> out;
-    for (const auto& [tid, t] : threads_) {
+    for (const auto& [tid, thread] : threads_) {
         ProfileModules modules;
-        const PidMap& ids = ids_for(t.tgid);
-        TimeBudget::Profile p = profile_of(hz_, t.tallies, [&](const SampleStacks& st) {
-            return stacks_.frames(t.tgid, ids, st, modules);
+        const uint32_t tgid = thread.tgid;
+        const PidMap& ids = ids_for(tgid);
+        TimeBudget::Profile p = profile_of(hz_, thread.tallies, [&](const SampleStacks& st) {
+            return stacks_.frames(tgid, ids, st, modules);
         });
         p.modules = std::move(modules);
         out.emplace(tid, std::move(p));

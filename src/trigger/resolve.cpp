@@ -133,7 +133,7 @@ std::string usdt_binary(const std::vector<UsdtProbe>& probes, const std::string&
 
 ResolvedTrigger resolve_trigger(const Trigger& t, pid_t pid, const std::string& exe)
 {
-    ResolvedTrigger r{t, "", {}};
+    ResolvedTrigger r{t, "", {}, nullptr, ""};
     switch (t.kind) {
     case Trigger::Kind::usdt:
         r.binary = usdt_binary(list_usdt_probes(pid, exe), t.provider, t.probe,
