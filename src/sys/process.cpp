@@ -152,13 +152,6 @@ std::vector<std::string> parse_mapped_files(const std::string& maps)
     return files;
 }
 
-std::string path_in_process(pid_t pid, const std::string& path)
-{
-    if (pid <= 0 || path.empty() || path[0] != '/' || shares_our_view(pid))
-        return path;
-    return "/proc/" + std::to_string(pid) + "/root" + path;
-}
-
 std::string process_executable(pid_t pid)
 {
     const std::string link = "/proc/" + std::to_string(pid) + "/exe";

@@ -23,10 +23,6 @@ void require_process(pid_t pid);
 // stays).
 std::vector<std::string> parse_mapped_files(const std::string& maps);
 
-// A path as process pid sees it (its mount namespace, its root), opened
-// from kdelay's: the path itself where the two views are the same, else
-// through /proc/PID/root (a container's files).
-std::string path_in_process(pid_t pid, const std::string& path);
 
 // The file process pid runs, in a form kdelay can open: its path where the
 // two views are the same, else /proc/PID/exe (a container, a chroot, a
