@@ -10,6 +10,7 @@
 #include "annotate/fixed_format.h"
 #include "annotate/tsc_time.h"
 #include "core/error.h"
+#include "report/format.h"
 
 namespace kdelay {
 namespace {
@@ -23,6 +24,19 @@ char* put(char* p, std::string_view s)
     if (!s.empty())  // an empty view may have no data: memcpy's null is undefined even for 0 bytes
         std::memcpy(p, s.data(), s.size());
     return p + s.size();
+}
+
+// Text that the traced program chose (names, string arguments), made safe
+// for a terminal as every kdelay report does. Printable ASCII is copied as
+// trace.py prints it, a backslash too; a string with anything else goes
+// through printable() whole, which escapes its backslashes as well, so
+// that its escapes read one way. At most 4 bytes a byte.
+char* put_text(char* p, std::string_view s)
+{
+    for (const unsigned char c : s)
+        if (c < 0x20 || c >= 0x7f)
+            return put(p, printable(s));
+    return put(p, s);
 }
 
 char* put_spaces(char* p, size_t n)
@@ -139,9 +153,11 @@ std::string_view TraceWriter::poller(const TraceEntry& e) const
 void TraceTextWriter::header(const TraceHeader& header)
 {
     TraceWriter::header(header);
+    names_.clear();
     name_pad_.clear();
     for (const auto& t : header.tpoints) {
-        const size_t points = code_points(t.name);
+        names_.push_back(printable(t.name));
+        const size_t points = code_points(names_.back());
         name_pad_.push_back(points < kNameWidth ? kNameWidth - points : 0);
     }
 }
@@ -149,11 +165,13 @@ void TraceTextWriter::header(const TraceHeader& header)
 void TraceTextWriter::entry(const TraceEntry& e, const std::vector<NamedArg>& args)
 {
     const std::string_view poller_text = poller(e);
-    // Room for the line: the fixed columns, then every string it copies.
-    size_t need = 2 * kFixed3Max + 256 + poller_text.size() + e.tpoint->name.size() + e.object_id.size() +
-                  e.related.size();
+    const auto tpoint = static_cast<size_t>(e.tpoint - header_->tpoints.data());
+    // Room for the line: the fixed columns, then every string it copies,
+    // each escaped at most 4 bytes a byte.
+    size_t need = 2 * kFixed3Max + 256 + names_[tpoint].size() +
+                  4 * (poller_text.size() + e.object_id.size() + e.related.size());
     for (const NamedArg& a : args)
-        need += 32 + (a.annotation ? a.annotation->text.size() : a.name->size() + a.value->text.size());
+        need += 32 + 4 * (a.annotation ? a.annotation->text.size() : a.name->size() + a.value->text.size());
     const size_t start = buf_.size();
     buf_.reserve(start + need);
     char* const line = buf_.data() + start;
@@ -167,10 +185,10 @@ void TraceTextWriter::entry(const TraceEntry& e, const std::vector<NamedArg>& ar
     p = write_fixed3(p, ticks_to_us(e.tsc, base_tsc(e), header_->tsc_rate), 16, Align::right);
     *p++ = ' ';
     char* from = p;
-    p = pad_written(from, put(p, poller_text), 3);
+    p = pad_written(from, put_text(p, poller_text), 3);
     *p++ = ' ';
-    p = put(p, e.tpoint->name);
-    p = put_spaces(p, name_pad_[static_cast<size_t>(e.tpoint - header_->tpoints.data())]);
+    p = put(p, names_[tpoint]);
+    p = put_spaces(p, name_pad_[tpoint]);
     *p++ = ' ';
     if (e.size) {
         from = p;
@@ -182,9 +200,9 @@ void TraceTextWriter::entry(const TraceEntry& e, const std::vector<NamedArg>& ar
     if (e.has_object_id) {
         p = put(p, "id: ");
         from = p;
-        p = put(p, e.object_id);
+        p = put_text(p, e.object_id);
         if (e.has_related)
-            p = put(put(put(p, " ("), e.related), ")");
+            p = put(put_text(put(p, " ("), e.related), ")");
         p = pad_written(from, p, 12);
         *p++ = ' ';
     }
@@ -198,15 +216,15 @@ void TraceTextWriter::entry(const TraceEntry& e, const std::vector<NamedArg>& ar
         if (i)
             p = put(p, ", ");
         if (a.annotation) {
-            p = put(p, a.annotation->text);
+            p = put_text(p, a.annotation->text);
             continue;
         }
-        p = put(put(p, *a.name), ": ");
+        p = put(put_text(p, *a.name), ": ");
         if (a.value->is_string) {
             if (a.type == static_cast<uint64_t>(TpointArgType::pointer))
                 throw Error(Exit::dataerr, "entry " + std::to_string(e.index) + ": pointer argument '" +
                                                *a.name + "' holds a string");
-            p = put(p, a.value->text);
+            p = put_text(p, a.value->text);
         } else if (a.type == static_cast<uint64_t>(TpointArgType::pointer)) {
             p = put_hex(put(p, "0x"), a.value->integer);
         } else {

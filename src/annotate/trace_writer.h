@@ -1,5 +1,7 @@
 // Writers for annotated SPDK trace entries: trace.py's text layout, byte for
-// byte, or JSON Lines. Both buffer and write to a FILE*.
+// byte (but for a string with control characters or bytes that are not
+// UTF-8: escaped, as in every kdelay report), or JSON Lines. Both buffer
+// and write to a FILE*.
 #pragma once
 
 #include <cstdio>
@@ -58,7 +60,8 @@ public:
 
 private:
     static constexpr size_t kNameWidth = 24;
-    std::vector<size_t> name_pad_;  // per tpoint: spaces after its name
+    std::vector<std::string> names_;  // per tpoint: its name, printable()
+    std::vector<size_t> name_pad_;    // per tpoint: spaces after its name
 };
 
 // One {"type": "spdk_entry", ...} object per entry (docs/json.md), written

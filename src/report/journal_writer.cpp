@@ -49,7 +49,10 @@ std::string largest_parts(const TimeBudget& b)
 
 class JournalWriter : public ReportWriter {
 public:
-    JournalWriter() : json_(make_json_writer(json_out_)), text_(make_text_writer(text_out_)) {}
+    explicit JournalWriter(JournalSend send)
+        : send_(std::move(send)), json_(make_json_writer(json_out_)), text_(make_text_writer(text_out_))
+    {
+    }
 
     void marker(const Marker& m) override
     {
@@ -154,15 +157,19 @@ private:
                     fields.emplace_back("MESSAGE", line);
             }
         }
-        journal_send(fields);
+        send_(fields);
     }
 
+    JournalSend send_;
     std::ostringstream json_out_, text_out_;
     std::unique_ptr<ReportWriter> json_, text_;
 };
 
 }  // namespace
 
-std::unique_ptr<ReportWriter> make_journal_writer() { return std::make_unique<JournalWriter>(); }
+std::unique_ptr<ReportWriter> make_journal_writer(JournalSend send)
+{
+    return std::make_unique<JournalWriter>(std::move(send));
+}
 
 }  // namespace kdelay

@@ -3,9 +3,13 @@
 // kdelay's Error (any other exception is a finding).
 #pragma once
 
+#include <clocale>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <cwchar>
+#include <cwctype>
 #include <string>
 #include <vector>
 
@@ -47,5 +51,29 @@ private:
     std::string bytes_;
     std::FILE* file_;
 };
+
+// The locale the printable checks read UTF-8 in.
+inline void use_utf8()
+{
+    static const bool utf8 = std::setlocale(LC_CTYPE, "C.UTF-8") != nullptr;
+    if (!utf8)
+        std::abort();
+}
+
+// Aborts unless text is valid UTF-8 with no control character but its line
+// breaks: what a terminal shows as it is. use_utf8() first.
+inline void check_printable(const std::string& text)
+{
+    std::mbstate_t state{};
+    for (size_t i = 0; i < text.size();) {
+        wchar_t wc;
+        const size_t n = std::mbrtowc(&wc, text.data() + i, text.size() - i, &state);
+        if (n == static_cast<size_t>(-1) || n == static_cast<size_t>(-2))
+            std::abort();  // not UTF-8
+        if (n == 0 || (wc != L'\n' && std::iswcntrl(static_cast<wint_t>(wc))))
+            std::abort();  // a control character
+        i += n;
+    }
+}
 
 }  // namespace kdfuzz

@@ -4,10 +4,7 @@
 // as many lines as the same report with plain names: no name can add a
 // line or drive a terminal.
 #include <algorithm>
-#include <clocale>
 #include <cstdlib>
-#include <cwchar>
-#include <cwctype>
 #include <sstream>
 
 #include "delay/report_sections.h"
@@ -64,30 +61,14 @@ std::string render(const std::vector<std::string>& names)
 
 size_t lines(const std::string& text) { return static_cast<size_t>(std::count(text.begin(), text.end(), '\n')); }
 
-void check_printable(const std::string& text)
-{
-    std::mbstate_t state{};
-    for (size_t i = 0; i < text.size();) {
-        wchar_t wc;
-        const size_t n = std::mbrtowc(&wc, text.data() + i, text.size() - i, &state);
-        if (n == static_cast<size_t>(-1) || n == static_cast<size_t>(-2))
-            std::abort();  // not UTF-8
-        if (n == 0 || (wc != L'\n' && std::iswcntrl(static_cast<wint_t>(wc))))
-            std::abort();  // a control character
-        i += n;
-    }
-}
-
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size)
 {
-    static const bool utf8 = std::setlocale(LC_CTYPE, "C.UTF-8") != nullptr;
-    if (!utf8)
-        std::abort();
+    kdfuzz::use_utf8();
     const std::vector<std::string> names = kdfuzz::words(data, size, 10);
     const std::string text = render(names);
-    check_printable(text);
+    kdfuzz::check_printable(text);
     if (lines(text) != lines(render(std::vector<std::string>(names.size(), "x"))))
         std::abort();  // a name added or removed a line
     return 0;
