@@ -87,7 +87,7 @@ void list_probes(const DelayConfig& cfg)
 {
     const auto probes = list_usdt_probes(cfg.command.empty() ? cfg.bpf.pid() : 0, target_executable(cfg, cfg.bpf.pid()));
     for (const auto& p : probes)
-        std::cout << printable(p.provider) << ":" << printable(p.name) << " " << printable(p.binary) << "\n";
+        std::cout << printable(p.provider) << ":" << printable(p.name) << " " << printable(p.shown) << "\n";
     if (probes.empty())
         std::cerr << "kdelay: no USDT probes found" << std::endl;
 }

@@ -198,7 +198,7 @@ RunTimeStats::RunTimeStats() : fd_(bpf_enable_stats(BPF_STATS_RUN_TIME)) {}
 void BpfSession::attach_usdts(pid_t pid)
 {
     for (const auto& u : usdts_)
-        attach_quietly("USDT " + u.provider + ":" + u.probe + " in " + u.binary, [&] {
+        attach_quietly("USDT " + u.provider + ":" + u.probe + " in " + (u.shown.empty() ? u.binary : u.shown), [&] {
             return bpf_->attach_usdt(ebpf::USDT(u.binary, u.provider, u.probe, u.function), pid);
         });
     for (const auto& u : usdts_)

@@ -20,10 +20,11 @@ namespace kdelay {
 
 // A USDT probe to attach a function of the program to.
 struct UsdtAttach {
-    std::string binary;  // the object holding the probe
+    std::string binary;  // the object holding the probe, as BCC opens it
     std::string provider;
     std::string probe;
     std::string function;
+    std::string shown;  // the object as messages name it ("": binary)
 };
 
 struct ProgramStats {

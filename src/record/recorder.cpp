@@ -139,14 +139,15 @@ int run_record(const RecordConfig& config, ReportWriter& log)
     }
     std::ostream& out = cfg.output.empty() ? std::cout : file;
 
-    // Each probe must exist in the target (its executable or a library).
+    // Each probe must exist in the target (its executable or a library);
+    // available holds their files open until they are attached.
     const auto available = list_usdt_probes(cfg.bpf.pid(), "");
     const std::string where = "process " + std::to_string(cfg.bpf.pid());
     std::vector<UsdtAttach> usdts;
     for (size_t i = 0; i < cfg.set.probes.size(); ++i) {
         const auto& name = cfg.set.probes[i].name;
-        usdts.push_back({usdt_binary(available, cfg.set.provider, name, where), cfg.set.provider, name,
-                         function_name(i)});
+        const UsdtProbe& probe = usdt_probe(available, cfg.set.provider, name, where);
+        usdts.push_back({probe.binary, cfg.set.provider, name, function_name(i), probe.shown});
     }
 
     BpfSession session(source, cfg.bpf.debug, usdts);

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <fcntl.h>
 #include <filesystem>
+#include <fmt/format.h>
 #include <fstream>
 #include <limits>
 #include <linux/openat2.h>
@@ -128,9 +129,9 @@ bool shares_our_view(pid_t pid)
 
 }  // namespace
 
-std::vector<std::string> parse_mapped_files(const std::string& maps)
+std::vector<MappedFile> parse_mapped_files(const std::string& maps)
 {
-    std::vector<std::string> files;
+    std::vector<MappedFile> files;
     std::set<std::string> seen;
     for (size_t at = 0; at < maps.size();) {
         const size_t end = std::min(maps.find('\n', at), maps.size());
@@ -143,13 +144,37 @@ std::vector<std::string> parse_mapped_files(const std::string& maps)
         }
         p = maps.find_first_not_of(' ', p);
         if (p != std::string::npos && p < end && maps[p] == '/') {
-            std::string path = maps.substr(p, end - p);
-            if (seen.insert(path).second)
-                files.push_back(std::move(path));
+            MappedFile f{maps.substr(p, end - p)};
+            const char* const line = maps.data() + at;
+            char* dash = nullptr;
+            f.start = std::strtoull(line, &dash, 16);
+            if (dash && *dash == '-')
+                f.end = std::strtoull(dash + 1, nullptr, 16);
+            if (seen.insert(f.path).second)
+                files.push_back(std::move(f));
         }
         at = end + 1;
     }
     return files;
+}
+
+int open_mapped_file(pid_t pid, const MappedFile& f)
+{
+    if (pid <= 0 || f.end <= f.start) {
+        errno = EINVAL;
+        return -1;
+    }
+    const std::string link = fmt::format("/proc/{}/map_files/{:x}-{:x}", pid, f.start, f.end);
+    const int fd = open(link.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0)
+        return -1;
+    struct stat st {};
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        errno = EINVAL;
+        return -1;
+    }
+    return fd;
 }
 
 std::string process_executable(pid_t pid)

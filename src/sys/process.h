@@ -1,6 +1,7 @@
 // Facts about processes, read from /proc.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <sys/types.h>
@@ -18,10 +19,22 @@ bool process_alive(pid_t pid);
 // thread and not a process (naming its process).
 void require_root();
 void require_process(pid_t pid);
-// The files mapped in a /proc/PID/maps text, each once, in order: the
-// paths, as the process sees them (a name may hold spaces; " (deleted)"
-// stays).
-std::vector<std::string> parse_mapped_files(const std::string& maps);
+// A file mapped in a /proc/PID/maps text: its path as the process sees it
+// (a name may hold spaces; " (deleted)" stays: removed, or another file
+// renamed over it, since it was mapped) and the range of its first mapping.
+struct MappedFile {
+    std::string path;
+    uint64_t start = 0;
+    uint64_t end = 0;
+};
+// Each file once, in order.
+std::vector<MappedFile> parse_mapped_files(const std::string& maps);
+// The file process pid maps at f's range, opened through
+// /proc/PID/map_files (root only): the very file it maps, its path never
+// resolved again, so that neither a link nor a file renamed over the path
+// since (a package upgraded under a running daemon) leads elsewhere.
+// Read-only, a regular file only; -1 with errno when it cannot be.
+int open_mapped_file(pid_t pid, const MappedFile& f);
 
 
 // The file process pid runs, in a form kdelay can open: its path where the

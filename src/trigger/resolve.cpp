@@ -6,6 +6,7 @@
 #include <bcc/bcc_usdt.h>
 #include <elf.h>
 #include <fstream>
+#include <string_view>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -21,21 +22,53 @@
 namespace kdelay {
 namespace {
 
+// A file of the target opened by kdelay, which BCC reads as
+// /proc/self/fd/N: never by its path again.
+struct OpenedFile {
+    std::string shown;  // as the process names it
+    std::shared_ptr<const UniqueFd> fd;
+    std::string path() const { return "/proc/self/fd/" + std::to_string(fd->get()); }
+};
+
+std::string maps_of(pid_t pid)
+{
+    std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
+    return std::string((std::istreambuf_iterator<char>(maps)), std::istreambuf_iterator<char>());
+}
+
+// The files that may hold a process's USDT probes: each it maps, the very
+// file it maps (open_mapped_file); without a process (a command not
+// started yet), its executable.
+std::vector<OpenedFile> usdt_files(pid_t pid, const std::string& exe)
+{
+    std::vector<OpenedFile> files;
+    if (pid <= 0) {
+        const int fd = open(exe.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+        if (fd >= 0)
+            files.push_back({exe, std::make_shared<const UniqueFd>(fd)});
+        return files;
+    }
+    for (const MappedFile& f : parse_mapped_files(maps_of(pid)))
+        if (const int fd = open_mapped_file(pid, f); fd >= 0)
+            files.push_back({f.path, std::make_shared<const UniqueFd>(fd)});
+    return files;
+}
+
 // bcc_usdt_foreach's callback takes no context.
 thread_local std::vector<UsdtProbe>* g_probes = nullptr;
+thread_local const OpenedFile* g_file = nullptr;
 
 void collect_probe(struct bcc_usdt* p)
 {
-    g_probes->push_back(UsdtProbe{p->bin_path, p->provider, p->name});
+    g_probes->push_back(UsdtProbe{g_file->path(), p->provider, p->name, g_file->shown, g_file->fd});
 }
 
-// The sites of provider:name in a process (or the executable exe when pid
-// is 0), as BCC finds them: each location, with the probe's semaphore.
-std::vector<UsdtSite> usdt_sites(pid_t pid, const std::string& exe, const std::string& provider,
-                                 const std::string& name)
+// The sites of provider:name in the file of probe, as BCC finds them: each
+// location, with the probe's semaphore.
+std::vector<UsdtSite> usdt_sites(const UsdtProbe& probe)
 {
     std::vector<UsdtSite> sites;
-    void* ctx = pid ? bcc_usdt_new_frompid(pid, nullptr) : bcc_usdt_new_frompath(exe.c_str());
+    void* ctx = bcc_usdt_new_frompath(probe.binary.c_str());
     if (!ctx)
         return sites;
     static thread_local struct Wanted {
@@ -44,7 +77,7 @@ std::vector<UsdtSite> usdt_sites(pid_t pid, const std::string& exe, const std::s
         uint64_t semaphore_offset;
         int locations;
     } wanted;
-    wanted = {&provider, &name, 0, 0};
+    wanted = {&probe.provider, &probe.name, 0, 0};
     bcc_usdt_foreach(ctx, [](struct bcc_usdt* p) {
         if (*wanted.provider == p->provider && *wanted.name == p->name) {
             wanted.semaphore_offset = p->semaphore ? p->semaphore_offset : 0;
@@ -53,8 +86,8 @@ std::vector<UsdtSite> usdt_sites(pid_t pid, const std::string& exe, const std::s
     });
     for (int i = 0; i < wanted.locations; ++i) {
         struct bcc_usdt_location loc {};
-        if (bcc_usdt_get_location(ctx, provider.c_str(), name.c_str(), i, &loc) == 0 && loc.bin_path)
-            sites.push_back(UsdtSite{loc.bin_path, loc.address, wanted.semaphore_offset});
+        if (bcc_usdt_get_location(ctx, probe.provider.c_str(), probe.name.c_str(), i, &loc) == 0)
+            sites.push_back(UsdtSite{probe.binary, loc.address, wanted.semaphore_offset, probe.file});
     }
     bcc_usdt_close(ctx);
     return sites;
@@ -62,8 +95,11 @@ std::vector<UsdtSite> usdt_sites(pid_t pid, const std::string& exe, const std::s
 
 // Whether a library file's name is the one `object` names: itself ("libc.so.6"),
 // or with "lib" and a version ("c": libc.so.6, libc-2.31.so; "libc": libc.so.6).
-bool names_library(const std::string& file, const std::string& object)
+bool names_library(std::string file, const std::string& object)
 {
+    constexpr std::string_view kDeleted = " (deleted)";  // the maps' mark of a file replaced since
+    if (file.size() > kDeleted.size() && file.compare(file.size() - kDeleted.size(), kDeleted.size(), kDeleted) == 0)
+        file.resize(file.size() - kDeleted.size());
     const std::string base = file.substr(file.rfind('/') + 1);
     const auto starts = [&](const std::string& prefix) { return base.rfind(prefix, 0) == 0; };
     return base == object || starts("lib" + object + ".so") || starts("lib" + object + "-") ||
@@ -71,19 +107,20 @@ bool names_library(const std::string& file, const std::string& object)
 }
 
 // A library as the process has it loaded (from its maps), named as the
-// process sees it (open_in_process opens it in the process's own root, a
-// container's). Without a process (a command not started yet), as the
-// loader would find it.
-std::string resolve_library(const std::string& object, pid_t pid)
+// process sees it, and opened as it maps it (open_mapped_file). Without a
+// process (a command not started yet), as the loader would find it, and
+// not opened.
+std::pair<std::string, int> resolve_library(const std::string& object, pid_t pid)
 {
-    if (object[0] == '/')
-        return object;
     if (pid) {
-        std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
-        const std::string text((std::istreambuf_iterator<char>(maps)), std::istreambuf_iterator<char>());
-        for (const std::string& file : parse_mapped_files(text))
-            if (names_library(file, object))
-                return file;
+        for (const MappedFile& f : parse_mapped_files(maps_of(pid)))
+            if (names_library(f.path, object)) {
+                const int fd = open_mapped_file(pid, f);
+                if (fd < 0)
+                    throw Error(Exit::config, "cannot read library " + f.path + " of process " +
+                                                  std::to_string(pid) + ": " + strerror(errno));
+                return {f.path, fd};
+            }
         throw Error(Exit::config, "no library '" + object + "' loaded in process " + std::to_string(pid));
     }
     char* path = bcc_procutils_which_so(object.c_str(), 0);
@@ -91,7 +128,7 @@ std::string resolve_library(const std::string& object, pid_t pid)
         throw Error(Exit::config, "no library '" + object + "' found");
     std::string result(path);
     free(path);
-    return result;
+    return {result, -1};
 }
 
 }  // namespace
@@ -99,31 +136,36 @@ std::string resolve_library(const std::string& object, pid_t pid)
 std::vector<UsdtProbe> list_usdt_probes(pid_t pid, const std::string& exe)
 {
     std::vector<UsdtProbe> probes;
-    void* ctx = pid ? bcc_usdt_new_frompid(pid, nullptr) : bcc_usdt_new_frompath(exe.c_str());
-    if (!ctx)
-        return probes;
-    g_probes = &probes;
-    bcc_usdt_foreach(ctx, collect_probe);
-    g_probes = nullptr;
-    bcc_usdt_close(ctx);
-    std::sort(probes.begin(), probes.end(), [](const UsdtProbe& a, const UsdtProbe& b) {
-        return std::tie(a.provider, a.name, a.binary) < std::tie(b.provider, b.name, b.binary);
+    for (const OpenedFile& file : usdt_files(pid, exe)) {
+        void* ctx = bcc_usdt_new_frompath(file.path().c_str());
+        if (!ctx)
+            continue;
+        g_probes = &probes;
+        g_file = &file;
+        bcc_usdt_foreach(ctx, collect_probe);
+        g_probes = nullptr;
+        g_file = nullptr;
+        bcc_usdt_close(ctx);
+    }
+    // One file may be mapped under two names (a link, a bind mount): by
+    // the name shown, each once.
+    std::stable_sort(probes.begin(), probes.end(), [](const UsdtProbe& a, const UsdtProbe& b) {
+        return std::tie(a.provider, a.name, a.shown) < std::tie(b.provider, b.name, b.shown);
     });
     probes.erase(std::unique(probes.begin(), probes.end(),
                              [](const UsdtProbe& a, const UsdtProbe& b) {
-                                 return a.provider == b.provider && a.name == b.name &&
-                                        a.binary == b.binary;
+                                 return a.provider == b.provider && a.name == b.name && a.shown == b.shown;
                              }),
                  probes.end());
     return probes;
 }
 
-std::string usdt_binary(const std::vector<UsdtProbe>& probes, const std::string& provider,
-                        const std::string& name, const std::string& where)
+const UsdtProbe& usdt_probe(const std::vector<UsdtProbe>& probes, const std::string& provider,
+                            const std::string& name, const std::string& where)
 {
     for (const auto& p : probes)
         if (p.provider == provider && p.name == name)
-            return p.binary;
+            return p;
     std::string have;
     for (const auto& p : probes)
         have += (have.empty() ? "" : ", ") + p.provider + ":" + p.name;
@@ -136,13 +178,23 @@ ResolvedTrigger resolve_trigger(const Trigger& t, pid_t pid, const std::string& 
     ResolvedTrigger r{t, "", {}, nullptr, ""};
     switch (t.kind) {
     case Trigger::Kind::usdt:
-        r.binary = usdt_binary(list_usdt_probes(pid, exe), t.provider, t.probe,
-                               pid ? "process " + std::to_string(pid) : exe);
-        r.sites = usdt_sites(pid, exe, t.provider, t.probe);
+    {
+        // Every file of the process that holds the probe, each the file it
+        // maps, handed to BCC as /proc/self/fd/N.
+        const std::vector<UsdtProbe> probes = list_usdt_probes(pid, exe);
+        const UsdtProbe& first = usdt_probe(probes, t.provider, t.probe, pid ? "process " + std::to_string(pid) : exe);
+        r.binary = first.binary;
+        r.file = first.file;
+        r.shown = first.shown;
+        for (const UsdtProbe& p : probes)
+            if (p.provider == t.provider && p.name == t.probe)
+                for (UsdtSite& site : usdt_sites(p))
+                    r.sites.push_back(std::move(site));
         if (r.sites.empty())
-            throw Error(Exit::config, "USDT probe " + t.provider + ":" + t.probe + " in " + r.binary +
+            throw Error(Exit::config, "USDT probe " + t.provider + ":" + t.probe + " in " + r.shown +
                                           " has no location to attach to");
         return r;
+    }
     case Trigger::Kind::tracepoint:
         if (!tracepoint_exists(t.system, t.event))
             throw Error(Exit::config, "no tracepoint " + t.system + ":" + t.event + " in " +
@@ -159,10 +211,19 @@ ResolvedTrigger resolve_trigger(const Trigger& t, pid_t pid, const std::string& 
         // The file opened once, as the process sees it, and checked: BCC is
         // handed that file, never its path again. The target's executable
         // is the one it runs (/proc/PID/exe).
-        r.shown = t.object.empty() ? exe : resolve_library(t.object, pid);
+        // A library by its name is the one the process maps, opened as it
+        // maps it; a path, the file there in the process's root.
+        int mapped = -1;
+        if (t.object.empty())
+            r.shown = exe;
+        else if (t.object[0] == '/')
+            r.shown = t.object;
+        else
+            std::tie(r.shown, mapped) = resolve_library(t.object, pid);
         const std::string name = "uprobe object " + r.shown;
         constexpr int kFlags = O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK;
-        const int fd = pid <= 0           ? open(r.shown.c_str(), kFlags)
+        const int fd = mapped >= 0        ? mapped
+                       : pid <= 0         ? open(r.shown.c_str(), kFlags)
                        : t.object.empty() ? open(("/proc/" + std::to_string(pid) + "/exe").c_str(), kFlags)
                                           : open_in_process(pid, r.shown);
         if (fd < 0)

@@ -330,3 +330,51 @@ TEST(TriggerE2E, TriggersOfATargetInAMountNamespaceOfItsOwnAttachToItsFiles)
     contained.wait(5s);
     rmdir(dir.c_str());
 }
+
+// A gtest: a program and its libc replaced on disk while it runs (as a package upgrade does, or the program's owner, to steer root's watch): the USDT probes and the library's uprobe are those of the files it maps.
+// TAGS logic
+TEST(TriggerE2E, TriggersOfAProgramWhoseFilesWereReplacedUnderItAttachToTheFilesItMaps)
+{
+    KD_REQUIRE_BPF();
+    const std::string dir = "/run/kdelay-e2e-replaced-" + std::to_string(getpid());
+    ASSERT_EQ(mkdir(dir.c_str(), 0755), 0);
+    // The program and libc copied to dir, and run from there; then a file
+    // with none of their probes or functions renamed over each. The maps
+    // then name both "(deleted)", and their paths another file: on the
+    // main before it, kdelay found no such probe.
+    const std::string script =
+        "cp \"$2\" \"$1/app\" && mkdir \"$1/lib\" && "
+        "cp \"$(ldd \"$2\" | sed -n 's|.*=> \\(/[^ ]*libc.so.6\\) .*|\\1|p')\" \"$1/lib/\" && "
+        "LD_LIBRARY_PATH=\"$1/lib\" exec \"$1/app\" 0 30 30";
+    Process target({"/bin/sh", "-c", script, "sh", dir, kTriggers});
+    ASSERT_TRUE(target.wait_for_output("ready", 5s)) << target.err();
+    for (const std::string file : {"app", "lib/libc.so.6"}) {
+        const std::string decoy = dir + "/" + file + ".new";
+        ASSERT_EQ(system(("cp /bin/true '" + decoy + "'").c_str()), 0);
+        ASSERT_EQ(rename(decoy.c_str(), (dir + "/" + file).c_str()), 0);
+    }
+    const std::string pid = std::to_string(target.pid());
+    const std::vector<std::pair<std::string, std::string>> triggers = {
+        {"u:kdtest:work_start", "u:kdtest:work_end"}, {"ur:libc.so.6:clock_nanosleep", "u:kdtest:work_end"}};
+    for (const auto& [start, stop] : triggers) {
+        SCOPED_TRACE(start);
+        Result r = run({kKdelay, "-p", pid, "--start-trigger", start, "--stop-trigger", stop, "--sample-count", "2"},
+                       120s);
+        ASSERT_EQ(r.status, 0) << r.err;
+        const auto samples = parse_samples(r.out);
+        ASSERT_EQ(samples.size(), 2u) << r.out;
+        for (const auto& sample : samples) {
+            ASSERT_EQ(sample.size(), 1u) << r.out;
+            const Row* getppid = find_row(sample.begin()->second, kSyscalls, "getppid");
+            ASSERT_TRUE(getppid) << r.out;
+            EXPECT_EQ(number(getppid->at(2)), 100u) << r.out;
+        }
+    }
+    // --list-probes names the file the process maps, as its maps do.
+    Result listed = run({kKdelay, "-p", pid, "--list-probes"}, 60s);
+    EXPECT_EQ(listed.status, 0) << listed.err;
+    EXPECT_NE(listed.out.find("kdtest:work_start " + dir + "/app (deleted)"), std::string::npos) << listed.out;
+    target.signal(SIGKILL);
+    target.wait(5s);
+    ASSERT_EQ(system(("rm -rf '" + dir + "'").c_str()), 0);
+}
