@@ -1,13 +1,18 @@
-// Addresses to "function+0xoff [module]" with BCC's symbol caches.
+// Addresses to "function+0xoff [module]": the kernel's with BCC's symbol
+// cache of /proc/kallsyms, a process's from the symbols of the files it
+// maps, read with libdwfl (sys/dwarf_unwind), each the very file it maps.
 #pragma once
 
 #include <cstdint>
 #include <functional>
 #include <string>
 #include <sys/types.h>
+#include <memory>
 #include <unordered_map>
 
 namespace kdelay {
+
+class DwarfUnwinder;
 
 // Whether a symbolized kernel frame belongs to the tracer (the BPF program
 // and the tracepoint glue that called it), not to the traced code. Which of
@@ -34,14 +39,17 @@ public:
     // Reads the process's maps now, while it runs, not at the first user
     // address (by then it may be gone).
     void load_user();
-    // Names a user address BCC finds no symbol for ("": none), from what
+    // Names a user address no file has a symbol for ("": none), from what
     // the caller knows of the process's files (a stripped binary's).
     void name_unknown_by(std::function<std::string(uint64_t)> name) { unnamed_ = std::move(name); }
+    // Reads the process's files through files (the caller's unwinder of
+    // the process) rather than an unwinder of its own.
+    void read_files_by(std::shared_ptr<DwarfUnwinder> files) { files_ = std::move(files); }
 
 private:
-    std::string resolve(void* cache, uint64_t addr, bool kernel);
     pid_t pid_;
-    void* user_cache_ = nullptr;  // made at first use; none for a process that is gone
+    // The caller's, or made at first use (none for a process that is gone).
+    std::shared_ptr<DwarfUnwinder> files_;
     bool user_tried_ = false;
     std::unordered_map<uint64_t, std::string> kernel_seen_, user_seen_;
     std::function<std::string(uint64_t)> unnamed_;

@@ -44,7 +44,8 @@ namespace {
 // process as kdelay's /proc names it, kept across its stalls and samples,
 // and bounded for a long watch.
 template <class T>
-std::pair<T&, bool> per_process(std::map<uint32_t, std::unique_ptr<T>>& made, uint32_t tgid, const PidMap& ids)
+std::pair<std::shared_ptr<T>, bool> per_process(std::map<uint32_t, std::shared_ptr<T>>& made, uint32_t tgid,
+                                                const PidMap& ids)
 {
     auto it = made.find(tgid);
     const bool fresh = it == made.end();
@@ -52,9 +53,9 @@ std::pair<T&, bool> per_process(std::map<uint32_t, std::unique_ptr<T>>& made, ui
         if (made.size() >= 64)
             made.clear();
         const auto pid = static_cast<pid_t>(ids.empty() ? tgid : ids.local(tgid));
-        it = made.emplace(tgid, std::make_unique<T>(pid)).first;
+        it = made.emplace(tgid, std::make_shared<T>(pid)).first;
     }
-    return {*it->second, fresh};
+    return {it->second, fresh};
 }
 
 }  // namespace
@@ -70,18 +71,22 @@ ProcessStacks::~ProcessStacks() = default;
 Symbolizer& ProcessStacks::symbolizer(uint32_t tgid, const PidMap& ids)
 {
     auto [symbols, fresh] = per_process(symbolizers_, tgid, ids);
-    // A stripped file's frames: the file and the function's start.
-    if (fresh)
-        symbols.name_unknown_by([this, tgid, ids](uint64_t addr) {
-            const auto at = unwinder(tgid, ids).code_at(addr);
+    if (fresh) {
+        // The process's files are read once, for its names and its unwinds;
+        // a stripped file's frames are the file and the function's start.
+        std::shared_ptr<DwarfUnwinder> files = per_process(unwinders_, tgid, ids).first;
+        symbols->read_files_by(files);
+        symbols->name_unknown_by([files](uint64_t addr) {
+            const auto at = files->code_at(addr);
             return at ? frame_in_file(*at) : std::string();
         });
-    return symbols;
+    }
+    return *symbols;
 }
 
 DwarfUnwinder& ProcessStacks::unwinder(uint32_t tgid, const PidMap& ids)
 {
-    return per_process(unwinders_, tgid, ids).first;
+    return *per_process(unwinders_, tgid, ids).first;
 }
 
 void ProcessStacks::load(uint32_t tgid, const PidMap& ids)
@@ -112,9 +117,9 @@ std::vector<std::string> ProcessStacks::frames(uint32_t tgid, const PidMap& ids,
                                                ProfileModules& modules)
 {
     const std::vector<uint64_t> user = st.user_pcs.empty() ? maps_.stack("stack_traces", st.user_stack) : st.user_pcs;
-    DwarfUnwinder& files = unwinder(tgid, ids);
+    const std::shared_ptr<DwarfUnwinder> files = per_process(unwinders_, tgid, ids).first;
     for (const uint64_t pc : user)
-        if (const auto at = files.code_at(pc))
+        if (const auto at = files->code_at(pc))
             modules[file_name_of(at->path)] = {at->path, at->build_id};
     return stack_frames(maps_, symbolizer(tgid, ids), st.kernel_stack, user);
 }

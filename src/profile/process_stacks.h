@@ -1,5 +1,5 @@
-// The stacks of the target's processes, each process's own: its symbol
-// cache (BCC's) and its unwinder (libdwfl, for --stack-copy's copies), by
+// The stacks of the target's processes, each process's own: its unwinder
+// (libdwfl, for --stack-copy's copies) and the symbols of its files, by
 // the kernel's tgid, made at first need and gone with the process. The
 // stall watch and a sample's profile both read stacks through it.
 #pragma once
@@ -49,8 +49,8 @@ public:
     // Reads the process's maps now, while it runs, for its stacks named
     // later (a sample's, when it may have exited).
     void load(uint32_t tgid, const PidMap& ids);
-    // Names the user addresses now, while the process runs: BCC reads a
-    // file's symbols through /proc/PID/root when first asked.
+    // Names the user addresses now, while the process runs: its files are
+    // read when first asked, through /proc/PID/map_files while it maps them.
     void name_now(uint32_t tgid, const PidMap& ids, const std::vector<uint64_t>& pcs);
     // A copy's user stack, unwound (or the frame-pointer walk, user_stack,
     // where that goes further the same way); empty when it cannot be.
@@ -66,8 +66,9 @@ public:
 private:
     MapIo& maps_;
     const std::vector<uint32_t> regs_dwarf_;
-    std::map<uint32_t, std::unique_ptr<Symbolizer>> symbolizers_;
-    std::map<uint32_t, std::unique_ptr<DwarfUnwinder>> unwinders_;
+    // A symbolizer shares its process's unwinder, which outlives it.
+    std::map<uint32_t, std::shared_ptr<Symbolizer>> symbolizers_;
+    std::map<uint32_t, std::shared_ptr<DwarfUnwinder>> unwinders_;
     std::chrono::steady_clock::time_point next_check_{};
 };
 

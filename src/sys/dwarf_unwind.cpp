@@ -3,10 +3,13 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <cxxabi.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
 #include <fmt/format.h>
+#include <fstream>
+#include <iterator>
 #include <linux/openat2.h>
 #include <string>
 #include <sys/stat.h>
@@ -65,19 +68,30 @@ bool set_initial_registers(Dwfl_Thread* thread, void* thread_arg)
 const Dwfl_Thread_Callbacks kThreadCallbacks = {next_thread, get_thread, memory_read, set_initial_registers,
                                                 nullptr, nullptr};
 
-// The process whose files the calls in progress on this thread open.
+// The process whose files the calls in progress on this thread open, and
+// the files it maps.
 thread_local pid_t t_process = 0;
+thread_local const std::vector<MappedFile>* t_mapped = nullptr;
 
-// A file the process maps, opened as the process sees it: inside its root
-// (a container's), the path's links resolved there too (openat2's
-// RESOLVE_IN_ROOT, 5.6+), never a device or a FIFO. file_name: that path
+// A file the process maps: the very file, through /proc/PID/map_files
+// (open_mapped_file), else opened as the process sees its path: inside its
+// root (a container's), the path's links resolved there too (openat2's
+// RESOLVE_IN_ROOT, 5.6+); never a device or a FIFO. file_name: that path
 // through /proc/PID/root, where libdwfl looks for its debug file.
 int find_elf_in_root(Dwfl_Module*, void**, const char* name, Dwarf_Addr, char** file_name, Elf** elf)
 {
     if (!name || name[0] != '/' || t_process <= 0)
         return -1;
     const std::string root = fmt::format("/proc/{}/root", t_process);
-    int fd = open_in_process(t_process, name);
+    int fd = -1;
+    if (t_mapped)
+        for (const MappedFile& f : *t_mapped)
+            if (f.path == name) {
+                fd = open_mapped_file(t_process, f);
+                break;
+            }
+    if (fd < 0)
+        fd = open_in_process(t_process, name);
     struct stat st {};
     if (fd >= 0 && (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))) {
         close(fd);
@@ -94,16 +108,25 @@ char* g_debuginfo_path = nullptr;  // libdwfl's default: .debug, /usr/lib/debug,
 const Dwfl_Callbacks kProcessCallbacks = {find_elf_in_root, dwfl_standard_find_debuginfo, nullptr,
                                           &g_debuginfo_path};
 
-// Sets t_process for a call into libdwfl, which may open files.
+// Sets t_process and t_mapped for a call into libdwfl, which may open files.
 class InProcess {
 public:
-    explicit InProcess(pid_t pid) : was_(t_process) { t_process = pid; }
-    ~InProcess() { t_process = was_; }
+    InProcess(pid_t pid, const std::vector<MappedFile>& mapped) : was_(t_process), was_mapped_(t_mapped)
+    {
+        t_process = pid;
+        t_mapped = &mapped;
+    }
+    ~InProcess()
+    {
+        t_process = was_;
+        t_mapped = was_mapped_;
+    }
     InProcess(const InProcess&) = delete;
     InProcess& operator=(const InProcess&) = delete;
 
 private:
     pid_t was_;
+    const std::vector<MappedFile>* was_mapped_;
 };
 
 struct Walk {
@@ -154,7 +177,7 @@ DwarfUnwinder::~DwarfUnwinder()
 
 bool DwarfUnwinder::report()
 {
-    const InProcess in(pid_);
+    const InProcess in(pid_, mapped_);
     if (dwfl_)
         dwfl_end(dwfl_);
     attached_ = false;
@@ -163,6 +186,8 @@ bool DwarfUnwinder::report()
     dwfl_ = dwfl_begin(&kProcessCallbacks);
     if (!dwfl_)
         return false;
+    std::ifstream maps(fmt::format("/proc/{}/maps", pid_));
+    mapped_ = parse_mapped_files(std::string(std::istreambuf_iterator<char>(maps), std::istreambuf_iterator<char>()));
     dwfl_report_begin(dwfl_);
     const int failed = dwfl_linux_proc_report(dwfl_, pid_);
     if (dwfl_report_end(dwfl_, nullptr, nullptr) != 0 || failed != 0)
@@ -185,7 +210,7 @@ Dwfl_Module* DwarfUnwinder::module_at(uint64_t pc)
 
 std::optional<CodeAt> DwarfUnwinder::code_at(uint64_t pc)
 {
-    const InProcess in(pid_);
+    const InProcess in(pid_, mapped_);
     Dwfl_Module* m = module_at(pc);
     if (!m)
         return std::nullopt;
@@ -211,9 +236,34 @@ std::optional<CodeAt> DwarfUnwinder::code_at(uint64_t pc)
     return at;
 }
 
+std::optional<std::string> DwarfUnwinder::symbol_at(uint64_t pc)
+{
+    const InProcess in(pid_, mapped_);
+    Dwfl_Module* m = module_at(pc);
+    if (!m)
+        return std::nullopt;
+    GElf_Off offset = 0;
+    GElf_Sym sym;
+    const char* name = dwfl_module_addrinfo(m, pc, &offset, &sym, nullptr, nullptr, nullptr);
+    if (!name || !*name)
+        return std::nullopt;
+    const char* file = dwfl_module_info(m, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr, nullptr);
+    // Without its symbol version ("__libc_start_main@@GLIBC_2.34"), as perf
+    // and BCC name it.
+    std::string shown(name, std::strcspn(name, "@"));
+    if (shown.rfind("_Z", 0) == 0) {
+        int status = -1;
+        if (char* plain = abi::__cxa_demangle(shown.c_str(), nullptr, nullptr, &status); plain && status == 0) {
+            shown = plain;
+            std::free(plain);
+        }
+    }
+    return fmt::format("{}+0x{:x} [{}]", shown, offset, file_name_of(file ? file : ""));
+}
+
 std::vector<uint64_t> DwarfUnwinder::unwind(const DwarfRegs& regs, const StackCopy& stack, size_t max_frames)
 {
-    const InProcess in(pid_);
+    const InProcess in(pid_, mapped_);
     std::vector<uint64_t> pcs;
     const uint64_t ip = regs[kDwarfRegs - 1];
     if (!module_at(ip))

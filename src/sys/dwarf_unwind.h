@@ -15,6 +15,8 @@
 #include <sys/types.h>
 #include <vector>
 
+#include "sys/process.h"
+
 struct Dwfl;
 struct Dwfl_Module;
 
@@ -71,11 +73,15 @@ public:
 
     // The file and function around a user address; nullopt outside any.
     std::optional<CodeAt> code_at(uint64_t pc);
+    // "function+0xoff [file]" of a user address, from the file's symbols
+    // (or its debug file's), demangled; nullopt where it has none.
+    std::optional<std::string> symbol_at(uint64_t pc);
 
 private:
     bool report();
     Dwfl_Module* module_at(uint64_t pc);
     pid_t pid_;
+    std::vector<MappedFile> mapped_;  // as the maps were when last read
     Dwfl* dwfl_ = nullptr;
     bool attached_ = false;
     std::chrono::steady_clock::time_point reported_at_{};

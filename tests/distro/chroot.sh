@@ -13,6 +13,9 @@
 #       A minimal root filesystem instead: no build or test packages, as a
 #       new user's system. dist/SUITE/kdelay_*.deb and install-check.sh are
 #       copied to /kdelay-check; default COMMAND: install-check.sh there.
+#   tests/distro/chroot.sh --prepare SUITE
+#       Only makes (or keeps) both root filesystems of SUITE, the full and
+#       the bare: scripts/test.sh has them made beside its sanitizer stage.
 #   tests/distro/chroot.sh --fresh SUITE [COMMAND...]
 #       The minimal root filesystem with the source in /src/kdelay, as a
 #       fresh machine someone cloned kdelay onto; default COMMAND:
@@ -27,6 +30,13 @@ cd "$(dirname "$0")/../.."
 tree=$PWD
 
 bare=0 fresh=0
+if [ "${1:-}" = "--prepare" ]; then
+    shift
+    bash "$tree/tests/distro/chroot.sh" --make-only "$@"
+    exec bash "$tree/tests/distro/chroot.sh" --make-only --bare "$@"
+fi
+make_only=0
+if [ "${1:-}" = "--make-only" ]; then make_only=1; shift; fi
 if [ "${1:-}" = "--bare" ]; then bare=1; shift; fi
 if [ "${1:-}" = "--fresh" ]; then bare=1; fresh=1; shift; fi
 suite=${1:?usage: tests/distro/chroot.sh [--bare|--fresh] SUITE [COMMAND...]}
@@ -68,6 +78,7 @@ if [ ! -s "$tarball" ] || [ "$(cat "$stamp" 2>/dev/null)" != "$packages" ]; then
     mv "$tarball.part" "$tarball"
     echo "$packages" >"$stamp"
 fi
+[ "$make_only" = 0 ] || exit 0
 
 root=$(mktemp -d /var/tmp/kdelay-chroot-XXXXXX)
 trap 'rm -rf --one-file-system "$root"' EXIT

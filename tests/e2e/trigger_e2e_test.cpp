@@ -331,7 +331,7 @@ TEST(TriggerE2E, TriggersOfATargetInAMountNamespaceOfItsOwnAttachToItsFiles)
     rmdir(dir.c_str());
 }
 
-// A gtest: a program and its libc replaced on disk while it runs (as a package upgrade does, or the program's owner, to steer root's watch): the USDT probes and the library's uprobe are those of the files it maps.
+// A gtest: a program and its libc replaced on disk while it runs (as a package upgrade does, or the program's owner, to steer root's watch): the USDT probes, the library's uprobe and the names of its stacks are those of the files it maps.
 // TAGS logic
 TEST(TriggerE2E, TriggersOfAProgramWhoseFilesWereReplacedUnderItAttachToTheFilesItMaps)
 {
@@ -369,6 +369,22 @@ TEST(TriggerE2E, TriggersOfAProgramWhoseFilesWereReplacedUnderItAttachToTheFiles
             ASSERT_TRUE(getppid) << r.out;
             EXPECT_EQ(number(getppid->at(2)), 100u) << r.out;
         }
+    }
+    // The slow syscall's stack is named from the files it maps, as its
+    // maps name them: main in the program, syscall() in its libc.
+    {
+        Result r = run({kKdelay, "-p", pid, "--start-trigger", "u:kdtest:work_start", "--stop-trigger",
+                        "u:kdtest:work_end", "--syscall-events", "10000000"},
+                       120s);
+        ASSERT_EQ(r.status, 0) << r.err;
+        const auto at = r.out.find("# SYSCALL EVENTS:");
+        ASSERT_NE(at, std::string::npos) << r.out;
+        const std::string events = r.out.substr(at);
+        EXPECT_NE(events.find(" main+0x"), std::string::npos) << events;
+        EXPECT_NE(events.find("[app (deleted)]"), std::string::npos) << events;
+        EXPECT_NE(events.find(" syscall+0x"), std::string::npos) << events;
+        EXPECT_NE(events.find("[libc.so.6 (deleted)]"), std::string::npos) << events;
+        EXPECT_EQ(events.find("[unknown]"), std::string::npos) << events;
     }
     // --list-probes names the file the process maps, as its maps do.
     Result listed = run({kKdelay, "-p", pid, "--list-probes"}, 60s);
