@@ -2,8 +2,11 @@
 # The suite under AddressSanitizer and UndefinedBehaviorSanitizer, then the
 # fuzz targets of tests/fuzz, in build-sanitize/ (clang, libFuzzer):
 #   - the unit tests;
-#   - the e2e tests that load no eBPF (KDELAY_TEST_NO_BPF=1 skips the others:
-#     those are the main build's, on real eBPF);
+#   - the e2e tests that load no eBPF (KDELAY_TEST_NO_BPF=1 skips the
+#     others), then those that load it and are tagged sanitize
+#     (tests/vm/matrix.sh): each of kdelay's readers of what the kernel
+#     hands it, at the sanitizers' pace; the rest of the eBPF tests are the
+#     main build's (their windows and shares are timed for its pace);
 #   - each fuzz target over its seed corpus (tests/fuzz/corpus/TARGET), then
 #     fuzzed for SECONDS (default 5, or KDELAY_FUZZ_SECONDS) from seed
 #     KDELAY_FUZZ_SEED (default 1, so that CI repeats the same search and a
@@ -34,7 +37,9 @@ targets=$(sed -n 's/^set(KDELAY_FUZZ_TARGETS \(.*\))$/\1/p' tests/fuzz/CMakeList
 if [ -z "$only" ]; then
     cmake --build "$dir" -j"$(nproc)"
     ctest --test-dir "$dir" -L unit -j"$(nproc)" --output-on-failure
-    KDELAY_TEST_NO_BPF=1 ctest --test-dir "$dir" -L e2e --output-on-failure
+    on_bpf=$(bash tests/tests_tagged.sh sanitize | sed 's/\./\\./g' | paste -sd'|')
+    KDELAY_TEST_NO_BPF=1 ctest --test-dir "$dir" -L e2e -E "^($on_bpf)\$" --output-on-failure
+    ctest --test-dir "$dir" -L e2e -R "^($on_bpf)\$" --output-on-failure
     ctest --test-dir "$dir" -L fuzz --output-on-failure
 else
     targets=$only

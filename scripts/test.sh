@@ -8,8 +8,9 @@
 # (the oldest paths; its Open vSwitch tests only in the full matrix); 6.1,
 # 6.12 and 6.12-rt in the full matrix (tests/vm/matrix.sh with no kernel
 # named), for CI's time.
-# Before trixie, scripts/sanitize.sh: the unit tests and the e2e tests that
-# load no eBPF under ASan and UBSan, and each fuzz target for 5 s.
+# Before trixie, scripts/sanitize.sh: the unit tests, the e2e tests that
+# load no eBPF and the eBPF ones tagged sanitize under ASan and UBSan, and
+# each fuzz target for 5 s; trixie's root filesystems are made beside it.
 # scripts/test.sh --quick: the loop to run while changing code: build, the
 # unit tests and the host's e2e tests, nothing after them (no load round,
 # sanitizers, Debian 13 or guests).

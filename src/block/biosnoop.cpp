@@ -2,6 +2,7 @@
 
 #include <bcc/BPF.h>
 #include <chrono>
+#include <cstring>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 #include <functional>
@@ -49,10 +50,15 @@ public:
     // A new round of events may learn the ids once more.
     void next_round() { learned_this_round_ = false; }
 
+    // A perf buffer's record is 4-byte aligned (its size comes first), so
+    // the event is copied out, never read in place (UBSan's finding).
     static void on_event(void* self, void* data, int size)
     {
-        if (size >= static_cast<int>(sizeof(kd_bio_event)))
-            static_cast<BioPrinter*>(self)->print(*static_cast<const kd_bio_event*>(data));
+        if (size < static_cast<int>(sizeof(kd_bio_event)))
+            return;
+        kd_bio_event e;
+        std::memcpy(&e, data, sizeof(e));
+        static_cast<BioPrinter*>(self)->print(e);
     }
     static void on_lost(void* self, uint64_t lost) { static_cast<BioPrinter*>(self)->lost_ += lost; }
 

@@ -106,7 +106,7 @@ struct DioFile {
 }  // namespace
 
 // A gtest: biosnoop's text rows, matched one by one to the workload's I/O.
-// TAGS kernel
+// TAGS kernel sanitize
 TEST(BlockE2E, BiosnoopShowsEachDirectIoOfTheProcessOnly)
 {
     KD_REQUIRE_BPF();

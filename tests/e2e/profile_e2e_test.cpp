@@ -224,7 +224,7 @@ TEST(ProfileE2E, EachStallsSamplesSplitAsItsCpuTimeWent)
 }
 
 // A gtest: the same split, of kd_where built without frame pointers, whose stacks are whole only when unwound by .eh_frame.
-// TAGS kernel
+// TAGS kernel sanitize
 TEST(ProfileE2E, StacksAreWholeWithoutFramePointersWhenUnwoundFromCopies)
 {
     KD_REQUIRE_BPF();

@@ -63,7 +63,7 @@ TEST(ProgramE2E, CompilesLoadsAndAttachesWithEverySwitchOff)
 }
 
 // A gtest: the sections this kernel has tracepoints for, chosen at run time.
-// TAGS kernel
+// TAGS kernel sanitize
 TEST(ProgramE2E, CompilesLoadsAndAttachesWithEverySwitchOn)
 {
     KD_REQUIRE_BPF();
@@ -88,7 +88,7 @@ TEST(ProgramE2E, CompilesLoadsAndAttachesWithEverySwitchOn)
 // timeline refuses (together they passed the verifier's limit in Debian 13).
 // A window this short may have no event to write: an empty trace is valid.
 // A gtest: the sections this kernel has tracepoints for, chosen at run time.
-// TAGS kernel
+// TAGS kernel sanitize
 TEST(ProgramE2E, CompilesLoadsAndAttachesASamplesTimelineWithEverySectionOn)
 {
     KD_REQUIRE_BPF();
@@ -113,7 +113,7 @@ TEST(ProgramE2E, CompilesLoadsAndAttachesASamplesTimelineWithEverySectionOn)
 // every section on, the timeline and the most wait stacks: on every kernel
 // of the guests, whose timing is too loose for the timeline's own test.
 // A gtest: the sections this kernel has tracepoints for, chosen at run time.
-// TAGS kernel
+// TAGS kernel sanitize
 TEST(ProgramE2E, CompilesLoadsAndAttachesForStallsWithEverySectionOn)
 {
     KD_REQUIRE_BPF();

@@ -332,7 +332,7 @@ TEST(TriggerE2E, TriggersOfATargetInAMountNamespaceOfItsOwnAttachToItsFiles)
 }
 
 // A gtest: a program and its libc replaced on disk while it runs (as a package upgrade does, or the program's owner, to steer root's watch): the USDT probes, the library's uprobe and the names of its stacks are those of the files it maps.
-// TAGS logic
+// TAGS logic sanitize
 TEST(TriggerE2E, TriggersOfAProgramWhoseFilesWereReplacedUnderItAttachToTheFilesItMaps)
 {
     KD_REQUIRE_BPF();

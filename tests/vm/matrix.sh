@@ -57,6 +57,11 @@ build=${KDELAY_BUILD_DIR:-build}
 #           their programs in every guest): left out of guests unless
 #           --full; the host runs it (an Open vSwitch one only --full
 #           runs: finding the daemon, and --skip-upcall-stats)
+#   sanitize  loads eBPF and holds at the sanitizers' pace: scripts/sanitize.sh
+#           runs it under ASan and UBSan too (each of kdelay's readers of
+#           what the kernel hands it: every program's maps, the rings of
+#           syscall events, copies and stalls, the perf buffer of block
+#           requests, the unwinder)
 tests_tagged() { bash tests/tests_tagged.sh "$1"; }
 
 # The ctest arguments for KERNEL, KERNEL@core or KERNEL@rt: the tests of
