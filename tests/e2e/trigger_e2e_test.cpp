@@ -278,6 +278,24 @@ TEST(TriggerE2E, ListProbesShowsAHostilePathEscaped)
         << r.out;
 }
 
+// kd_triggers (0 30 30) sampled between start and stop, twice: each sample
+// is its one thread's section, of exactly 100 getppid calls.
+static void expect_two_sections_of_a_hundred_getppid(const std::string& pid, const std::string& start,
+                                                     const std::string& stop)
+{
+    SCOPED_TRACE(start);
+    Result r = run({kKdelay, "-p", pid, "--start-trigger", start, "--stop-trigger", stop, "--sample-count", "2"}, 120s);
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto samples = parse_samples(r.out);
+    ASSERT_EQ(samples.size(), 2u) << r.out;
+    for (const auto& sample : samples) {
+        ASSERT_EQ(sample.size(), 1u) << r.out;
+        const Row* getppid = find_row(sample.begin()->second, kSyscalls, "getppid");
+        ASSERT_TRUE(getppid) << r.out;
+        EXPECT_EQ(number(getppid->at(2)), 100u) << r.out;
+    }
+}
+
 // A target in a mount namespace of its own (a container): its executable
 // and its libc are on a tmpfs mounted there only, at paths that kdelay's
 // namespace does not have. Triggers in the executable (USDT, uprobe) and
@@ -312,20 +330,8 @@ TEST(TriggerE2E, TriggersOfATargetInAMountNamespaceOfItsOwnAttachToItsFiles)
         {"up:kd_work_section", "upr:kd_work_section"},
         {"up:" + dir + "/app-link:kd_work_section", "upr:" + dir + "/app-link:kd_work_section"},
         {"ur:libc.so.6:clock_nanosleep", "u:kdtest:work_end"}};
-    for (const auto& [start, stop] : triggers) {
-        SCOPED_TRACE(start);
-        Result r = run({kKdelay, "-p", pid, "--start-trigger", start, "--stop-trigger", stop, "--sample-count", "2"},
-                       120s);
-        ASSERT_EQ(r.status, 0) << r.err;
-        const auto samples = parse_samples(r.out);
-        ASSERT_EQ(samples.size(), 2u) << r.out;
-        for (const auto& sample : samples) {
-            ASSERT_EQ(sample.size(), 1u) << r.out;
-            const Row* getppid = find_row(sample.begin()->second, kSyscalls, "getppid");
-            ASSERT_TRUE(getppid) << r.out;
-            EXPECT_EQ(number(getppid->at(2)), 100u) << r.out;
-        }
-    }
+    for (const auto& [start, stop] : triggers)
+        ASSERT_NO_FATAL_FAILURE(expect_two_sections_of_a_hundred_getppid(pid, start, stop));
     contained.signal(SIGKILL);
     contained.wait(5s);
     rmdir(dir.c_str());
@@ -356,20 +362,8 @@ TEST(TriggerE2E, TriggersOfAProgramWhoseFilesWereReplacedUnderItAttachToTheFiles
     const std::string pid = std::to_string(target.pid());
     const std::vector<std::pair<std::string, std::string>> triggers = {
         {"u:kdtest:work_start", "u:kdtest:work_end"}, {"ur:libc.so.6:clock_nanosleep", "u:kdtest:work_end"}};
-    for (const auto& [start, stop] : triggers) {
-        SCOPED_TRACE(start);
-        Result r = run({kKdelay, "-p", pid, "--start-trigger", start, "--stop-trigger", stop, "--sample-count", "2"},
-                       120s);
-        ASSERT_EQ(r.status, 0) << r.err;
-        const auto samples = parse_samples(r.out);
-        ASSERT_EQ(samples.size(), 2u) << r.out;
-        for (const auto& sample : samples) {
-            ASSERT_EQ(sample.size(), 1u) << r.out;
-            const Row* getppid = find_row(sample.begin()->second, kSyscalls, "getppid");
-            ASSERT_TRUE(getppid) << r.out;
-            EXPECT_EQ(number(getppid->at(2)), 100u) << r.out;
-        }
-    }
+    for (const auto& [start, stop] : triggers)
+        ASSERT_NO_FATAL_FAILURE(expect_two_sections_of_a_hundred_getppid(pid, start, stop));
     // The slow syscall's stack is named from the files it maps, as its
     // maps name them: main in the program, syscall() in its libc.
     {
