@@ -8,8 +8,6 @@
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
 #include <fmt/format.h>
-#include <fstream>
-#include <iterator>
 #include <linux/openat2.h>
 #include <string>
 #include <sys/stat.h>
@@ -186,8 +184,7 @@ bool DwarfUnwinder::report()
     dwfl_ = dwfl_begin(&kProcessCallbacks);
     if (!dwfl_)
         return false;
-    std::ifstream maps(fmt::format("/proc/{}/maps", pid_));
-    mapped_ = parse_mapped_files(std::string(std::istreambuf_iterator<char>(maps), std::istreambuf_iterator<char>()));
+    mapped_ = mapped_files(pid_);
     dwfl_report_begin(dwfl_);
     const int failed = dwfl_linux_proc_report(dwfl_, pid_);
     if (dwfl_report_end(dwfl_, nullptr, nullptr) != 0 || failed != 0)

@@ -158,6 +158,11 @@ std::vector<MappedFile> parse_mapped_files(const std::string& maps)
     return files;
 }
 
+std::vector<MappedFile> mapped_files(pid_t pid)
+{
+    return parse_mapped_files(read_file("/proc/" + std::to_string(pid) + "/maps"));
+}
+
 int open_mapped_file(pid_t pid, const MappedFile& f)
 {
     if (pid <= 0 || f.end <= f.start) {

@@ -29,6 +29,9 @@ struct MappedFile {
 };
 // Each file once, in order.
 std::vector<MappedFile> parse_mapped_files(const std::string& maps);
+// The files process pid maps now, from its /proc/PID/maps (none when it is
+// gone).
+std::vector<MappedFile> mapped_files(pid_t pid);
 // The file process pid maps at f's range, opened through
 // /proc/PID/map_files (root only): the very file it maps, its path never
 // resolved again, so that neither a link nor a file renamed over the path

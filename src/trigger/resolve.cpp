@@ -5,7 +5,6 @@
 #include <bcc/bcc_syms.h>
 #include <bcc/bcc_usdt.h>
 #include <elf.h>
-#include <fstream>
 #include <string_view>
 #include <cerrno>
 #include <cstdlib>
@@ -30,12 +29,6 @@ struct OpenedFile {
     std::string path() const { return "/proc/self/fd/" + std::to_string(fd->get()); }
 };
 
-std::string maps_of(pid_t pid)
-{
-    std::ifstream maps("/proc/" + std::to_string(pid) + "/maps");
-    return std::string((std::istreambuf_iterator<char>(maps)), std::istreambuf_iterator<char>());
-}
-
 // The files that may hold a process's USDT probes: each it maps, the very
 // file it maps (open_mapped_file); without a process (a command not
 // started yet), its executable.
@@ -48,7 +41,7 @@ std::vector<OpenedFile> usdt_files(pid_t pid, const std::string& exe)
             files.push_back({exe, std::make_shared<const UniqueFd>(fd)});
         return files;
     }
-    for (const MappedFile& f : parse_mapped_files(maps_of(pid)))
+    for (const MappedFile& f : mapped_files(pid))
         if (const int fd = open_mapped_file(pid, f); fd >= 0)
             files.push_back({f.path, std::make_shared<const UniqueFd>(fd)});
     return files;
@@ -113,7 +106,7 @@ bool names_library(std::string file, const std::string& object)
 std::pair<std::string, int> resolve_library(const std::string& object, pid_t pid)
 {
     if (pid) {
-        for (const MappedFile& f : parse_mapped_files(maps_of(pid)))
+        for (const MappedFile& f : mapped_files(pid))
             if (names_library(f.path, object)) {
                 const int fd = open_mapped_file(pid, f);
                 if (fd < 0)
