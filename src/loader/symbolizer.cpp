@@ -19,6 +19,9 @@ bool is_tracer_frame(const std::string& frame)
 
 namespace {
 
+// How a frame no symbol names is shown, kernel or user.
+std::string unknown_frame(uint64_t addr) { return fmt::format("[unknown] 0x{:x}", addr); }
+
 // The kernel's symbols, one cache for every process's symbolizer, built at
 // first use: /proc/kallsyms takes tens of milliseconds to read, and a
 // stall watch symbolizes a stall of every process it sees.
@@ -48,7 +51,7 @@ std::string Symbolizer::kernel(uint64_t addr)
     if (fresh) {
         struct bcc_symbol sym {};
         if (bcc_symcache_resolve(shared_kernel_cache(), addr, &sym) != 0 || !sym.name) {
-            it->second = fmt::format("[unknown] 0x{:x}", addr);
+            it->second = unknown_frame(addr);
         } else {
             it->second = fmt::format("{}+0x{:x} [kernel]", sym.demangle_name ? sym.demangle_name : sym.name,
                                      sym.offset);
@@ -79,7 +82,7 @@ std::string Symbolizer::user(uint64_t addr)
     else if (std::string other = unnamed_ ? unnamed_(addr) : std::string(); !other.empty())
         it->second = std::move(other);
     else
-        it->second = fmt::format("[unknown] 0x{:x}", addr);
+        it->second = unknown_frame(addr);
     return it->second;
 }
 
