@@ -22,6 +22,9 @@ struct kd_task_now {
     __u32 pad;
     __u64 waiting_ns;
     __u64 at_ns;
+    /* Of waiting_ns: while its group's run queue was throttled by a CPU
+     * bandwidth limit (since the wait began on this run queue). */
+    __u64 throttled_ns;
 };
 
 /* --budget: of a wait for a CPU that ended at `at`, `waited` long by the
@@ -33,6 +36,23 @@ static inline __u64 kd_wait_before_window(__u64 at, __u64 start, __u64 waited)
     if (at <= start)
         return waited;
     return waited > at - start ? waited - (at - start) : 0;
+}
+
+/* --budget: how long a group run queue (struct cfs_rq) has been throttled
+ * by its CPU bandwidth limit or an ancestor's, in all, at its run queue's
+ * clock `clock`: the throttles ended (`ended`) and the one under way since
+ * `since` while `count` (throttle_count) is not 0. */
+static inline __u64 kd_throttled_total(__u64 ended, __u64 since, __u32 count, __u64 clock)
+{
+    return ended + (count && since && clock > since ? clock - since : 0);
+}
+
+/* What a kernel counter grew by from `before` to `after`, as a part of a
+ * wait or a run `whole` long: never more than the whole. */
+static inline __u64 kd_part_of(__u64 before, __u64 after, __u64 whole)
+{
+    __u64 grew = after > before ? after - before : 0;
+    return grew < whole ? grew : whole;
 }
 
 /* capture[0].state. Time mode: userspace moves IDLE -> CAPTURING ->
@@ -184,6 +204,11 @@ struct kd_budget {
     __u32 pad;
     __u64 running_ns;
     __u64 ready_ns;
+    /* Of ready_ns: while the thread's group run queue was throttled by a
+     * CPU bandwidth limit. Of running_ns: stolen from the vCPU by the
+     * hypervisor (the paravirt steal clock). */
+    __u64 throttled_ns;
+    __u64 steal_ns;
     __u64 stopped_ns;
     __u64 blocked_nosys_ns;
     __u64 pending_ns;
@@ -452,6 +477,14 @@ struct kd_thread {
     __u32 begun_in_wait;  /* --stall: its interval began at a switch-in in its wait */
     __u64 poll_site;  /* the site of its call in flight, found at its entry */
     __u64 intervals;  /* --stall: its loop's intervals begun, stalls or not */
+    /* --budget: its group run queue's throttled total (kd_throttled_total)
+     * when it began to wait on it (throttle_rq; 0: not waiting), plus what
+     * one it left in the wait had counted (throttle_carried); its run
+     * queue's steal clock when it got its CPU. */
+    __u64 throttle_rq;
+    __u64 throttle_seen;
+    __u64 throttle_carried;
+    __u64 steal_seen;
     struct kd_stat run;
     struct kd_stat ready;
     struct kd_stat stopped;

@@ -132,6 +132,13 @@
     X(TASK_ITERATOR, FLAG)               \
     X(TASK_ON_CPU_OFF, NUMBER)           \
     X(TASK_ON_CPU_SIZE, NUMBER)          \
+    X(THROTTLE_MEASURED, FLAG)           \
+    X(CFS_THROTTLED_ENDED_OFF, NUMBER)   \
+    X(CFS_THROTTLED_SINCE_OFF, NUMBER)   \
+    X(CFS_THROTTLE_COUNT_OFF, NUMBER)    \
+    X(THROTTLE_CLOCK_OFF, NUMBER)        \
+    X(STEAL_MEASURED, FLAG)              \
+    X(RQ_STEAL_OFF, NUMBER)              \
     X(MAX_THREADS, NUMBER)               \
     X(MAX_SYSCALLS, NUMBER)              \
     X(MAX_HARDIRQS, NUMBER)              \

@@ -12,6 +12,93 @@ static __always_inline void *rq_of(void *task)
 }
 
 #if WITH_BUDGET
+/* READY's part throttled by a CPU bandwidth limit: what the group run
+ * queue the thread waits on counts as throttled (kd_throttled_total) grew
+ * by in the wait. A wait moved to another CPU's queue carries what the
+ * first queue counted; the second's throttles are not counted. */
+static __always_inline __u64 throttled_total_of(void *cfs_rq, __u64 clock)
+{
+    if (!THROTTLE_MEASURED)
+        return 0;
+    return kd_throttled_total(typed_u64(cfs_rq, CFS_THROTTLED_ENDED_OFF), typed_u64(cfs_rq, CFS_THROTTLED_SINCE_OFF),
+                              typed_u32(cfs_rq, CFS_THROTTLE_COUNT_OFF), clock);
+}
+
+/* The clock throttles are counted in, of the run queue of a group run
+ * queue, as the scheduler updated it last: fresh at a switch or a wakeup
+ * on that CPU. */
+static __always_inline __u64 throttle_clock_of(void *cfs_rq)
+{
+    return typed_u64((void *)typed_u64(cfs_rq, CFS_RQ_RQ_OFF), THROTTLE_CLOCK_OFF);
+}
+
+/* The same clock now, from elsewhere: an idle CPU's stands still, so it is
+ * moved on by how far the run queue's clock is behind the report's (the
+ * gap rq_time keeps). */
+static __always_inline __u64 throttle_clock_now(void *cfs_rq)
+{
+    void *rq = (void *)typed_u64(cfs_rq, CFS_RQ_RQ_OFF);
+    __u64 clock = typed_u64(rq, THROTTLE_CLOCK_OFF);
+    __u32 cpu = typed_u32(rq, RQ_CPU_OFF);
+    struct kd_clock_gap *g = clock_gaps.lookup(&cpu);
+    if (!g || !g->at)
+        return clock;
+    __s64 behind = (__s64)(bpf_ktime_get_ns() - g->gap - typed_u64(rq, RQ_CLOCK_OFF));
+    return behind > 0 ? clock + behind : clock;
+}
+
+/* The thread (entry t, its task) begins to wait for a CPU; `fresh`: at a
+ * switch or a wakeup, which updated its run queue's clock. */
+static __always_inline void throttle_watch_begins(struct kd_thread *t, void *task, int fresh)
+{
+    if (!THROTTLE_MEASURED)
+        return;
+    void *cfs_rq = (void *)typed_u64(task, TASK_CFS_RQ_OFF);
+    t->throttle_rq = (__u64)cfs_rq;
+    t->throttle_seen = throttled_total_of(cfs_rq, fresh ? throttle_clock_of(cfs_rq) : throttle_clock_now(cfs_rq));
+    t->throttle_carried = 0;
+}
+
+/* How long the thread (entry t, its task) has waited throttled so far;
+ * `fresh` as above. */
+static __always_inline __u64 throttled_so_far(struct kd_thread *t, void *task, int fresh)
+{
+    void *cfs_rq = (void *)typed_u64(task, TASK_CFS_RQ_OFF);
+    __u64 part = t->throttle_carried;
+    if (t->throttle_rq && t->throttle_rq == (__u64)cfs_rq) {
+        __u64 clock = fresh ? throttle_clock_of(cfs_rq) : throttle_clock_now(cfs_rq);
+        part += kd_part_of(t->throttle_seen, throttled_total_of(cfs_rq, clock), ~0ull);
+    }
+    return part;
+}
+
+/* The thread moves to another CPU's queue (its task still on the old one). */
+static __always_inline void throttle_watch_moves(struct kd_thread *t, void *task)
+{
+    if (!THROTTLE_MEASURED || !t->throttle_rq)
+        return;
+    t->throttle_carried = throttled_so_far(t, task, 0);
+    t->throttle_rq = 0;
+}
+
+/* The wait ends, `whole` long by the budget's clock: its throttled part. */
+static __always_inline __u64 throttle_watch_ends(struct kd_thread *t, void *task, __u64 whole)
+{
+    if (!THROTTLE_MEASURED)
+        return 0;
+    __u64 part = throttled_so_far(t, task, 1);
+    t->throttle_rq = 0;
+    t->throttle_carried = 0;
+    return part < whole ? part : whole;
+}
+
+/* RUNNING's part stolen by the hypervisor: what the run queue's steal
+ * clock grew by in the run. */
+static __always_inline __u64 steal_clock_of(void *task)
+{
+    return STEAL_MEASURED ? typed_u64(rq_of(task), RQ_STEAL_OFF) : 0;
+}
+
 /* A wakeup matters to the budget only (who woke a thread, and when its
  * blocked time ended). READY and STOPPED come from the kernel's own
  * run-queue accounting at the switches below, so without --budget no
@@ -37,6 +124,7 @@ static __always_inline void woken(void *task, struct kd_capture *cap, int is_new
             t->budget.born_ns = now;
         }
         budget_enter(t, KD_B_READY, 0, now);
+        throttle_watch_begins(t, task, 1);
         return;
     }
     /* A wakeup of a thread that is running or queued changes nothing. */
@@ -47,6 +135,7 @@ static __always_inline void woken(void *task, struct kd_capture *cap, int is_new
     __u32 nr = t->budget.blocked_nr;
     __u64 blocked = budget_leave(t, tid, cap, now, KD_B_BLOCKED);
     budget_enter(t, KD_B_READY, 0, now);
+    throttle_watch_begins(t, task, 1);
     if (was != KD_B_STOPPED) {
         t->woke_ns = now;
         note_waker(t, tid, blocked, now);
@@ -82,8 +171,10 @@ BTF_TRACEPOINT_PROBE(sched_migrate_task)
     if (!is_target_task((void *)ctx->args[0], task_ids((void *)ctx->args[0], &tid)))
         return 0;
     struct kd_thread *t = thread_find(tid);
-    if (t && t->budget.state == KD_B_READY)
+    if (t && t->budget.state == KD_B_READY) {
         t->budget.migrated_ns = bpf_ktime_get_ns();
+        throttle_watch_moves(t, (void *)ctx->args[0]);
+    }
     return 0;
 }
 
@@ -109,19 +200,30 @@ RAW_TRACEPOINT_PROBE(sched_process_exit)
  * kernel's account: the wait it ends is blamed on who held this CPU
  * meanwhile. First seen now, it has waited since the window opened, and
  * the part of the wait before is noted. */
-static __always_inline void budget_switched_in(struct kd_thread *t, __u32 tid, struct kd_capture *cap, __u64 at,
-                                               __u64 waited)
+/* next (0: a switch-in not seen) is the thread's task. Its wait's throttled
+ * part is taken as the wait's beginning, where a throttle that switched it
+ * out puts it: the holders of its CPU are blamed for the rest. */
+static __always_inline void budget_switched_in(struct kd_thread *t, __u32 tid, struct kd_capture *cap, void *next,
+                                               __u64 at, __u64 waited)
 {
     __u32 was = t->budget.state;
     if (was == KD_B_UNKNOWN)
         t->budget.ready_before_ns = kd_wait_before_window(at, window_start(cap), waited);
     if (was == KD_B_READY || was == KD_B_UNKNOWN) {
         __u64 w0 = was == KD_B_READY && t->budget.since ? t->budget.since : window_start(cap);
+        /* One waiting as the window opened was watched from then on. */
+        __u64 throttled = next && (was == KD_B_READY || t->throttle_rq) ? throttle_watch_ends(t, next, at > w0 ? at - w0 : 0) : 0;
+        t->budget.throttled_ns += throttled;
+        w0 += throttled;
         __u64 lo = was == KD_B_READY && t->budget.migrated_ns > w0 ? t->budget.migrated_ns : w0;
         blame_wait(tid, recording_gen(t), w0, lo, at);
     }
+    t->throttle_rq = 0;
+    t->throttle_carried = 0;
     budget_leave(t, tid, cap, at, KD_B_READY);
     budget_set(t, KD_B_RUNNING, 0, at);
+    if (next)
+        t->steal_seen = steal_clock_of(next);
 }
 #endif
 
@@ -171,7 +273,9 @@ struct kd_iter_task_ctx {
 
 /* Each thread of the target when kdelay reads the iterator, at a window's
  * end: a thread without an event in the window was in this state all
- * along, so that one waiting for a CPU is READY, not RUNNING. */
+ * along, so that one waiting for a CPU is READY, not RUNNING. Read as a
+ * window opens, it writes nothing: a thread waiting for a CPU then begins
+ * to watch its throttling there. */
 int bpf_iter__task(struct kd_iter_task_ctx *ctx)
 {
     void *task = (void *)typed_u64(ctx, 8);
@@ -181,6 +285,15 @@ int bpf_iter__task(struct kd_iter_task_ctx *ctx)
     __u32 tgid = task_ids(task, &tid);
     if (!is_target_task(task, tgid))
         return 0;
+    if (capturing()) {
+        __u32 on_cpu = TASK_ON_CPU_SIZE == 1 ? typed_u8(task, TASK_ON_CPU_OFF) : typed_u32(task, TASK_ON_CPU_OFF);
+        if (!THROTTLE_MEASURED || typed_u32(task, TASK_STATE_OFF) || on_cpu)
+            return 0;
+        struct kd_thread *t = thread_entry(tid, task);
+        if (t && t->budget.state == KD_B_UNKNOWN && !t->throttle_rq)
+            throttle_watch_begins(t, task, 0);
+        return 0;
+    }
     struct kd_task_now now = {};
     now.tid = tid;
     now.state = typed_u32(task, TASK_STATE_OFF);
@@ -189,6 +302,9 @@ int bpf_iter__task(struct kd_iter_task_ctx *ctx)
     __u64 queued = typed_u64(task, TASK_LAST_QUEUED_OFF);
     __u64 clock = rq_clock_of(task);
     now.waiting_ns = queued && clock > queued ? clock - queued : 0;
+    struct kd_thread *t = thread_find(tid);
+    if (t && t->budget.state == KD_B_READY)
+        now.throttled_ns = throttled_so_far(t, task, 0);
     now.at_ns = bpf_ktime_get_ns();
     bpf_seq_write((void *)typed_u64((void *)typed_u64(ctx, 0), 0), &now, sizeof(now));
     return 0;
@@ -229,7 +345,8 @@ static __always_inline void budget_holder_turn(void *prev, __u64 *now)
 static __always_inline void budget_missed_switch_in(struct kd_thread *t, __u32 tid, struct kd_capture *cap, __u64 in)
 {
     if (t->budget.state == KD_B_READY)
-        budget_switched_in(t, tid, cap, in, 0);
+        budget_switched_in(t, tid, cap, 0, in, 0);
+    t->steal_seen = 0;
 }
 
 /* prev (tid, entry t) leaves its CPU in the scheduler's state `state`. */
@@ -240,12 +357,18 @@ static __always_inline void budget_switched_out(void *ctx, struct kd_thread *t, 
         return;
     __u64 switched = switch_time(prev, now);
     __u32 nr = budget_blocked_nr(t, tid, cap);
+    if (STEAL_MEASURED && t->steal_seen && t->budget.state == KD_B_RUNNING) {
+        __u64 since = t->budget.since ? t->budget.since : window_start(cap);
+        t->budget.steal_ns += kd_part_of(t->steal_seen, steal_clock_of(prev), switched > since ? switched - since : 0);
+    }
+    t->steal_seen = 0;
     budget_leave(t, tid, cap, switched, KD_B_RUNNING);
     if (nr < KD_B_SYSCALL_UNKNOWN)
         t->budget.in_syscall = nr + 1;
-    if (preempt || state == KD_TASK_RUNNING)
+    if (preempt || state == KD_TASK_RUNNING) {
         budget_set(t, KD_B_READY, 0, switched);
-    else if (state & (KD_TASK_STOPPED | KD_TASK_TRACED))
+        throttle_watch_begins(t, prev, 1);
+    } else if (state & (KD_TASK_STOPPED | KD_TASK_TRACED))
         budget_set(t, KD_B_STOPPED, 0, switched);
     else
         budget_set(t, KD_B_BLOCKED, nr, switched);
@@ -255,9 +378,9 @@ static __always_inline void budget_switched_out(void *ctx, struct kd_thread *t, 
 
 /* next (tid, entry t) gets the CPU that prev leaves, after waiting `waited`. */
 static __always_inline void budget_next_in(struct kd_thread *t, __u32 tid, struct kd_capture *cap, void *prev,
-                                           __u64 waited, __u64 *now)
+                                           void *next, __u64 waited, __u64 *now)
 {
-    budget_switched_in(t, tid, cap, switch_time(prev, now), waited);
+    budget_switched_in(t, tid, cap, next, switch_time(prev, now), waited);
 }
 #else
 static __always_inline void budget_holder_turn(void *prev, __u64 *now) {}
@@ -265,7 +388,7 @@ static __always_inline void budget_missed_switch_in(struct kd_thread *t, __u32 t
 static __always_inline void budget_switched_out(void *ctx, struct kd_thread *t, __u32 tid, struct kd_capture *cap,
                                                 void *prev, int preempt, kd_task_state_t state, __u64 *now) {}
 static __always_inline void budget_next_in(struct kd_thread *t, __u32 tid, struct kd_capture *cap, void *prev,
-                                           __u64 waited, __u64 *now) {}
+                                           void *next, __u64 waited, __u64 *now) {}
 #endif
 
 /* A stop of the thread ended at `at`, where SIGCONT queued it. */
@@ -400,7 +523,7 @@ BTF_TRACEPOINT_PROBE(sched_switch)
         return 0;
     switched_in(t, next_tid, cap, total, waiting_now, &now);
     t->run_clock = clock;
-    budget_next_in(t, next_tid, cap, prev, waiting_now, &now);
+    budget_next_in(t, next_tid, cap, prev, next, waiting_now, &now);
     return 0;
 }
 

@@ -57,6 +57,8 @@ void add_state_at_end(TimeBudget& t, BlockedBy& blocked, const ThreadState& now,
     if (kernel && kernel->state == 0 && !kernel->on_cpu) {
         // Queued all along, behind others: READY, still open at the end.
         t.ready_ns += ns;
+        if (t.throttled_ns)
+            *t.throttled_ns += std::min<uint64_t>(kernel->throttled_ns, ns);
         t.ready_before_ns = kd_wait_before_window(kernel->at_ns, w.start_ns, kernel->waiting_ns);
         if (ns)
             t.ready_blame.push_back({{HolderKind::open, 0, 0, ""}, ns});
@@ -70,12 +72,16 @@ void add_state_at_end(TimeBudget& t, BlockedBy& blocked, const ThreadState& now,
 }  // namespace
 
 TimeBudget make_budget(const kd_budget& b, const BudgetWindow& w, const std::map<uint32_t, uint64_t>& blocked_ns,
-                       uint64_t irq_ns, const ThreadState* now, const kd_task_now* kernel)
+                       uint64_t irq_ns, const ThreadState* now, const kd_task_now* kernel, BudgetParts parts)
 {
     TimeBudget t;
     BlockedBy blocked;
     t.running_ns = b.running_ns;
     t.ready_ns = b.ready_ns;
+    if (parts.throttled)
+        t.throttled_ns = b.throttled_ns;
+    if (parts.steal)
+        t.steal_ns = b.steal_ns;
     t.ready_before_ns = b.ready_before_ns;
     t.stopped_ns = b.stopped_ns;
     t.irq_ns = irq_ns;
@@ -91,10 +97,16 @@ TimeBudget make_budget(const kd_budget& b, const BudgetWindow& w, const std::map
         break;
     case KD_B_READY:
         // Its holders are named when the wait ends; until then it is shown
-        // as open, so that the blame adds up to READY.
-        t.ready_ns += open;
-        if (open)
-            t.ready_blame.push_back({{HolderKind::open, 0, 0, ""}, open});
+        // as open, so that the blame adds up to READY's queued part; the
+        // throttled part of the wait so far is the task iterator's.
+        {
+            const uint64_t throttled = t.throttled_ns && kernel ? std::min<uint64_t>(kernel->throttled_ns, open) : 0;
+            t.ready_ns += open;
+            if (t.throttled_ns)
+                *t.throttled_ns += throttled;
+            if (open > throttled)
+                t.ready_blame.push_back({{HolderKind::open, 0, 0, ""}, open - throttled});
+        }
         break;
     case KD_B_STOPPED:
         t.stopped_ns += open;
@@ -132,9 +144,14 @@ TimeBudget make_budget(const kd_budget& b, const BudgetWindow& w, const std::map
     return t;
 }
 
-TimeBudget budget_from_proc(const ThreadState& now, const BudgetWindow& w, const kd_task_now* kernel)
+TimeBudget budget_from_proc(const ThreadState& now, const BudgetWindow& w, const kd_task_now* kernel,
+                            BudgetParts parts)
 {
     TimeBudget t;
+    if (parts.throttled)
+        t.throttled_ns = 0;
+    if (parts.steal)
+        t.steal_ns = 0;
     BlockedBy blocked;
     t.source = kernel ? TimeBudget::Source::iterator : TimeBudget::Source::proc;
     add_state_at_end(t, blocked, now, kernel, w, w.length());

@@ -24,13 +24,22 @@ struct BudgetWindow {
 // irq_ns: its hard and soft IRQ time, part of running. now: what /proc
 // shows of it at the end, when it is still there; it settles the state of
 // a thread the program never saw change, and pending blocked time.
+// What the running kernel lets the program count of READY's and
+// RUNNING's parts (KernelLayout's throttle and rq_steal).
+struct BudgetParts {
+    bool throttled = false;
+    bool steal = false;
+};
+
 TimeBudget make_budget(const kd_budget& b, const BudgetWindow& w, const std::map<uint32_t, uint64_t>& blocked_ns,
-                       uint64_t irq_ns, const ThreadState* now, const kd_task_now* kernel = nullptr);
+                       uint64_t irq_ns, const ThreadState* now, const kd_task_now* kernel = nullptr,
+                       BudgetParts parts = {});
 
 // A thread with no event in the window: the whole window in the state it
 // was in at the end. kernel is the task iterator's record of it then,
 // which tells a thread on its CPU from one waiting for it (and since
 // when); nullptr where the kernel has no task iterator: /proc's state.
-TimeBudget budget_from_proc(const ThreadState& now, const BudgetWindow& w, const kd_task_now* kernel);
+TimeBudget budget_from_proc(const ThreadState& now, const BudgetWindow& w, const kd_task_now* kernel,
+                            BudgetParts parts = {});
 
 }  // namespace kdelay

@@ -78,6 +78,10 @@ void DelayCollector::start_capture()
     if (profile_)
         profile_->load({params_.tgids.begin(), params_.tgids.end()});
     set_capture(maps_, KD_CAPTURING);
+    // The threads waiting for a CPU as the window opens begin to watch
+    // their throttling (bpf_iter__task writes nothing while capturing).
+    if (params_.features.budget && params_.layout.task_iterator && params_.layout.throttle)
+        session_.run_iterator("bpf_iter__task");
 }
 
 void DelayCollector::stop_capture()

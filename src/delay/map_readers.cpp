@@ -221,6 +221,7 @@ void read_budgets(MapIo& maps, SampleReading& r)
         }
     }
 
+    const BudgetParts parts{r.params.layout.throttle.has_value(), r.params.layout.rq_steal.has_value()};
     for (const auto& [tid, b] : r.budgets) {
         ThreadSample& ts = r.threads[tid];
         uint64_t irq_ns = 0;
@@ -229,7 +230,7 @@ void read_budgets(MapIo& maps, SampleReading& r)
                 irq_ns += irq.stat.total_ns;
         const auto seen = now.find(tid);
         ts.budget = make_budget(b, r.window, blocked[tid], irq_ns, seen == now.end() ? nullptr : &seen->second,
-                                task_at_end(r, tid));
+                                task_at_end(r, tid), parts);
         ts.budget->wakers = std::move(wakers[tid]);
         ts.budget->ready_blame.insert(ts.budget->ready_blame.end(), holders[tid].begin(), holders[tid].end());
         std::stable_sort(ts.budget->ready_blame.begin(), ts.budget->ready_blame.end(),
@@ -243,7 +244,7 @@ void read_budgets(MapIo& maps, SampleReading& r)
         if (r.budgets.count(tid))
             continue;
         ThreadSample& ts = r.threads[tid];
-        ts.budget = budget_from_proc(state, r.window, task_at_end(r, tid));
+        ts.budget = budget_from_proc(state, r.window, task_at_end(r, tid), parts);
         r.names.try_emplace(tid, state.comm);
     }
 }

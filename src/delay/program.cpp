@@ -201,6 +201,14 @@ std::string render_delay_program(const DelayProgramParams& p)
     c.flag("TASK_ITERATOR", p.layout.task_iterator);
     c.number("TASK_ON_CPU_OFF", p.layout.task_on_cpu ? p.layout.task_on_cpu->offset : 0);
     c.number("TASK_ON_CPU_SIZE", p.layout.task_on_cpu ? p.layout.task_on_cpu->size : 0);
+    const auto& throttle = p.layout.throttle;
+    c.flag("THROTTLE_MEASURED", throttle.has_value());
+    c.number("CFS_THROTTLED_ENDED_OFF", throttle ? throttle->ended.offset : 0);
+    c.number("CFS_THROTTLED_SINCE_OFF", throttle ? throttle->since.offset : 0);
+    c.number("CFS_THROTTLE_COUNT_OFF", throttle ? throttle->count.offset : 0);
+    c.number("THROTTLE_CLOCK_OFF", throttle ? throttle->clock.offset : 0);
+    c.flag("STEAL_MEASURED", p.layout.rq_steal.has_value());
+    c.number("RQ_STEAL_OFF", p.layout.rq_steal ? p.layout.rq_steal->offset : 0);
     if (p.stall_poll_nrs.size() > kMaxStallPollNrs)
         throw Error(Exit::software, "more poll-family syscalls than the program compares");
     c.number("STALL_POLL_NRS", p.stall_poll_nrs.size());

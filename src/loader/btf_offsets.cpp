@@ -132,6 +132,30 @@ MemberLayout KernelBtf::require(const std::string& type_name,
     throw Error(Exit::osfile, "kernel BTF has no " + type_name + "." + member_name);
 }
 
+namespace {
+
+std::optional<KernelLayout::Throttle> read_throttle_layout(const KernelBtf& btf)
+{
+    struct Names {
+        const char* ended;
+        const char* since;
+        const char* clock;
+    };
+    for (const Names& n : {Names{"throttled_clock_self_time", "throttled_clock_self", "clock"},
+                           Names{"throttled_clock_task_time", "throttled_clock_task", "clock_task"}}) {
+        const auto ended = btf.member("cfs_rq", n.ended);
+        const auto since = btf.member("cfs_rq", n.since);
+        const auto count = btf.member("cfs_rq", "throttle_count");
+        const auto clock = btf.member("rq", n.clock);
+        if (ended && since && count && clock && ended->size == 8 && since->size == 8 && count->size == 4 &&
+            clock->size == 8)
+            return KernelLayout::Throttle{*ended, *since, *count, *clock};
+    }
+    return std::nullopt;
+}
+
+}  // namespace
+
 KernelLayout read_kernel_layout(const KernelBtf& btf)
 {
     KernelLayout layout{};
@@ -179,6 +203,10 @@ KernelLayout read_kernel_layout(const KernelBtf& btf)
     layout.task_stack = btf.member("task_struct", "stack");
     // x86-64: four pages, eight under KASAN (KASAN_STACK_ORDER).
     layout.thread_size = btf.has_function("__asan_load8") || btf.has_function("kasan_report") ? 32768 : 16384;
+    layout.throttle = read_throttle_layout(btf);
+    const auto steal = btf.member("rq", "prev_steal_time_rq");
+    if (steal && steal->size == 8)
+        layout.rq_steal = steal;
     for (const char* name : kPtRegsDwarfNames) {
         const auto m = btf.member("pt_regs", name);
         if (!m || m->size != 8) {

@@ -105,6 +105,23 @@ struct KernelLayout {
     uint32_t pt_regs_size = 0;
     std::optional<MemberLayout> task_stack;
     uint32_t thread_size = 0;
+    // --budget: where a group run queue (cfs_rq) counts the time it was
+    // throttled by a CPU bandwidth limit, its own or an ancestor's
+    // (CONFIG_CFS_BANDWIDTH): the throttles ended, when the one under way
+    // began, its throttle_count, and the run queue's clock they are in.
+    // 6.6+: throttled_clock_self{,_time}, in rq.clock; before 5.19:
+    // throttled_clock_task{,_time}, in rq.clock_task. nullopt in between,
+    // where only a PELT clock counts it, which stops while the CPU idles.
+    struct Throttle {
+        MemberLayout ended;
+        MemberLayout since;
+        MemberLayout count;
+        MemberLayout clock;
+    };
+    std::optional<Throttle> throttle;
+    // rq.prev_steal_time_rq (CONFIG_PARAVIRT_TIME_ACCOUNTING): the time
+    // the hypervisor stole from the CPU, as its run queue's clock has seen.
+    std::optional<MemberLayout> rq_steal;
     // The DWARF registers' places in pt_regs (sys/dwarf_unwind.h's order);
     // empty where pt_regs lacks one (not x86-64).
     std::vector<uint32_t> regs_dwarf;

@@ -1,4 +1,5 @@
 #include "report/json_sections.h"
+#include <algorithm>
 
 #include "report/format.h"
 
@@ -97,6 +98,11 @@ json budget(const BudgetSection& section)
             {"profile", profile(b.profile)},
             {"window_ns", b.window_ns},       {"running_ns", b.running_ns}, {"irq_ns", b.irq_ns},
             {"ready_ns", b.ready_ns},         {"ready_before_window_ns", b.ready_before_ns},
+            {"queued_ns", b.throttled_ns ? json(b.ready_ns - std::min(*b.throttled_ns, b.ready_ns)) : json(nullptr)},
+            {"throttled_ns", b.throttled_ns ? json(*b.throttled_ns) : json(nullptr)},
+            {"throttled_by", b.throttled_by.empty() ? json(nullptr)
+                                                    : json{{"cgroup", b.throttled_by}, {"cpu_max", b.throttled_by_cpu_max}}},
+            {"steal_ns", b.steal_ns ? json(*b.steal_ns) : json(nullptr)},
             {"blocked_ns", b.blocked_ns},     {"blocked", blocked},
             {"stopped_ns", b.stopped_ns},     {"not_alive_ns", b.not_alive_ns},
             {"remainder_ns", b.remainder_ns}, {"source", b.source == TimeBudget::Source::proc       ? "proc"

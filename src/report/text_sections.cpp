@@ -41,7 +41,13 @@ Table budget_states(const TimeBudget& b)
     row("RUNNING", i64(b.running_ns));
     if (b.irq_ns)
         row("  in IRQs", i64(b.irq_ns));
+    if (b.steal_ns && *b.steal_ns)
+        row("  stolen by the host", i64(*b.steal_ns));
     row("READY", i64(b.ready_ns));
+    if (b.throttled_ns && *b.throttled_ns) {
+        row("  queued", i64(b.ready_ns - std::min(*b.throttled_ns, b.ready_ns)));
+        row("  throttled", i64(*b.throttled_ns));
+    }
     row("BLOCKED", i64(b.blocked_ns));
     for (const auto& part : b.blocked)
         row("  " + part.name, i64(part.ns));
@@ -56,6 +62,11 @@ Table budget_states(const TimeBudget& b)
     if (b.source == TimeBudget::Source::proc)
         s.text_lines.push_back("(no event in the window: the state /proc shows; without a task iterator "
                                "(Linux 5.8) RUNNING is also a wait for a CPU)");
+    if (b.throttled_ns && *b.throttled_ns && !b.throttled_by.empty())
+        s.text_lines.push_back(fmt::format("(throttled by the CPU limit of cgroup {}: cpu.max {})", b.throttled_by,
+                                           b.throttled_by_cpu_max));
+    if (!b.throttled_ns && b.ready_ns)
+        s.text_lines.push_back("(READY's part throttled by a cgroup's CPU limit: not measured on this kernel)");
     if (b.ready_before_ns)
         s.text_lines.push_back(fmt::format("(READY when the window opened, after {} ns of waiting before it)",
                                            with_commas(b.ready_before_ns)));

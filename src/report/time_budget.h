@@ -57,6 +57,18 @@ struct TimeBudget {
     uint64_t running_ns = 0;
     uint64_t irq_ns = 0;  // of running_ns: in hard and soft IRQ handlers
     uint64_t ready_ns = 0;
+    // Of ready_ns: while the thread's cgroup, or an ancestor, was throttled
+    // by its CPU bandwidth limit (the rest was queued behind other tasks);
+    // nullopt where the kernel does not count it (docs/report.md).
+    std::optional<uint64_t> throttled_ns;
+    // The limit that throttled it: the cgroup, as /proc/PID/cgroup names it
+    // in its hierarchy, and its quota and period as cgroup2's cpu.max
+    // writes them ("20000 100000"); empty where none was found.
+    std::string throttled_by;
+    std::string throttled_by_cpu_max;
+    // Of running_ns: stolen from its vCPU by the hypervisor while it ran
+    // (the paravirt steal clock); nullopt where the kernel does not count it.
+    std::optional<uint64_t> steal_ns;
     // Not in the window: how long a wait for a CPU under way when it opened
     // had lasted by then (the kernel's run_delay counts it when it ends).
     uint64_t ready_before_ns = 0;
