@@ -56,12 +56,13 @@ void add_state_at_end(TimeBudget& t, BlockedBy& blocked, const ThreadState& now,
     // through it from one that ran and was preempted since.)
     if (kernel && kernel->state == 0 && !kernel->on_cpu) {
         // Queued all along, behind others: READY, still open at the end.
+        const uint64_t throttled = t.throttled_ns ? std::min<uint64_t>(kernel->throttled_ns, ns) : 0;
         t.ready_ns += ns;
         if (t.throttled_ns)
-            *t.throttled_ns += std::min<uint64_t>(kernel->throttled_ns, ns);
+            *t.throttled_ns += throttled;
         t.ready_before_ns = kd_wait_before_window(kernel->at_ns, w.start_ns, kernel->waiting_ns);
-        if (ns)
-            t.ready_blame.push_back({{HolderKind::open, 0, 0, ""}, ns});
+        if (ns > throttled)
+            t.ready_blame.push_back({{HolderKind::open, 0, 0, ""}, ns - throttled});
     } else if (kernel && kernel->state == 0) {
         t.running_ns += ns;
     } else {
@@ -157,6 +158,22 @@ TimeBudget budget_from_proc(const ThreadState& now, const BudgetWindow& w, const
     add_state_at_end(t, blocked, now, kernel, w, w.length());
     finish(t, blocked, w);
     return t;
+}
+
+void name_throttling_limits(Sample& sample, CpuLimitWatch& limits)
+{
+    std::map<uint32_t, std::optional<CpuLimit>> by_process;
+    for (ThreadSample& t : sample.threads) {
+        if (!t.budget || !t.budget->throttled_ns || !*t.budget->throttled_ns || !t.pid)
+            continue;
+        auto found = by_process.find(t.pid);
+        if (found == by_process.end())
+            found = by_process.emplace(t.pid, limits.throttled(static_cast<pid_t>(t.pid))).first;
+        if (found->second) {
+            t.budget->throttled_by = found->second->cgroup;
+            t.budget->throttled_by_cpu_max = found->second->cpu_max();
+        }
+    }
 }
 
 }  // namespace kdelay

@@ -10,6 +10,7 @@
 
 #include "delay_abi.h"
 #include "delay/sample.h"
+#include "sys/cpu_limit.h"
 #include "sys/process.h"
 
 namespace kdelay {
@@ -41,5 +42,10 @@ TimeBudget make_budget(const kd_budget& b, const BudgetWindow& w, const std::map
 // when); nullptr where the kernel has no task iterator: /proc's state.
 TimeBudget budget_from_proc(const ThreadState& now, const BudgetWindow& w, const kd_task_now* kernel,
                             BudgetParts parts = {});
+
+// Each thread of the sample with throttled time gets the limit that
+// throttled its process (by the ids the sample shows, kdelay's) named in
+// its budget.
+void name_throttling_limits(Sample& sample, CpuLimitWatch& limits);
 
 }  // namespace kdelay

@@ -46,7 +46,18 @@ void DelayCollector::arm()
 {
     if (profile_)
         profile_->load({params_.tgids.begin(), params_.tgids.end()});
+    note_cpu_limits();
     set_capture(maps_, KD_ARMED);
+}
+
+void DelayCollector::note_cpu_limits()
+{
+    limits_.clear();
+    if (!params_.features.budget || !params_.layout.throttle)
+        return;
+    const PidMap ids = ids_ ? ids_() : PidMap{};
+    for (pid_t pid : params_.tgids)
+        limits_.look(ids.empty() ? pid : static_cast<pid_t>(ids.local(static_cast<uint32_t>(pid))));
 }
 
 void DelayCollector::poll_events(std::chrono::steady_clock::time_point deadline)
@@ -77,6 +88,7 @@ void DelayCollector::start_capture()
 {
     if (profile_)
         profile_->load({params_.tgids.begin(), params_.tgids.end()});
+    note_cpu_limits();
     set_capture(maps_, KD_CAPTURING);
     // The threads waiting for a CPU as the window opens begin to watch
     // their throttling (bpf_iter__task writes nothing while capturing).
@@ -119,6 +131,7 @@ Sample DelayCollector::collect()
     SampleReading r{params_, ids, window_, {}, {}, {}, {}, {}, {}, tasks_at_end_, {}, {}};
     Sample sample = read_sample(maps_, r);
     sample.probe_runs_skipped = session_.skipped_runs() - skipped_before_;
+    name_throttling_limits(sample, limits_);
     if (has_events()) {
         sample.events = resolve_events(pending_, maps_, delay_maps::stack_traces(params_), ids);
         if (!ids.empty())

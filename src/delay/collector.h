@@ -24,6 +24,7 @@
 #include "delay/sample_source.h"
 #include "delay/window_profile.h"
 #include "delay_abi.h"
+#include "sys/cpu_limit.h"
 #include "sys/pid_map.h"
 
 namespace kdelay {
@@ -57,6 +58,10 @@ public:
     uint64_t events_dropped() override;
 
 private:
+    // --budget: the CPU limits on the target's processes as a window opens
+    // (by their ids in kdelay's namespace).
+    void note_cpu_limits();
+    CpuLimitWatch limits_;
     // --timeline in a sample: each thread's events.
     std::vector<ThreadEvents> read_timelines(const SampleReading& r);
     BpfSession& session_;

@@ -4,6 +4,7 @@
 #include <set>
 #include <thread>
 
+#include "delay/budget.h"
 #include "delay/map_readers.h"
 #include "delay/sample_reading.h"
 #include "profile/stack_frames.h"
@@ -185,6 +186,7 @@ void StallReader::read_stalls(std::vector<Stall>& stalls)
         stall.involuntary_switches = e.nivcsw;
         stall.process_name = process_name(e.thread.tgid);
         stall.sample = read_sample(maps_, r);
+        name_throttling_limits(stall.sample, limits_);
         stall.sample.probe_runs_skipped = session_.skipped_runs() - skipped_before_;
         read_stall_extras(e, ids, stall);
         // An exit deleted the thread's profile store in the kernel but an

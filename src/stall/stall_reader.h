@@ -23,6 +23,7 @@
 #include "loader/session.h"
 #include "profile/process_stacks.h"
 #include "stall/stack_copies.h"
+#include "sys/cpu_limit.h"
 #include "stall/stall.h"
 #include "sys/pid_map.h"
 
@@ -96,6 +97,9 @@ private:
     // come after theirs).
     IntervalCounts exited_intervals_;
     std::map<std::pair<uint32_t, std::string>, uint64_t> exited_unnamed_;
+    // The CPU limits on the processes of stalls with throttled time, as
+    // last looked at: the one whose count grew since is named.
+    CpuLimitWatch limits_;
     // A process's name: its main thread's, by the kernel's tgid, as entries
     // and exits show it; kept for processes seen lately.
     std::map<uint32_t, std::string> process_names_;

@@ -23,15 +23,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-// A thread's time on a CPU and waiting on a runqueue, in ns, from schedstat.
-std::pair<uint64_t, uint64_t> schedstat(pid_t pid, uint32_t tid)
-{
-    std::ifstream in("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/schedstat");
-    uint64_t run = 0, wait = 0;
-    in >> run >> wait;
-    return {run, wait};
-}
-
 const char* const kSyscalls = "[SYSCALL STATISTICS]";
 const char* const kRun = "[THREAD RUN STATISTICS]";
 const char* const kReady = "[THREAD READY STATISTICS]";

@@ -5,6 +5,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <fstream>
+#include <functional>
 #include <gtest/gtest.h>
 #include <string>
 #include <unistd.h>
@@ -81,12 +82,22 @@ private:
 
 // One run of the common case: a kd_workload prints "ready" and waits for
 // SIGUSR1; kdelay -p starts sampling it; SIGUSR1 then releases the workload,
-// which does its part and prints "done"; kdelay ends on its own.
+// which does its part and prints "done"; kdelay ends on its own. prepare,
+// if any, is handed the workload's pid before kdelay starts.
 struct ReleasedRun {
     int status = -1;      // kdelay's exit status
     std::string out, err;  // kdelay's
     std::string workload_out;
 };
+
+// A thread's time on a CPU and waiting on a runqueue, in ns, from schedstat.
+inline std::pair<uint64_t, uint64_t> schedstat(pid_t pid, uint32_t tid)
+{
+    std::ifstream in("/proc/" + std::to_string(pid) + "/task/" + std::to_string(tid) + "/schedstat");
+    uint64_t run = 0, wait = 0;
+    in >> run >> wait;
+    return {run, wait};
+}
 
 // Fills run; a failed step is a fatal failure (call it inside
 // ASSERT_NO_FATAL_FAILURE). start_marker: how kdelay's output says sampling
@@ -94,10 +105,14 @@ struct ReleasedRun {
 inline void run_released(ReleasedRun& run, const std::vector<std::string>& workload,
                          const std::vector<std::string>& kdelay_args, std::chrono::seconds done_within,
                          std::chrono::seconds kdelay_within = std::chrono::seconds(20),
-                         const std::string& start_marker = "# Start sampling")
+                         const std::string& start_marker = "# Start sampling",
+                         const std::function<bool(pid_t)>& prepare = {})
 {
     Process w(workload);
     ASSERT_TRUE(w.wait_for_output("ready", std::chrono::seconds(5))) << w.err();
+    if (prepare) {
+        ASSERT_TRUE(prepare(w.pid())) << "the workload could not be prepared";
+    }
     std::vector<std::string> argv = {kKdelay, "-p", std::to_string(w.pid())};
     argv.insert(argv.end(), kdelay_args.begin(), kdelay_args.end());
     Process kdelay(argv);

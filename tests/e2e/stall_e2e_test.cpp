@@ -111,12 +111,13 @@ void expect_is_planted_interval(const json& r, const Planted& p)
 // report must be, and handed to check.
 void expect_each_planted_stall_reported(const std::vector<std::string>& workload,
                                         const std::vector<std::string>& kdelay_args,
-                                        const std::function<void(const Planted&, const json&)>& check)
+                                        const std::function<void(const Planted&, const json&)>& check,
+                                        const std::function<bool(pid_t)>& prepare = {})
 {
     std::vector<std::string> args = {"--stall", "200ms", "--format", "json"};
     args.insert(args.end(), kdelay_args.begin(), kdelay_args.end());
     ReleasedRun run;
-    ASSERT_NO_FATAL_FAILURE(run_released(run, workload, args, 60s, 20s, kJsonStart));
+    ASSERT_NO_FATAL_FAILURE(run_released(run, workload, args, 60s, 20s, kJsonStart, prepare));
     ASSERT_EQ(run.status, 0) << run.err;
     const std::vector<Planted> plants = planted(run.workload_out);
     const std::vector<json> reports = stalls(run.out);
@@ -225,6 +226,38 @@ TEST(StallE2E, AStallThatWaitsBehindASpinnerNamesItInReadyBlame)
         EXPECT_EQ(b["ready_by"][0]["comm"], "kd-rival") << r.dump();
         EXPECT_GE(u64(b, "running_ns") + kClockSlack, p.cpu_ns) << r.dump();
     });
+}
+
+// The process limited to 20% of a CPU: each stall's 100 ms of CPU time
+// takes several periods, and the interval waits out the rest of each
+// throttled. The kernel's side: the planted interval less the thread's CPU
+// time and its 150 ms sleep is its wait for a CPU.
+// A gtest: it makes a cgroup with a CPU limit and moves the workload into it.
+// TAGS logic
+TEST(StallE2E, AStallThrottledByItsCgroupsLimitSaysSoAndNamesTheLimit)
+{
+    KD_REQUIRE_BPF();
+    const TestCgroup group(cpu_controller_root(), "kdtest-stall-limit");
+    ASSERT_FALSE(group.path().empty()) << "no cgroup with the cpu controller to make";
+    ASSERT_TRUE(limit_cpu(group.path(), 20000, 100000));
+    expect_each_planted_stall_reported(
+        {kStall, "poll", "2"}, {},
+        [&](const Planted& p, const json& r) {
+            const json& b = r["thread"]["budget"];
+            ASSERT_TRUE(b["throttled_ns"].is_number()) << r.dump();
+            const uint64_t waited = p.end_ns - p.start_ns - std::min(p.end_ns - p.start_ns, p.cpu_ns + 150'000'000);
+            EXPECT_GE(u64(b, "ready_ns"), 150'000'000u) << r.dump();
+            EXPECT_GE(static_cast<double>(u64(b, "throttled_ns")), 0.9 * static_cast<double>(u64(b, "ready_ns")))
+                << r.dump();
+            EXPECT_GE(static_cast<double>(u64(b, "throttled_ns")), 0.9 * static_cast<double>(waited) - 5e6)
+                << r.dump();
+            EXPECT_LE(u64(b, "throttled_ns"), waited + 10'000'000) << r.dump();
+            EXPECT_EQ(u64(b, "queued_ns") + u64(b, "throttled_ns"), u64(b, "ready_ns"));
+            ASSERT_TRUE(b["throttled_by"].is_object()) << r.dump();
+            EXPECT_EQ(b["throttled_by"]["cgroup"], "/kdtest-stall-limit");
+            EXPECT_EQ(b["throttled_by"]["cpu_max"], "20000 100000");
+        },
+        [&](pid_t pid) { return group.add(pid); });
 }
 
 // --timeline: each stall's Perfetto trace, decoded by protoc and checked

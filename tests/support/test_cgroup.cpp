@@ -20,6 +20,50 @@ std::string cgroup2_root()
     return "";
 }
 
+std::string cpu_controller_root()
+{
+    std::ifstream mounts("/proc/self/mounts");
+    std::string source, target, type, options, rest;
+    while (mounts >> source >> target >> type >> options && std::getline(mounts, rest))
+        if (type == "cgroup" && ("," + options + ",").find(",cpu,") != std::string::npos)
+            return target;
+    const std::string root = cgroup2_root();
+    if (root.empty())
+        return "";
+    std::ofstream(root + "/cgroup.subtree_control") << "+cpu" << std::flush;
+    return root;
+}
+
+bool limit_cpu(const std::string& path, uint64_t quota_us, uint64_t period_us)
+{
+    std::ifstream v2(path + "/cpu.max");
+    if (v2) {
+        std::ofstream max(path + "/cpu.max");
+        max << quota_us << " " << period_us << std::flush;
+        return static_cast<bool>(max);
+    }
+    std::ofstream(path + "/cpu.cfs_period_us") << period_us << std::flush;
+    std::ofstream quota(path + "/cpu.cfs_quota_us");
+    quota << quota_us << std::flush;
+    return static_cast<bool>(quota);
+}
+
+uint64_t throttled_ns(const std::string& path)
+{
+    for (const char* file : {"/cpu.stat.local", "/cpu.stat"}) {
+        std::ifstream in(path + file);
+        std::string key;
+        uint64_t value = 0;
+        while (in >> key >> value) {
+            if (key == "throttled_time")  // v1: ns
+                return value;
+            if (key == "throttled_usec")  // cgroup2
+                return value * 1000;
+        }
+    }
+    return 0;
+}
+
 TestCgroup::TestCgroup(const std::string& root, const std::string& name) : root_(root)
 {
     if (!root.empty() && mkdir((root + "/" + name).c_str(), 0755) == 0)

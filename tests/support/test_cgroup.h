@@ -2,6 +2,7 @@
 // was given moved back to the root.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <sys/types.h>
 
@@ -10,6 +11,22 @@ namespace kdtest {
 // Where cgroup2 is mounted (mounted at /sys/fs/cgroup when it is nowhere,
 // as in a test guest); empty when it cannot be.
 std::string cgroup2_root();
+
+// Where the cpu controller's hierarchy is: v1's where it is mounted (this
+// project's machines), else cgroup2's with the controller enabled for its
+// children (the guests); empty when neither can be.
+std::string cpu_controller_root();
+
+// Limits the cgroup at path to quota_us of CPU time every period_us: v1's
+// cpu.cfs_quota_us and cpu.cfs_period_us, or cgroup2's cpu.max.
+bool limit_cpu(const std::string& path, uint64_t quota_us, uint64_t period_us);
+
+// The kernel's count of the time the cgroup at path was throttled, in ns:
+// summed over its run queues (one a CPU) that had tasks to run. The local
+// count (6.6+, cpu.stat.local) is the group's queues' own time throttled,
+// by its limit or an ancestor's; before it, cpu.stat's, of its own limit.
+// Either grows by a throttle when it ends.
+uint64_t throttled_ns(const std::string& path);
 
 class TestCgroup {
 public:

@@ -202,3 +202,56 @@ TEST(Budget, AWaitBeforeTheWindowIsAllOfItWhenTheSwitchInIsDatedBefore)
     EXPECT_EQ(kd_wait_before_window(start - 200, start, 1000), 1000u) << "a stale clock";
     EXPECT_EQ(kd_wait_before_window(start - 200, start, 0), 0u);
 }
+
+// READY's throttled part: the program's count of ended waits, plus the
+// part of a wait still open at the end that the task iterator saw
+// throttled; the blame covers the queued rest only. Where the kernel does
+// not count it, the part is absent, not 0.
+TEST(Budget, AWaitsThrottledPartIsOfReadyAndLeftOutOfItsBlame)
+{
+    kd_budget b = state(KD_B_READY, 1'060'000'000);  // open for the last 40 ms
+    b.running_ns = 20'000'000;
+    b.ready_ns = 40'000'000;
+    b.throttled_ns = 30'000'000;
+    kd_task_now kernel{};
+    kernel.state = 0;
+    kernel.throttled_ns = 35'000'000;
+    TimeBudget t = make_budget(b, kWindow, {}, 0, nullptr, &kernel, BudgetParts{true, true});
+    EXPECT_EQ(t.ready_ns, 80'000'000u);
+    ASSERT_TRUE(t.throttled_ns.has_value());
+    EXPECT_EQ(*t.throttled_ns, 65'000'000u);
+    ASSERT_EQ(t.ready_blame.size(), 1u);
+    EXPECT_EQ(t.ready_blame[0].kind, HolderKind::open);
+    EXPECT_EQ(t.ready_blame[0].ns, 5'000'000u);
+    ASSERT_TRUE(t.steal_ns.has_value());
+    EXPECT_EQ(t.remainder_ns, 0);
+
+    // Seen throttled longer than the wait is open: no more than the wait.
+    kernel.throttled_ns = 90'000'000;
+    t = make_budget(b, kWindow, {}, 0, nullptr, &kernel, BudgetParts{true, true});
+    EXPECT_EQ(*t.throttled_ns, 70'000'000u);
+    EXPECT_TRUE(t.ready_blame.empty());
+
+    t = make_budget(b, kWindow, {}, 0, nullptr, &kernel, BudgetParts{});
+    EXPECT_FALSE(t.throttled_ns.has_value());
+    EXPECT_FALSE(t.steal_ns.has_value());
+    EXPECT_EQ(t.ready_blame[0].ns, 40'000'000u);
+}
+
+// The kernel side's arithmetic (delay_abi.h): a group run queue's throttled
+// total counts the throttle under way only while throttle_count says so
+// (5.10 leaves its start set after it ends), and a counter's growth is a
+// part of a wait or a run never longer than it: the steal clock's growth
+// over a run, the throttled total's over a wait.
+TEST(Budget, ThrottledTotalsAndPartsOfAWaitOrARun)
+{
+    EXPECT_EQ(kd_throttled_total(500, 0, 0, 10'000), 500u);
+    EXPECT_EQ(kd_throttled_total(500, 9'000, 1, 10'000), 1'500u);
+    EXPECT_EQ(kd_throttled_total(500, 9'000, 0, 10'000), 500u);     // ended: its start left behind
+    EXPECT_EQ(kd_throttled_total(500, 11'000, 2, 10'000), 500u);    // a clock behind the start
+    EXPECT_EQ(kd_part_of(1'000, 1'400, 1'000), 400u);
+    EXPECT_EQ(kd_part_of(1'000, 3'000, 1'000), 1'000u);  // no more than the run
+    EXPECT_EQ(kd_part_of(1'000, 900, 1'000), 0u);        // a counter never goes back
+    // Steal: a run of 4 ms in which the vCPU's steal clock grew by 1.5 ms.
+    EXPECT_EQ(kd_part_of(7'000'000, 8'500'000, 4'000'000), 1'500'000u);
+}
