@@ -64,9 +64,10 @@ struct FeatureSwitch {
 
 inline constexpr FeatureSwitch kCoreSwitches[] = {
     {"budget", "--budget",
-     "Add each thread's time budget: the window split into running, ready, blocked per\n"
-     "syscall, stopped and not alive, with who held the CPU and who woke the thread (a\n"
-     "thread with no event: its state when the window closed, by the task iterator)",
+     "Add each thread's time budget: the window split into running (stolen by the host),\n"
+     "ready (queued, or throttled by a cgroup's CPU limit), blocked per syscall, stopped\n"
+     "and not alive, with who held the CPU and who woke the thread (a thread with no\n"
+     "event: its state when the window closed, by the task iterator)",
      nullptr, nullptr, &DelayFeatures::budget},
     {"histograms", "--histogram",
      "Add log2 latency histograms per thread: each syscall, run, ready, hard and soft IRQs,\n"

@@ -188,7 +188,7 @@ TEST(Options, HelpShowsNoParserMarkup)
     EXPECT_TRUE(std::regex_search(help, std::regex(R"(-D, *--debug \[FLAGS\])"))) << help;
     // Option texts keep the line breaks they were written with (CLI11 2.6
     // ends each word with a space).
-    EXPECT_TRUE(std::regex_search(help, std::regex(R"(ready, blocked per ?\n {30,}syscall, stopped)"))) << help;
+    EXPECT_TRUE(std::regex_search(help, std::regex(R"(\(stolen by the host\), ?\n {30,}ready \(queued)"))) << help;
     // The usage lines keep their hand-made layout whatever CLI11 reflows.
     EXPECT_NE(help.find("\n  kdelay -p PID[,PID...] [OPTIONS] trace these processes (up to 8)\n"), std::string::npos)
         << help;
