@@ -485,6 +485,9 @@ struct kd_thread {
     __u64 throttle_seen;
     __u64 throttle_carried;
     __u64 steal_seen;
+    /* --timeline: where the run began of a switch-in that its switch-out
+     * found missed (0: none), for the timeline's step to record. */
+    __u64 run_missed_at;
     struct kd_stat run;
     struct kd_stat ready;
     struct kd_stat stopped;

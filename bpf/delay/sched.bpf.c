@@ -344,8 +344,11 @@ static __always_inline void budget_holder_turn(void *prev, __u64 *now)
 /* prev (tid, entry t) ran since `in`, a switch-in that was not seen. */
 static __always_inline void budget_missed_switch_in(struct kd_thread *t, __u32 tid, struct kd_capture *cap, __u64 in)
 {
-    if (t->budget.state == KD_B_READY)
+    if (t->budget.state == KD_B_READY) {
         budget_switched_in(t, tid, cap, 0, in, 0);
+        if (WITH_TIMELINE)
+            t->run_missed_at = t->budget.since;
+    }
     t->steal_seen = 0;
 }
 
@@ -529,11 +532,10 @@ BTF_TRACEPOINT_PROBE(sched_switch)
 
 #if WITH_TIMELINE
 /* The switch's states on the timeline: prev's and next's, as
- * tp_btf__sched_switch left them. In that program these steps took
+ * tp_btf__sched_switch left them, with the run of a switch-in it found it
+ * had missed (timeline_switched). In that program these steps took
  * sched_switch past the verifier's limit (Debian 13's compiler); here they
- * are verified on their own. A switch-in that program found it had missed
- * (its RUNNING) is not recorded: the READY before it lasts until the
- * switch-out. */
+ * are verified on their own. */
 BTF_TRACEPOINT_STEP(sched_switch, timeline)
 {
     if (!capturing())

@@ -107,21 +107,26 @@ static __always_inline struct kd_tl_event *timeline_add(__u32 tid, kd_gen_t gen,
     return timeline_push(timeline_of(tid, gen), kind, at);
 }
 
-/* The thread (entry t) is in the budget's state since its `since`: kept
- * when it is not the state last kept. */
+/* A state of the budget's from `since` (blocked in syscall nr): kept when
+ * it is not the state last kept. */
+static __always_inline void timeline_state_at(struct kd_timeline *tl, __u32 state, __u64 since, __u32 nr)
+{
+    if (!tl || (tl->state == state && tl->state_since == since && tl->state_nr == nr))
+        return;
+    tl->state = state;
+    tl->state_since = since;
+    tl->state_nr = nr;
+    struct kd_tl_event *e = timeline_push(tl, KD_TL_STATE, since);
+    if (e) {
+        e->arg = state;
+        e->nr = nr;
+    }
+}
+
+/* The thread (entry t) is in the budget's state since its `since`. */
 static __always_inline void timeline_state_in(struct kd_timeline *tl, struct kd_thread *t)
 {
-    if (!tl || (tl->state == t->budget.state && tl->state_since == t->budget.since &&
-                tl->state_nr == t->budget.blocked_nr))
-        return;
-    tl->state = t->budget.state;
-    tl->state_since = t->budget.since;
-    tl->state_nr = t->budget.blocked_nr;
-    struct kd_tl_event *e = timeline_push(tl, KD_TL_STATE, t->budget.since);
-    if (e) {
-        e->arg = t->budget.state;
-        e->nr = t->budget.blocked_nr;
-    }
+    timeline_state_at(tl, t->budget.state, t->budget.since, t->budget.blocked_nr);
 }
 
 static __always_inline void timeline_state(struct kd_thread *t)
@@ -129,12 +134,26 @@ static __always_inline void timeline_state(struct kd_thread *t)
     timeline_state_in(timeline_of((__u32)t->tid, recording_gen(t)), t);
 }
 
-/* Thread tid was switched in or out: its state as sched_switch left it. */
+/* The timeline a switch of thread tid (entry t) goes on. */
+static __always_inline struct kd_timeline *timeline_switched_of(__u32 tid, struct kd_thread *t)
+{
+    return STALL ? timeline_of(tid, recording_gen(t)) : timeline_seen(tid);
+}
+
+/* Thread tid was switched in or out: its state as sched_switch left it,
+ * after the run of a switch-in that sched_switch found it had missed. */
 static __always_inline void timeline_switched(__u32 tid)
 {
     struct kd_thread *t = thread_find(tid);
-    if (t)
-        timeline_state_in(STALL ? timeline_of(tid, recording_gen(t)) : timeline_seen(tid), t);
+    if (!t)
+        return;
+    /* Looked up at each use: one pointer kept for both lost its type to
+     * the verifier (the compiler's select of the two look-ups). */
+    if (t->run_missed_at) {
+        timeline_state_at(timeline_switched_of(tid, t), KD_B_RUNNING, t->run_missed_at, 0);
+        t->run_missed_at = 0;
+    }
+    timeline_state_in(timeline_switched_of(tid, t), t);
 }
 
 /* A slice of thread tid (its interval gen) that ended: a syscall, an
