@@ -29,6 +29,8 @@ static __always_inline __u64 throttled_total_of(void *cfs_rq, __u64 clock)
  * on that CPU. */
 static __always_inline __u64 throttle_clock_of(void *cfs_rq)
 {
+    if (!THROTTLE_MEASURED)
+        return 0;
     return typed_u64((void *)typed_u64(cfs_rq, CFS_RQ_RQ_OFF), THROTTLE_CLOCK_OFF);
 }
 
@@ -37,6 +39,8 @@ static __always_inline __u64 throttle_clock_of(void *cfs_rq)
  * gap rq_time keeps). */
 static __always_inline __u64 throttle_clock_now(void *cfs_rq)
 {
+    if (!THROTTLE_MEASURED)
+        return 0;
     void *rq = (void *)typed_u64(cfs_rq, CFS_RQ_RQ_OFF);
     __u64 clock = typed_u64(rq, THROTTLE_CLOCK_OFF);
     __u32 cpu = typed_u32(rq, RQ_CPU_OFF);
@@ -63,6 +67,8 @@ static __always_inline void throttle_watch_begins(struct kd_thread *t, void *tas
  * `fresh` as above. */
 static __always_inline __u64 throttled_so_far(struct kd_thread *t, void *task, int fresh)
 {
+    if (!THROTTLE_MEASURED)
+        return 0;
     void *cfs_rq = (void *)typed_u64(task, TASK_CFS_RQ_OFF);
     __u64 part = t->throttle_carried;
     if (t->throttle_rq && t->throttle_rq == (__u64)cfs_rq) {

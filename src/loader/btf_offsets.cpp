@@ -142,7 +142,8 @@ std::optional<KernelLayout::Throttle> read_throttle_layout(const KernelBtf& btf)
         const char* clock;
     };
     for (const Names& n : {Names{"throttled_clock_self_time", "throttled_clock_self", "clock"},
-                           Names{"throttled_clock_task_time", "throttled_clock_task", "clock_task"}}) {
+                           Names{"throttled_clock_task_time", "throttled_clock_task", "clock_task"},
+                           Names{"throttled_clock_pelt_time", "throttled_clock_pelt", "clock_pelt"}}) {
         const auto ended = btf.member("cfs_rq", n.ended);
         const auto since = btf.member("cfs_rq", n.since);
         const auto count = btf.member("cfs_rq", "throttle_count");

@@ -109,9 +109,13 @@ struct KernelLayout {
     // throttled by a CPU bandwidth limit, its own or an ancestor's
     // (CONFIG_CFS_BANDWIDTH): the throttles ended, when the one under way
     // began, its throttle_count, and the run queue's clock they are in.
-    // 6.6+: throttled_clock_self{,_time}, in rq.clock; before 5.19:
-    // throttled_clock_task{,_time}, in rq.clock_task. nullopt in between,
-    // where only a PELT clock counts it, which stops while the CPU idles.
+    // 6.6+: throttled_clock_self{,_time}, in rq.clock; older kernels:
+    // throttled_clock_task{,_time}, in rq.clock_task, or (5.19 to 6.5, and
+    // stable kernels with that change, as Debian's 5.10) the same count in
+    // the load-tracking clock, throttled_clock_pelt{,_time} in
+    // rq.clock_pelt: the task clock where the CPU's frequency is not scaled
+    // (a VM), slower while the CPU is busy at a lower frequency, caught up
+    // when it idles. nullopt without CONFIG_CFS_BANDWIDTH.
     struct Throttle {
         MemberLayout ended;
         MemberLayout since;
