@@ -74,9 +74,11 @@ bool throttle_measured(const json& budget) { return budget.is_object() && budget
 // count for the group, over the run around kdelay's sample, is the same
 // share: only the spinner's queue (CPU 1's) has a task to throttle, so the
 // sum over the group's queues is that queue's. The share is compared, not
-// the sum, as the kernel adds a throttle to it only when it ends.
+// the sum, as the kernel adds a throttle to it only when it ends. (Kernel:
+// each kernel counts throttled time in fields and clocks of its own; the
+// other cases add kdelay's splitting.)
 // A gtest: it makes a cgroup with a CPU limit and reads the kernel's counts around kdelay's run.
-// TAGS logic
+// TAGS kernel
 TEST(CpuLimitE2E, ASpinnerOverItsCgroupsLimitWaitsThrottledAsTheKernelCounts)
 {
     KD_REQUIRE_BPF();
