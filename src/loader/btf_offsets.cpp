@@ -132,8 +132,6 @@ MemberLayout KernelBtf::require(const std::string& type_name,
     throw Error(Exit::osfile, "kernel BTF has no " + type_name + "." + member_name);
 }
 
-namespace {
-
 std::optional<KernelLayout::Throttle> read_throttle_layout(const KernelBtf& btf)
 {
     struct Names {
@@ -154,8 +152,6 @@ std::optional<KernelLayout::Throttle> read_throttle_layout(const KernelBtf& btf)
     }
     return std::nullopt;
 }
-
-}  // namespace
 
 KernelLayout read_kernel_layout(const KernelBtf& btf)
 {

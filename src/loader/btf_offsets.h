@@ -132,6 +132,8 @@ struct KernelLayout {
 };
 
 KernelLayout read_kernel_layout(const KernelBtf& btf);
+// KernelLayout's throttle: the first count the kernel has, of the three.
+std::optional<KernelLayout::Throttle> read_throttle_layout(const KernelBtf& btf);
 
 // Where a task's ids in a PID namespace are: task_struct.thread_pid (the
 // thread's struct pid) and .group_leader; pid.level and pid.numbers (a

@@ -4,7 +4,9 @@
 
 #include <bpf/btf.h>
 #include <gtest/gtest.h>
+#include <string>
 #include <unistd.h>
+#include <vector>
 
 using namespace kdelay;
 
@@ -95,4 +97,63 @@ TEST(KernelBtf, CgroupLayoutLeadsFromATaskToItsCgroup)
     EXPECT_GE(pids.subsys, 0);
     EXPECT_LT(static_cast<uint32_t>(pids.subsys) * 8, pids.css_set_subsys.size) << "an element of subsys[]";
     EXPECT_THROW(read_cgroup_layout(btf, "no_such_controller"), Error);
+}
+
+namespace {
+
+// struct cfs_rq and struct rq with the throttle fields of one kernel:
+// names[0] the count of throttles ended, names[1] the start of the one
+// under way, names[2] the run queue's clock they are in.
+struct btf* throttle_btf(const std::vector<std::vector<const char*>>& counts)
+{
+    struct btf* b = btf__new_empty();
+    const int int_t = btf__add_int(b, "int", 4, BTF_INT_SIGNED);
+    const int u64_t = btf__add_int(b, "u64", 8, 0);
+    btf__add_struct(b, "cfs_rq", 8 + 16 * counts.size());
+    btf__add_field(b, "throttle_count", int_t, 0, 0);
+    for (size_t i = 0; i < counts.size(); ++i) {
+        btf__add_field(b, counts[i][1], u64_t, static_cast<uint32_t>(64 + 128 * i), 0);
+        btf__add_field(b, counts[i][0], u64_t, static_cast<uint32_t>(128 + 128 * i), 0);
+    }
+    btf__add_struct(b, "rq", 8 + 8 * counts.size());
+    btf__add_field(b, "clock", u64_t, 0, 0);
+    for (size_t i = 0; i < counts.size(); ++i)
+        if (std::string(counts[i][2]) != "clock")
+            btf__add_field(b, counts[i][2], u64_t, static_cast<uint32_t>(64 + 64 * i), 0);
+    return b;
+}
+
+}  // namespace
+
+// The run queue's own count of its throttled time, in the clock it is kept
+// in: 6.6's where there, else the task clock's, else the load-tracking
+// clock's (Debian's 5.10, 5.19 to 6.5); none without CFS bandwidth.
+TEST(KernelBtf, ThrottledTimeIsTheBestCountTheKernelKeeps)
+{
+    const std::vector<const char*> self = {"throttled_clock_self_time", "throttled_clock_self", "clock"};
+    const std::vector<const char*> task = {"throttled_clock_task_time", "throttled_clock_task", "clock_task"};
+    const std::vector<const char*> pelt = {"throttled_clock_pelt_time", "throttled_clock_pelt", "clock_pelt"};
+    {
+        KernelBtf btf(throttle_btf({pelt, self}));
+        const auto t = read_throttle_layout(btf);
+        ASSERT_TRUE(t);
+        EXPECT_EQ(t->ended.offset, 32u);
+        EXPECT_EQ(t->since.offset, 24u);
+        EXPECT_EQ(t->count.offset, 0u);
+        EXPECT_EQ(t->clock.offset, 0u);  // rq.clock
+    }
+    {
+        KernelBtf btf(throttle_btf({pelt}));
+        const auto t = read_throttle_layout(btf);
+        ASSERT_TRUE(t);
+        EXPECT_EQ(t->ended.offset, 16u);
+        EXPECT_EQ(t->clock.offset, 8u);  // rq.clock_pelt
+    }
+    {
+        KernelBtf btf(throttle_btf({task}));
+        ASSERT_TRUE(read_throttle_layout(btf));
+        EXPECT_EQ(read_throttle_layout(btf)->clock.offset, 8u);  // rq.clock_task
+    }
+    KernelBtf none(throttle_btf({}));
+    EXPECT_FALSE(read_throttle_layout(none));
 }
