@@ -202,13 +202,13 @@ RAW_TRACEPOINT_PROBE(sched_process_exit)
     return 0;
 }
 
-/* A thread of the target gets a CPU at `at`, after waiting `waited` by the
- * kernel's account: the wait it ends is blamed on who held this CPU
- * meanwhile. First seen now, it has waited since the window opened, and
- * the part of the wait before is noted. */
-/* next (0: a switch-in not seen) is the thread's task. Its wait's throttled
- * part is taken as the wait's beginning, where a throttle that switched it
- * out puts it: the holders of its CPU are blamed for the rest. */
+/* A thread of the target (its task next; 0: a switch-in not seen) gets a
+ * CPU at `at`, after waiting `waited` by the kernel's account: the wait it
+ * ends is blamed on who held this CPU meanwhile. First seen now, it has
+ * waited since the window opened, and the part of the wait before is
+ * noted. The wait's throttled part is taken as its beginning, where a
+ * throttle that switched the thread out puts it: the holders are blamed
+ * for the rest. */
 static __always_inline void budget_switched_in(struct kd_thread *t, __u32 tid, struct kd_capture *cap, void *next,
                                                __u64 at, __u64 waited)
 {
@@ -218,7 +218,8 @@ static __always_inline void budget_switched_in(struct kd_thread *t, __u32 tid, s
     if (was == KD_B_READY || was == KD_B_UNKNOWN) {
         __u64 w0 = was == KD_B_READY && t->budget.since ? t->budget.since : window_start(cap);
         /* One waiting as the window opened was watched from then on. */
-        __u64 throttled = next && (was == KD_B_READY || t->throttle_rq) ? throttle_watch_ends(t, next, at > w0 ? at - w0 : 0) : 0;
+        int watched = next && (was == KD_B_READY || t->throttle_rq);
+        __u64 throttled = watched ? throttle_watch_ends(t, next, at > w0 ? at - w0 : 0) : 0;
         t->budget.throttled_ns += throttled;
         w0 += throttled;
         __u64 lo = was == KD_B_READY && t->budget.migrated_ns > w0 ? t->budget.migrated_ns : w0;
