@@ -63,6 +63,22 @@ Observed observe(pid_t spinner, const TestCgroup* group)
     return o;
 }
 
+// The group limited to 20% of a CPU (20000 of every 100000 us), and the
+// spinner in it once it runs, throttled for a few periods already.
+testing::AssertionResult limit_spinner(const TestCgroup& group, Process& spinner)
+{
+    if (group.path().empty())
+        return testing::AssertionFailure() << "no cgroup with the cpu controller to make";
+    if (!limit_cpu(group.path(), 20000, 100000))
+        return testing::AssertionFailure() << "cannot limit " << group.path();
+    if (!spinner.wait_for_output("spinning", 5s))
+        return testing::AssertionFailure() << "kd_spin did not start";
+    if (!group.add(spinner.pid()))
+        return testing::AssertionFailure() << "cannot move kd_spin into " << group.path();
+    std::this_thread::sleep_for(300ms);
+    return testing::AssertionSuccess();
+}
+
 // Whether the kernel counts a group's throttled time where kdelay reads it
 // (docs/report.md: 5.19 to 6.5 do not).
 bool throttle_measured(const json& budget) { return budget.is_object() && budget["throttled_ns"].is_number(); }
@@ -83,12 +99,8 @@ TEST(CpuLimitE2E, ASpinnerOverItsCgroupsLimitWaitsThrottledAsTheKernelCounts)
 {
     KD_REQUIRE_BPF();
     const TestCgroup group(cpu_controller_root(), kGroup);
-    ASSERT_FALSE(group.path().empty()) << "no cgroup with the cpu controller to make";
-    ASSERT_TRUE(limit_cpu(group.path(), 20000, 100000));
     Process spinner({kSpin, "1", "kd-limited"});
-    ASSERT_TRUE(spinner.wait_for_output("spinning", 5s));
-    ASSERT_TRUE(group.add(spinner.pid()));
-    std::this_thread::sleep_for(300ms);
+    ASSERT_TRUE(limit_spinner(group, spinner));
     const Observed o = observe(spinner.pid(), &group);
     ASSERT_TRUE(throttle_measured(o.budget)) << o.budget.dump();
     EXPECT_NEAR(o.ready, 0.8, 0.1) << o.budget.dump();
@@ -135,14 +147,10 @@ TEST(CpuLimitE2E, ASpinnerBothLimitedAndSharingItsCpuWaitsPartlyQueuedPartlyThro
 {
     KD_REQUIRE_BPF();
     const TestCgroup group(cpu_controller_root(), kGroup);
-    ASSERT_FALSE(group.path().empty()) << "no cgroup with the cpu controller to make";
-    ASSERT_TRUE(limit_cpu(group.path(), 20000, 100000));
     Process spinner({kSpin, "1", "kd-limited"});
     Process rival({kSpin, "1", "kd-rival"});
-    ASSERT_TRUE(spinner.wait_for_output("spinning", 5s));
     ASSERT_TRUE(rival.wait_for_output("spinning", 5s));
-    ASSERT_TRUE(group.add(spinner.pid()));
-    std::this_thread::sleep_for(300ms);
+    ASSERT_TRUE(limit_spinner(group, spinner));
     const Observed o = observe(spinner.pid(), &group);
     ASSERT_TRUE(throttle_measured(o.budget)) << o.budget.dump();
     EXPECT_NEAR(o.ready, 0.8, 0.1) << o.budget.dump();
