@@ -46,6 +46,20 @@ void finish(TimeBudget& t, const BlockedBy& blocked, const BudgetWindow& w)
 
 uint64_t clipped(uint64_t from, uint64_t to) { return to > from ? to - from : 0; }
 
+// A wait for a CPU of ns still open at the window's end: READY. Its holders
+// are named when it ends; until then it is shown as open, so that the
+// blame adds up to READY's queued part. Its throttled part so far is the
+// task iterator's (kernel; none without it).
+void add_open_wait(TimeBudget& t, const kd_task_now* kernel, uint64_t ns)
+{
+    const uint64_t throttled = t.throttled_ns && kernel ? std::min<uint64_t>(kernel->throttled_ns, ns) : 0;
+    t.ready_ns += ns;
+    if (t.throttled_ns)
+        *t.throttled_ns += throttled;
+    if (ns > throttled)
+        t.ready_blame.push_back({{HolderKind::open, 0, 0, ""}, ns - throttled});
+}
+
 // A thread that never changed state in the window, for ns of it: in the
 // state the task iterator found it in at the end (kernel), or /proc's.
 void add_state_at_end(TimeBudget& t, BlockedBy& blocked, const ThreadState& now, const kd_task_now* kernel,
@@ -56,13 +70,8 @@ void add_state_at_end(TimeBudget& t, BlockedBy& blocked, const ThreadState& now,
     // through it from one that ran and was preempted since.)
     if (kernel && kernel->state == 0 && !kernel->on_cpu) {
         // Queued all along, behind others: READY, still open at the end.
-        const uint64_t throttled = t.throttled_ns ? std::min<uint64_t>(kernel->throttled_ns, ns) : 0;
-        t.ready_ns += ns;
-        if (t.throttled_ns)
-            *t.throttled_ns += throttled;
+        add_open_wait(t, kernel, ns);
         t.ready_before_ns = kd_wait_before_window(kernel->at_ns, w.start_ns, kernel->waiting_ns);
-        if (ns > throttled)
-            t.ready_blame.push_back({{HolderKind::open, 0, 0, ""}, ns - throttled});
     } else if (kernel && kernel->state == 0) {
         t.running_ns += ns;
     } else {
@@ -97,17 +106,7 @@ TimeBudget make_budget(const kd_budget& b, const BudgetWindow& w, const std::map
         t.running_ns += open;
         break;
     case KD_B_READY:
-        // Its holders are named when the wait ends; until then it is shown
-        // as open, so that the blame adds up to READY's queued part; the
-        // throttled part of the wait so far is the task iterator's.
-        {
-            const uint64_t throttled = t.throttled_ns && kernel ? std::min<uint64_t>(kernel->throttled_ns, open) : 0;
-            t.ready_ns += open;
-            if (t.throttled_ns)
-                *t.throttled_ns += throttled;
-            if (open > throttled)
-                t.ready_blame.push_back({{HolderKind::open, 0, 0, ""}, open - throttled});
-        }
+        add_open_wait(t, kernel, open);
         break;
     case KD_B_STOPPED:
         t.stopped_ns += open;

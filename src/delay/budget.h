@@ -21,10 +21,6 @@ struct BudgetWindow {
     uint64_t length() const { return end_ns > start_ns ? end_ns - start_ns : 0; }
 };
 
-// blocked_ns: the thread's time blocked per syscall number (kd_syscall).
-// irq_ns: its hard and soft IRQ time, part of running. now: what /proc
-// shows of it at the end, when it is still there; it settles the state of
-// a thread the program never saw change, and pending blocked time.
 // What the running kernel lets the program count of READY's and
 // RUNNING's parts (KernelLayout's throttle and rq_steal).
 struct BudgetParts {
@@ -32,6 +28,10 @@ struct BudgetParts {
     bool steal = false;
 };
 
+// blocked_ns: the thread's time blocked per syscall number (kd_syscall).
+// irq_ns: its hard and soft IRQ time, part of running. now: what /proc
+// shows of it at the end, when it is still there; it settles the state of
+// a thread the program never saw change, and pending blocked time.
 TimeBudget make_budget(const kd_budget& b, const BudgetWindow& w, const std::map<uint32_t, uint64_t>& blocked_ns,
                        uint64_t irq_ns, const ThreadState* now, const kd_task_now* kernel = nullptr,
                        BudgetParts parts = {});

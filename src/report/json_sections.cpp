@@ -1,5 +1,4 @@
 #include "report/json_sections.h"
-#include <algorithm>
 
 #include "report/format.h"
 
@@ -98,7 +97,7 @@ json budget(const BudgetSection& section)
             {"profile", profile(b.profile)},
             {"window_ns", b.window_ns},       {"running_ns", b.running_ns}, {"irq_ns", b.irq_ns},
             {"ready_ns", b.ready_ns},         {"ready_before_window_ns", b.ready_before_ns},
-            {"queued_ns", b.throttled_ns ? json(b.ready_ns - std::min(*b.throttled_ns, b.ready_ns)) : json(nullptr)},
+            {"queued_ns", b.throttled_ns ? json(*b.queued_ns()) : json(nullptr)},
             {"throttled_ns", b.throttled_ns ? json(*b.throttled_ns) : json(nullptr)},
             {"throttled_by", b.throttled_by.empty() ? json(nullptr)
                                                     : json{{"cgroup", b.throttled_by}, {"cpu_max", b.throttled_by_cpu_max}}},

@@ -45,7 +45,7 @@ Table budget_states(const TimeBudget& b)
         row("  stolen by the host", i64(*b.steal_ns));
     row("READY", i64(b.ready_ns));
     if (b.throttled_ns && *b.throttled_ns) {
-        row("  queued", i64(b.ready_ns - std::min(*b.throttled_ns, b.ready_ns)));
+        row("  queued", i64(*b.queued_ns()));
         row("  throttled", i64(*b.throttled_ns));
     }
     row("BLOCKED", i64(b.blocked_ns));

@@ -2,6 +2,7 @@
 // who held the CPU while it waited and who ended its blocked time.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <optional>
@@ -61,6 +62,14 @@ struct TimeBudget {
     // by its CPU bandwidth limit (the rest was queued behind other tasks);
     // nullopt where the kernel does not count it (docs/report.md).
     std::optional<uint64_t> throttled_ns;
+    // READY's other part, waiting behind other tasks: nullopt with
+    // throttled_ns.
+    std::optional<uint64_t> queued_ns() const
+    {
+        if (!throttled_ns)
+            return std::nullopt;
+        return ready_ns - std::min(*throttled_ns, ready_ns);
+    }
     // The limit that throttled it: the cgroup, as /proc/PID/cgroup names it
     // in its hierarchy, and its quota and period as cgroup2's cpu.max
     // writes them ("20000 100000"); empty where none was found.

@@ -23,8 +23,8 @@
 #include "loader/session.h"
 #include "profile/process_stacks.h"
 #include "stall/stack_copies.h"
-#include "sys/cpu_limit.h"
 #include "stall/stall.h"
+#include "sys/cpu_limit.h"
 #include "sys/pid_map.h"
 
 namespace kdelay {

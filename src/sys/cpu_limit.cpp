@@ -1,20 +1,13 @@
 #include "sys/cpu_limit.h"
 
-#include <fstream>
 #include <map>
 #include <mntent.h>
 #include <sstream>
 
+#include "sys/process.h"
+
 namespace kdelay {
 namespace {
-
-std::string read_text(const std::string& path)
-{
-    std::ifstream in(path);
-    std::stringstream s;
-    s << in.rdbuf();
-    return in ? s.str() : std::string();
-}
 
 bool parse_u64(const std::string& text, uint64_t& value)
 {
@@ -58,7 +51,7 @@ struct ProcessCgroups {
 ProcessCgroups process_cgroups(pid_t pid)
 {
     ProcessCgroups found;
-    std::istringstream lines(read_text("/proc/" + std::to_string(pid) + "/cgroup"));
+    std::istringstream lines(read_file("/proc/" + std::to_string(pid) + "/cgroup"));
     for (std::string line; std::getline(lines, line);) {
         const size_t first = line.find(':'), second = line.find(':', first + 1);
         if (first == std::string::npos || second == std::string::npos)
@@ -77,17 +70,17 @@ ProcessCgroups process_cgroups(pid_t pid)
 bool read_limit(const std::string& dir, bool v1, CpuLimit& limit)
 {
     if (v1) {
-        const std::string quota = read_text(dir + "/cpu.cfs_quota_us");
+        const std::string quota = read_file(dir + "/cpu.cfs_quota_us");
         // -1: none.
         if (!parse_u64(quota.substr(0, quota.find('\n')), limit.quota_us))
             return false;
-        const std::string period = read_text(dir + "/cpu.cfs_period_us");
+        const std::string period = read_file(dir + "/cpu.cfs_period_us");
         if (!parse_u64(period.substr(0, period.find('\n')), limit.period_us))
             return false;
-    } else if (!parse_cpu_max(read_text(dir + "/cpu.max"), limit.quota_us, limit.period_us)) {
+    } else if (!parse_cpu_max(read_file(dir + "/cpu.max"), limit.quota_us, limit.period_us)) {
         return false;
     }
-    limit.nr_throttled = parse_nr_throttled(read_text(dir + "/cpu.stat"));
+    limit.nr_throttled = parse_nr_throttled(read_file(dir + "/cpu.stat"));
     return true;
 }
 

@@ -61,13 +61,13 @@ std::string comm_of(const fs::path& task_dir)
 
 std::string process_name(pid_t pid) { return pid > 0 ? comm_of("/proc/" + std::to_string(pid)) : std::string(); }
 
-namespace {
-
 std::string read_file(const fs::path& path)
 {
     std::ifstream in(path);
     return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
 }
+
+namespace {
 
 // The process a task id belongs to (its thread group); 0 when not known.
 pid_t thread_group_of(pid_t id) { return parse_status_tgid(read_file("/proc/" + std::to_string(id) + "/status")); }

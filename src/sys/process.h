@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <sys/types.h>
@@ -51,6 +52,9 @@ bool in_kernels_pid_namespace();
 
 // The name (comm) of process pid now; empty when it is gone.
 std::string process_name(pid_t pid);
+
+// A small file of /proc or /sys, whole; empty when it cannot be read.
+std::string read_file(const std::filesystem::path& path);
 
 // The processes whose name (comm) is name exactly: those root runs (real
 // and effective uid 0, from /proc/PID/status, which a process cannot
