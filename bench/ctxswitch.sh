@@ -19,7 +19,9 @@
 # /usr/bin/python3), started alongside after UPSTREAM_WARMUP seconds (default
 # 15) that the storm does not count; "n/a" when it did not sample.
 # Runs alternate; medians of RUNS, and for each tracer the median of its
-# ratios to the floor run of the same round. MODES picks the variants (default: pipe1
+# ratios to the floor run of the same round; with untraced among KINDS,
+# what each adds to a turn, and with kernel_delay.py too, that as a share of
+# what the script adds (the cost goals' measure). MODES picks the variants (default: pipe1
 # pipe2 futex), KINDS the tracers (default: all but kernel_delay_py and
 # baseline; baseline is another kdelay build, KDELAY_BASELINE, with the
 # options BASELINE_ARGS, then --sample-time 60 unless they hold --stall,
@@ -114,6 +116,25 @@ for mode in ${MODES:-pipe1 pipe2 futex}; do
             printf '%-17s / floor, median of same-round ratios %s\n' "$k" \
                 "$(paste <(tr ' ' '\n' <<<"${result[$k]}") <(tr ' ' '\n' <<<"${result[floor]}") |
                     awk '$1 ~ /^[0-9]+$/ && $2 > 0 {printf "%.3f\n", $1 / $2}' | median)"
+        done
+    fi
+    # What each tracer adds to a turn (a call, a round trip) over the
+    # untraced run of the same round, and that as a share of what
+    # kernel_delay.py adds: the cost goals are stated this way.
+    if [ -n "${result[untraced]:-}" ]; then
+        for k in "${kinds[@]}"; do
+            case $k in untraced) continue ;; esac
+            added=$(paste <(tr ' ' '\n' <<<"${result[$k]}") <(tr ' ' '\n' <<<"${result[untraced]}") |
+                awk '$1 ~ /^[0-9]+$/ && $1 > 0 && $2 > 0 {printf "%.1f\n", 1e9 / $1 - 1e9 / $2}' | median)
+            line=$(printf '%-17s adds %s ns a turn (median of rounds)' "$k" "$added")
+            if [ -n "${result[kernel_delay_py]:-}" ] && [ "$k" != kernel_delay_py ]; then
+                line+=$(printf ', %s of kernel_delay.py'"'"'s, median of same-round shares' \
+                    "$(paste <(tr ' ' '\n' <<<"${result[$k]}") <(tr ' ' '\n' <<<"${result[kernel_delay_py]}") \
+                        <(tr ' ' '\n' <<<"${result[untraced]}") |
+                        awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ && $1 > 0 && $2 > 0 && $3 > 0 && $2 < $3 {
+                                 printf "%.3f\n", (1 / $1 - 1 / $3) / (1 / $2 - 1 / $3) }' | median)")
+            fi
+            echo "$line"
         done
     fi
     unset result

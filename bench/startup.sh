@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Startup beside its anchors (root): in each round, exec to "# Start
 # sampling" for kdelay, then for KDELAY_BASELINE (another build, optional),
-# then for KERNEL_DELAY_PY (Open vSwitch's script, run by PYTHON, optional);
+# then for KERNEL_DELAY_PY (Open vSwitch's script, run by PYTHON, optional),
+# each taking one sample of SAMPLE_TIME seconds (default 1) of an idle process;
 # prints each round and the medians of the times and of each round's ratio
 # to kernel_delay.py. kernel_delay.py compiles against the header tree
 # KERNEL_DELAY_PY_TREE (its BCC_KERNEL_SOURCE; a split Debian tree must be
@@ -13,7 +14,7 @@ source "$(dirname "$0")/lib.sh"
 
 sleep 3600 & target=$!
 trap 'kill $target 2>/dev/null' EXIT
-args=(-p "$target" --skip-upcall-stats --sample-time 0.2)
+args=(-p "$target" --skip-upcall-stats --sample-time "${SAMPLE_TIME:-1}")
 probe() { "$b/startup_probe" 1 "$@" "${args[@]}"; }
 start_s() { probe "$@" | awk '/^startup_median_s/ {print $2}'; }
 command_of() {  # KIND
