@@ -5,12 +5,14 @@
 # its program for it (--ebpf -p), the variant edits the text, and
 # program_loader holds it while the storm is counted.
 # A variant is one of:
+#   untraced no program
 #   as-is    the program kdelay renders
 #   floor    empty programs on the same five hooks
 #   FILE.sed sed expressions applied to the program
 #   FILE     an executable that edits (or replaces) the program file named
 #            as its argument
-# RUNS (5), STORM_SECONDS (4): as in ctxswitch.sh. Medians, round trips/s.
+# RUNS (5), STORM_SECONDS (4): as in ctxswitch.sh; MODE (pipe1): the storm,
+# as ctxswitch.sh's MODES (getppid for the syscall path). Medians, turns/s.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 seconds=${STORM_SECONDS:-4}
@@ -20,11 +22,16 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 
-# One measurement of variant $1: round trips/s.
+# One measurement of variant $1: turns/s.
 measure() {
     local variant=$1 prog=$work/program.c out=$work/storm.out storm loader
-    $b/ctx_storm pipe1 "$seconds" "$warmup" >"$out" &
+    $b/ctx_storm "${MODE:-pipe1}" "$seconds" "$warmup" >"$out" &
     storm=$!
+    if [ "$variant" = untraced ]; then
+        wait "$storm"
+        awk '{print $2}' "$out"
+        return
+    fi
     case $variant in
     floor) "$b/hook_floor" --print sched >"$prog" ;;
     *) "$kdelay" --ebpf -p "$storm" >"$prog" ;;

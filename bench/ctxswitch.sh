@@ -16,7 +16,8 @@
 # started beside a storm that waits TARGET_WARMUP seconds (default 3)
 # before it counts. With
 # KERNEL_DELAY_PY set, also by that script (run by PYTHON, default
-# /usr/bin/python3), started alongside after UPSTREAM_WARMUP seconds (default
+# /usr/bin/python3, compiling against KERNEL_DELAY_PY_TREE if set, as in
+# startup.sh), started alongside after UPSTREAM_WARMUP seconds (default
 # 15) that the storm does not count; "n/a" when it did not sample.
 # Runs alternate; medians of RUNS, and for each tracer the median of its
 # ratios to the floor run of the same round; with untraced among KINDS,
@@ -40,7 +41,7 @@ upstream() {  # MODE: the storm under kernel_delay.py, which needs a running pid
     report=$(mktemp)
     $b/ctx_storm "$1" "$seconds" "$warmup" >"$out" &
     pid=$!
-    "${PYTHON:-/usr/bin/python3}" "$KERNEL_DELAY_PY" --skip-upcall-stats -p "$pid" --sample-time $((seconds + warmup + 2)) >"$report" 2>&1 || true
+    env ${KERNEL_DELAY_PY_TREE:+BCC_KERNEL_SOURCE=$KERNEL_DELAY_PY_TREE} "${PYTHON:-/usr/bin/python3}" "$KERNEL_DELAY_PY" --skip-upcall-stats -p "$pid" --sample-time $((seconds + warmup + 2)) >"$report" 2>&1 || true
     wait "$pid"
     if grep -q '^# Sample dump' "$report"; then rate <"$out"; else echo n/a; fi
     rm -f "$out" "$report"

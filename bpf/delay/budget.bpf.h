@@ -319,8 +319,7 @@ static __always_inline void budget_enter(struct kd_thread *t, __u32 state, __u32
  * seen now, as it may be in a syscall entered before the window. */
 static __always_inline __u32 budget_blocked_nr(struct kd_thread *t, __u32 tid, struct kd_capture *cap)
 {
-    int zero = 0;
-    struct kd_inflight *f = inflight.lookup(&zero);
+    struct kd_inflight *f = cpu_inflight();
     if (f && f->start && f->tid == tid && !f->busy)
         return f->nr;
     if (t->sys_start && t->sys_start >= cap->start_ns)
