@@ -10,10 +10,7 @@
 # or --wait-stacks 5: kdelay_timeline, kdelay_wait_stacks; their storm is
 # best poll1 or poll2, whose every turn is an interval, or work, a
 # CPU-bound thread inside one interval (every sample kept); a sample's
-# --budget --timeline FILE: kdelay_sample_timeline); kdelay_attached
-# attaches with -p to a storm that warms up for TARGET_WARMUP seconds (as
-# kernel_delay.py does: under emulation, where one host thread runs every
-# vCPU, kdelay's startup would otherwise take turns with the storm); kdelay_pids3
+# --budget --timeline FILE: kdelay_sample_timeline); kdelay_pids3
 # traces it in a list of three processes (-p STORM,IDLE,IDLE) and
 # kdelay_cgroup as the one process of a cgroup2 cgroup (--cgroup), both
 # started beside a storm that waits TARGET_WARMUP seconds (default 3)
@@ -47,28 +44,6 @@ upstream() {  # MODE: the storm under kernel_delay.py, which needs a running pid
     env ${KERNEL_DELAY_PY_TREE:+BCC_KERNEL_SOURCE=$KERNEL_DELAY_PY_TREE} "${PYTHON:-/usr/bin/python3}" "$KERNEL_DELAY_PY" --skip-upcall-stats -p "$pid" --sample-time $((seconds + warmup + 2)) >"$report" 2>&1 || true
     wait "$pid"
     if grep -q '^# Sample dump' "$report"; then rate <"$out"; else echo n/a; fi
-    rm -f "$out" "$report"
-}
-
-# MODE's storm under kdelay -p, attached while the storm warms up for
-# TARGET_WARMUP seconds that it does not count, as kernel_delay.py is: the
-# tracer's startup (its compile, its first reads of the target) is not in
-# the count. "n/a" when sampling began after the warm-up.
-attached() {
-    local out report pid deadline began="" warmup=${TARGET_WARMUP:-3}
-    out=$(mktemp)
-    report=$(mktemp)
-    $b/ctx_storm "$1" "$seconds" "$warmup" >"$out" &
-    pid=$!
-    deadline=$(echo "$(date +%s.%N) + $warmup" | bc -l)
-    "$kdelay" --skip-upcall-stats -p "$pid" --sample-time $((seconds + warmup + 2)) >"$report" 2>&1 &
-    while kill -0 "$pid" 2>/dev/null; do
-        if [ -z "$began" ] && grep -q '^# Start sampling' "$report"; then began=$(date +%s.%N); fi
-        sleep 0.05
-    done
-    wait "$pid"
-    wait || true
-    if [ -n "$began" ] && [ "$(echo "$began < $deadline" | bc -l)" = 1 ]; then rate <"$out"; else echo n/a; fi
     rm -f "$out" "$report"
 }
 
@@ -112,7 +87,6 @@ measure() {
     kdelay_wait_stacks) "$kdelay" --stall 1s --wait-stacks 5 -- $b/ctx_storm "$mode" "$seconds" | rate ;;
     kdelay_sample_timeline) "$kdelay" --skip-upcall-stats --budget --sample-time 60 --timeline "$timelines/samples.pftrace" \
         -- $b/ctx_storm "$mode" "$seconds" | rate ;;
-    kdelay_attached) attached "$mode" ;;
     kdelay_pids3) beside pids3 "$mode" ;;
     kdelay_cgroup) beside cgroup "$mode" ;;
     baseline) "$KDELAY_BASELINE" ${BASELINE_ARGS:-} $([[ " ${BASELINE_ARGS:-} " == *" --stall "* ]] || echo --sample-time 60) \
