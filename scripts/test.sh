@@ -27,11 +27,7 @@ cd "$(dirname "$0")/.."
 stage() { echo "== test.sh: $1 (at $((SECONDS / 60)) min $((SECONDS % 60)) s)"; }
 # The tests ctest has just seen fail, named and run once more: a second
 # failure fails the run.
-once_more() {
-    echo "test.sh: failed once, running once more:" \
-         "$(sed -n 's/^[0-9]*:\(.*\)/\1/p' build/Testing/Temporary/LastTestsFailed.log | paste -sd' ')" >&2
-    ctest --test-dir build --rerun-failed --output-on-failure
-}
+once_more() { LABEL="test.sh: " bash scripts/ctest-once-more.sh build; }
 quick=0
 case ${1:-} in
 --quick) quick=1 ;;

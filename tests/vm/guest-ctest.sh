@@ -9,6 +9,4 @@ set -uo pipefail
 build=$1
 shift
 ctest --test-dir "$build" "$@" && exit 0
-echo "== guest-ctest.sh: failed once, running once more:" \
-     "$(sed -n 's/^[0-9]*:\(.*\)/\1/p' "$build/Testing/Temporary/LastTestsFailed.log" | paste -sd' ')"
-ctest --test-dir "$build" --rerun-failed --output-on-failure --timeout 600
+LABEL="== guest-ctest.sh: " bash "$(dirname "$0")/../../scripts/ctest-once-more.sh" "$build" --timeout 600 2>&1
