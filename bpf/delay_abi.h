@@ -578,36 +578,23 @@ struct kd_syscall {
     __u64 blocked_ns;  /* --budget: time blocked in this syscall */
 };
 
-/* The target's syscall in flight on a CPU (delay/syscall_state.bpf.h). */
-struct kd_inflight {
-    __u32 tid;
-    __u32 nr;
-    __u64 start;
-    __u32 busy;  /* a syscall hook is updating this CPU's slots */
-    __u32 pad;
-};
-
-/* The syscalls that last returned on a CPU, each with the calls of its
- * current run, not yet added to the syscalls hash. Several, so that threads
- * taking turns on a CPU (each calling its own syscall) do not push each
- * other's runs into the hash at every call. */
+/* Per CPU: the syscalls that last returned there, each with the calls of
+ * its current run, not yet added to the syscalls hash. Several, so that
+ * threads taking turns on a CPU (each calling its own syscall) do not push
+ * each other's runs into the hash at every call. */
 #define KD_RECENT_RUNS 4  /* a power of two */
 struct kd_recent {
     __u32 tid;
     __u32 nr;
     struct kd_stat stat;
 };
-
-/* Per CPU, one value, so that a syscall's exit looks up one map: the
- * syscall in flight and the recent runs. */
-struct kd_cpu_syscalls {
-    struct kd_inflight inflight;
+struct kd_recent_runs {
     struct kd_recent run[KD_RECENT_RUNS];
     __u32 next;  /* the run to replace next */
     __u32 pad;
 };
 
-/* --histogram: the histogram of each per-CPU run (run[i] of kd_cpu_syscalls
+/* --histogram: the histogram of each per-CPU run (run[i] of kd_recent_runs
  * has count[i]), added to the hist hash only when the run is pushed out. */
 struct kd_recent_hists {
     __u64 count[KD_RECENT_RUNS][KD_HIST_SLOTS];

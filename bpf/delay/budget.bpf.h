@@ -319,7 +319,8 @@ static __always_inline void budget_enter(struct kd_thread *t, __u32 state, __u32
  * seen now, as it may be in a syscall entered before the window. */
 static __always_inline __u32 budget_blocked_nr(struct kd_thread *t, __u32 tid, struct kd_capture *cap)
 {
-    struct kd_inflight *f = cpu_inflight();
+    int zero = 0;
+    struct kd_inflight *f = inflight.lookup(&zero);
     if (f && f->start && f->tid == tid && !f->busy)
         return f->nr;
     if (t->sys_start && t->sys_start >= cap->start_ns)

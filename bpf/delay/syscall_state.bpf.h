@@ -35,9 +35,8 @@ static __always_inline void stat_merge(struct kd_stat *to, struct kd_stat *from)
  * no hash lookup per call; a run that needs a slot when all are taken moves
  * the oldest into the syscalls hash (and its histogram into the hist hash).
  * The collector adds what the slots hold at the end of the sample (and
- * zeroes them between samples). The same value holds the CPU's syscall in
- * flight (kd_inflight, below). */
-BPF_PERCPU_ARRAY(cpu_syscalls, struct kd_cpu_syscalls, 1);
+ * zeroes them between samples). */
+BPF_PERCPU_ARRAY(recent, struct kd_recent_runs, 1);
 #if WITH_HISTOGRAMS
 BPF_PERCPU_ARRAY(recent_hists, struct kd_recent_hists, 1);
 #endif
@@ -95,8 +94,12 @@ static __always_inline void recent_hist_flush(int i, struct kd_syscall_key *done
 static __always_inline void recent_hist_flush(int i, struct kd_syscall_key *done) {}
 #endif
 
-static __always_inline void recent_add(struct kd_cpu_syscalls *runs, struct kd_syscall_key *key, __u64 delta)
+static __always_inline void recent_add(struct kd_syscall_key *key, __u64 delta)
 {
+    int zero = 0;
+    struct kd_recent_runs *runs = recent.lookup(&zero);
+    if (!runs)
+        return;
 #pragma unroll
     for (int i = 0; i < KD_RECENT_RUNS; i++) {
         struct kd_recent *run = &runs->run[i];
@@ -143,18 +146,19 @@ static __always_inline void syscall_add(struct kd_syscall_key *key, __u64 delta,
         syscall_hist_add(key, bucket, 1);
 }
 
-/* The target's syscall in flight on this CPU (kd_cpu_syscalls.inflight).
- * A thread leaves the CPU only through sched_switch, which moves its
- * in-flight syscall into its thread entry (spill_inflight); so a syscall
- * costs no hash lookup on entry or exit, and its exit needs no pt_regs
- * read. A stale slot (from before this sample) is older than
- * capture.start_ns and ignored. */
-static __always_inline struct kd_inflight *cpu_inflight(void)
-{
-    int zero = 0;
-    struct kd_cpu_syscalls *cpu = cpu_syscalls.lookup(&zero);
-    return cpu ? &cpu->inflight : 0;
-}
+/* The target's syscall in flight on this CPU. A thread leaves the CPU only
+ * through sched_switch, which moves its in-flight syscall into its thread
+ * entry (spill_inflight); so a syscall costs no hash lookup on entry or
+ * exit, and its exit needs no pt_regs read. A stale slot (from before this
+ * sample) is older than capture.start_ns and ignored. */
+struct kd_inflight {
+    __u32 tid;
+    __u32 nr;
+    __u64 start;
+    __u32 busy;  /* a syscall hook is updating this CPU's slots */
+    __u32 pad;
+};
+BPF_PERCPU_ARRAY(inflight, struct kd_inflight, 1);
 
 /* A syscall hook can be preempted on a preemptible kernel (7.2 runs BPF on
  * the syscall tracepoints with only migration disabled), and another target
@@ -211,7 +215,8 @@ static __always_inline int inflight_is(struct kd_inflight *f, __u32 tid, struct 
  * preempted hook holds the slots, no other thread's syscall is in them. */
 static __always_inline void spill_inflight(struct kd_thread *t, __u32 tid, struct kd_capture *cap)
 {
-    struct kd_inflight *f = cpu_inflight();
+    int zero = 0;
+    struct kd_inflight *f = inflight.lookup(&zero);
     if (!inflight_is(f, tid, cap) || f->busy)
         return;
     if (t) {

@@ -37,7 +37,8 @@ RAW_TRACEPOINT_PROBE(sys_enter)
     __u64 now = bpf_ktime_get_ns();
     __u32 tid = (__u32)id, nr = (__u32)ctx->args[1];
     stall_syscall_entered(ctx, tid, nr, cap, now);
-    struct kd_inflight *f = cpu_inflight();
+    int zero = 0;
+    struct kd_inflight *f = inflight.lookup(&zero);
     if (!f)
         return 0;
     syscall_entered(f, tid, nr, now);
@@ -128,11 +129,10 @@ static __always_inline void syscall_event_sent(void *ctx, struct kd_syscall_key 
 #endif
 
 /* The current thread (id) returns from a syscall; own: whether this hook
- * holds the CPU's slots (cpu). */
+ * holds the CPU's slots (f). */
 static __always_inline void syscall_returned(struct bpf_raw_tracepoint_args *ctx, struct kd_capture *cap, __u64 id,
-                                             struct kd_cpu_syscalls *cpu, int own)
+                                             struct kd_inflight *f, int own)
 {
-    struct kd_inflight *f = &cpu->inflight;
     struct kd_syscall_key key = { .tid = (__u32)id };
     struct kd_thread *t = 0;  /* looked up once a step needs it */
     __u64 entry;
@@ -158,7 +158,7 @@ static __always_inline void syscall_returned(struct bpf_raw_tracepoint_args *ctx
         t = syscall_counted_in_interval(&key, t, entry, now);
     } else {
         if (own)
-            recent_add(cpu, &key, now - entry);  /* through this CPU's recent runs, with its histogram */
+            recent_add(&key, now - entry);  /* through this CPU's recent runs, with its histogram */
         else
             syscall_add(&key, now - entry, 1);
         timeline_slice_in(timeline_seen(key.tid), KD_TL_SYSCALL, key.nr, entry, now);
@@ -174,13 +174,13 @@ RAW_TRACEPOINT_PROBE(sys_exit)
     if (!cap)
         return 0;
     int zero = 0;
-    struct kd_cpu_syscalls *cpu = cpu_syscalls.lookup(&zero);
-    if (!cpu)
+    struct kd_inflight *f = inflight.lookup(&zero);
+    if (!f)
         return 0;
-    int own = slots_claim(&cpu->inflight);
-    syscall_returned(ctx, cap, id, cpu, own);
+    int own = slots_claim(f);
+    syscall_returned(ctx, cap, id, f, own);
     if (own)
-        slots_release(&cpu->inflight);
+        slots_release(f);
     /* After the syscall is counted: a poll's return is outside any interval. */
     stall_syscall_exited(ctx, (__u32)id);
     return 0;

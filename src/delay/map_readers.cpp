@@ -76,12 +76,12 @@ void add_buckets(Log2Hist& to, const __u64 (&counts)[KD_HIST_SLOTS])
         to.slots[b] += counts[b];
 }
 
-// The per-CPU syscall runs (kd_cpu_syscalls.run of each CPU).
-std::vector<kd_cpu_syscalls> recent_runs(MapIo& maps) { return maps.per_cpu<kd_cpu_syscalls>("cpu_syscalls", 0); }
+// The per-CPU syscall runs (kd_recent_runs of each CPU).
+std::vector<kd_recent_runs> recent_runs(MapIo& maps) { return maps.per_cpu<kd_recent_runs>("recent", 0); }
 
 // Per thread and syscall number: the syscalls hash plus the runs still in
 // the per-CPU slots; only those r wants, given one.
-std::map<std::pair<uint32_t, uint32_t>, kd_stat> syscall_stats(MapIo& maps, const std::vector<kd_cpu_syscalls>& recent,
+std::map<std::pair<uint32_t, uint32_t>, kd_stat> syscall_stats(MapIo& maps, const std::vector<kd_recent_runs>& recent,
                                                                 const SampleReading* r)
 {
     std::map<std::pair<uint32_t, uint32_t>, kd_stat> stats;
@@ -144,7 +144,7 @@ void read_histograms(MapIo& maps, SampleReading& r)
     for (const auto& [k, n] : maps.entries<kd_hist_key, uint64_t>("hist"))
         if (k.slot < Log2Hist{}.slots.size())
             hists[{k.tid, k.kind, k.id}].slots[k.slot] += n;
-    const std::vector<kd_cpu_syscalls>& runs = r.recent;
+    const std::vector<kd_recent_runs>& runs = r.recent;
     const std::vector<kd_recent_hists> run_hists = maps.per_cpu<kd_recent_hists>("recent_hists", 0);
     for (size_t cpu = 0; cpu < runs.size() && cpu < run_hists.size(); ++cpu)
         for (size_t i = 0; i < KD_RECENT_RUNS; ++i)

@@ -42,7 +42,7 @@ struct SampleReading {
     std::map<uint32_t, uint32_t> pids;  // tid -> its process
     std::map<uint32_t, kd_budget> budgets;
     std::map<uint32_t, uint32_t> slot_tids;  // thread_slots' index -> the tid there
-    std::vector<kd_cpu_syscalls> recent;      // per CPU, read with the syscalls
+    std::vector<kd_recent_runs> recent;      // per CPU, read with the syscalls
     // --budget: the target's threads at the window's end, by the task
     // iterator (none: the kernel has no iterator, or it was not run).
     std::optional<std::map<uint32_t, kd_task_now>> tasks_at_end;

@@ -53,7 +53,7 @@ inline constexpr std::array<DelayMap, 22> kCoreMaps = {{
     {"softirqs", DelayMap::Reset::clear, delay_maps::always, KD_MAP_SOFTIRQS, "soft IRQ"},
     {"hardirq_slot", DelayMap::Reset::zero, delay_maps::always},
     {"softirq_slot", DelayMap::Reset::zero, delay_maps::always},
-    {"cpu_syscalls", DelayMap::Reset::zero, delay_maps::always},  // per-CPU syscall in flight and runs
+    {"recent", DelayMap::Reset::zero, delay_maps::always},  // per-CPU syscall runs
     {"recent_hists", DelayMap::Reset::zero, delay_maps::histograms},  // their histograms, read with hist
     {"stack_traces", DelayMap::Reset::clear, delay_maps::stack_traces},
     {"blockio", DelayMap::Reset::clear, delay_maps::block_io, KD_MAP_BLOCKIO, "block I/O"},
