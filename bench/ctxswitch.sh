@@ -7,9 +7,10 @@
 # traced by kdelay, kdelay --histogram and kdelay --budget (and, in KINDS
 # only, bound: the floor plus a clock read and a per-CPU store at each hook,
 # the least any tracer that times these events pays, as
-# bench/variants/timestamps_only.sh; watched by kdelay --stall 1s: kdelay_stall (its profile at 99 Hz by
-# default), with --profile 0: kdelay_stall_noprofile, and with --timeline DIR
-# or --wait-stacks 5: kdelay_timeline, kdelay_wait_stacks; their storm is
+# bench/variants/timestamps_only.sh; watched by kdelay --stall 1s:
+# kdelay_stall (its profile at 99 Hz by default), with --profile 0:
+# kdelay_stall_noprofile, and with --timeline DIR or --wait-stacks 5:
+# kdelay_timeline, kdelay_wait_stacks; their storm is
 # best poll1 or poll2, whose every turn is an interval, or work, a
 # CPU-bound thread inside one interval (every sample kept); a sample's
 # --budget --timeline FILE: kdelay_sample_timeline); kdelay_pids3
@@ -32,6 +33,7 @@
 # docs/PERFORMANCE.md records the results.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
+source bench/variants/timestamps_only.sh  # the bound kind's hooks
 seconds=${STORM_SECONDS:-3}
 rate() { grep -o '_per_sec [0-9]*' | awk '{print $2}'; }
 timelines=$(mktemp -d)
@@ -80,8 +82,7 @@ measure() {
     case $kind in
     untraced) $b/ctx_storm "$mode" "$seconds" | rate ;;
     floor) $b/hook_floor sched $b/ctx_storm "$mode" "$seconds" 2>/dev/null | rate ;;
-    bound) HOOK_DECLS='BPF_PERCPU_ARRAY(stamp, __u64, 1);' \
-        HOOK_BODY='int zero = 0; __u64 *s = stamp.lookup(&zero); if (s) *s = bpf_ktime_get_ns(); return 0;' \
+    bound) HOOK_DECLS=$timestamps_decls HOOK_BODY=$timestamps_body \
         $b/hook_floor sched $b/ctx_storm "$mode" "$seconds" 2>/dev/null | rate ;;
     kdelay) "$kdelay" --skip-upcall-stats --sample-time 60 -- $b/ctx_storm "$mode" "$seconds" | rate ;;
     kdelay_histogram) "$kdelay" --skip-upcall-stats --histogram --sample-time 60 -- $b/ctx_storm "$mode" "$seconds" | rate ;;
