@@ -17,7 +17,7 @@ namespace {
 
 constexpr std::size_t kPages = 64;
 
-// A file of kPages pages, each filled with its own number.
+// A file of kPages pages, each filled with one letter, a to z in turn.
 struct PagedFile {
     std::string path;
     int fd = -1;
