@@ -7,7 +7,8 @@
 # traced by kdelay, kdelay --histogram and kdelay --budget (and, in KINDS
 # only, bound: the floor plus a clock read and a per-CPU store at each hook,
 # the least any tracer that times these events pays, as
-# bench/variants/timestamps_only.sh; watched by kdelay --stall 1s:
+# bench/variants/timestamps_only.sh; bound_target: the same, for the
+# storm's process only, behind a test of the current task's tgid; watched by kdelay --stall 1s:
 # kdelay_stall (its profile at 99 Hz by default), with --profile 0:
 # kdelay_stall_noprofile, and with --timeline DIR or --wait-stacks 5:
 # kdelay_timeline, kdelay_wait_stacks; their storm is
@@ -33,7 +34,7 @@
 # docs/PERFORMANCE.md records the results.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
-source bench/variants/timestamps_only.sh  # the bound kind's hooks
+source bench/variants/timestamps_only.sh  # the bound kinds' hooks
 seconds=${STORM_SECONDS:-3}
 rate() { grep -o '_per_sec [0-9]*' | awk '{print $2}'; }
 timelines=$(mktemp -d)
@@ -83,6 +84,8 @@ measure() {
     untraced) $b/ctx_storm "$mode" "$seconds" | rate ;;
     floor) $b/hook_floor sched $b/ctx_storm "$mode" "$seconds" 2>/dev/null | rate ;;
     bound) HOOK_DECLS=$timestamps_decls HOOK_BODY=$timestamps_body \
+        $b/hook_floor sched $b/ctx_storm "$mode" "$seconds" 2>/dev/null | rate ;;
+    bound_target) HOOK_DECLS=$timestamps_decls HOOK_BODY=$timestamps_target_body \
         $b/hook_floor sched $b/ctx_storm "$mode" "$seconds" 2>/dev/null | rate ;;
     kdelay) "$kdelay" --skip-upcall-stats --sample-time 60 -- $b/ctx_storm "$mode" "$seconds" | rate ;;
     kdelay_histogram) "$kdelay" --skip-upcall-stats --histogram --sample-time 60 -- $b/ctx_storm "$mode" "$seconds" | rate ;;

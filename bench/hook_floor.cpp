@@ -11,11 +11,14 @@
 // a storm already running).
 //   HOOK_DECLS, HOOK_BODY: declarations (maps) and a body for every raw
 //   tracepoint program instead of an empty one, to price one primitive (a
-//   clock read, a hash lookup) with kernel.bpf_stats_enabled.
+//   clock read, a hash lookup) with kernel.bpf_stats_enabled. When it runs
+//   STORM, the body may name STORM's process as TARGET_TGID: STORM is
+//   forked first and waits until the programs are attached.
 #include <bcc/BPF.h>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <vector>
@@ -38,9 +41,32 @@ int main(int argc, char** argv)
     std::vector<std::string> hooks = {"sys_enter", "sys_exit"};
     if (mode == "sched")
         hooks.insert(hooks.end(), {"sched_switch", "sched_wakeup", "sched_wakeup_new"});
+    // The storm waits on a pipe until the programs are attached, so that its
+    // pid can be compiled into them.
+    int go[2] = {-1, -1};
+    pid_t pid = -1;
+    if (!print) {
+        if (pipe(go) != 0) {
+            perror("pipe");
+            return 71;
+        }
+        pid = fork();
+        if (pid == 0) {
+            close(go[1]);
+            char byte;
+            if (read(go[0], &byte, 1) != 1)
+                _exit(0);  // the programs did not attach
+            close(go[0]);
+            execv(argv[2], argv + 2);
+            _exit(127);
+        }
+        close(go[0]);
+    }
     std::string src;
     if (print)
         src = kdelay::embedded_file("delay_abi.h") + "\nBPF_ARRAY(capture, struct kd_capture, 1);\n";
+    else
+        src = "#define TARGET_TGID " + std::to_string(pid) + "\n";
     src += std::string(decls ? decls : "") + "\n";
     for (const std::string& hook : hooks)
         src += raw ? "RAW_TRACEPOINT_PROBE(" + hook + ") { " + (body ? body : "return 0;") + " }\n"
@@ -65,11 +91,11 @@ int main(int argc, char** argv)
         }
     }
     fflush(stdout);
-    pid_t pid = fork();
-    if (pid == 0) {
-        execv(argv[2], argv + 2);
-        _exit(127);
+    if (write(go[1], "g", 1) != 1) {
+        perror("write");
+        return 71;
     }
+    close(go[1]);
     int status = 0;
     waitpid(pid, &status, 0);
     return WIFEXITED(status) ? WEXITSTATUS(status) : 1;
