@@ -12,11 +12,14 @@
 #   FILE     an executable that edits (or replaces) the program file named
 #            as its argument
 # RUNS (5), STORM_SECONDS (4): as in ctxswitch.sh; MODE (pipe1): the storm,
-# as ctxswitch.sh's MODES (getppid for the syscall path). Medians, turns/s.
+# as ctxswitch.sh's MODES (getppid for the syscall path); WARMUP (3): the
+# whole seconds the storm waits before it counts, which must cover the
+# render and the compile (60 under TCG). Medians, turns/s; "n/a" for a run
+# whose program was attached after the warm-up.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 seconds=${STORM_SECONDS:-4}
-warmup=3
+warmup=${WARMUP:-3}
 [ $# -gt 0 ] || { echo "usage: ablate.sh VARIANT..." >&2; exit 64; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -24,7 +27,8 @@ trap 'rm -rf "$work"' EXIT
 
 # One measurement of variant $1: turns/s.
 measure() {
-    local variant=$1 prog=$work/program.c out=$work/storm.out storm loader
+    local variant=$1 prog=$work/program.c out=$work/storm.out attached=$work/loader.out storm loader deadline in_time=1
+    deadline=$(($(now_ns) + warmup * 1000000000))
     $b/ctx_storm "${MODE:-pipe1}" "$seconds" "$warmup" >"$out" &
     storm=$!
     if [ "$variant" = untraced ]; then
@@ -41,12 +45,13 @@ measure() {
     *.sed) sed -i -f "$variant" "$prog" ;;
     *) "$variant" "$prog" ;;
     esac
-    $b/program_loader "$prog" $((seconds + warmup + 2)) &
+    $b/program_loader "$prog" $((seconds + warmup + 2)) >"$attached" &
     loader=$!
+    began_before "$attached" '^attached' "$deadline" || in_time=0
     wait "$storm"
     kill "$loader" 2>/dev/null || true
     wait "$loader" 2>/dev/null || true
-    awk '{print $2}' "$out"
+    if [ "$in_time" = 1 ]; then awk '{print $2}' "$out"; else echo n/a; fi
 }
 
 declare -A result=()

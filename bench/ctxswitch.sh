@@ -18,11 +18,12 @@
 # traces it in a list of three processes (-p STORM,IDLE,IDLE) and
 # kdelay_cgroup as the one process of a cgroup2 cgroup (--cgroup), both
 # started beside a storm that waits TARGET_WARMUP seconds (default 3)
-# before it counts. With
+# before it counts ("n/a" when kdelay began sampling after that). With
 # KERNEL_DELAY_PY set, also by that script (run by PYTHON, default
 # /usr/bin/python3, compiling against KERNEL_DELAY_PY_TREE if set, as in
 # startup.sh), started alongside after UPSTREAM_WARMUP seconds (default
-# 15) that the storm does not count; "n/a" when it did not sample.
+# 15) that the storm does not count; "n/a" when it did not sample, or
+# began after the warm-up (so the count held turns it did not trace).
 # Runs alternate; medians of RUNS, and for each tracer the median of its
 # ratios to the floor run of the same round; with untraced among KINDS,
 # what each adds to a turn, and with kernel_delay.py too, that as a share of
@@ -41,22 +42,29 @@ timelines=$(mktemp -d)
 trap 'rm -rf "$timelines"' EXIT
 
 upstream() {  # MODE: the storm under kernel_delay.py, which needs a running pid
-    local out report pid warmup=${UPSTREAM_WARMUP:-15}
+    local out report pid tracer deadline in_time=1 warmup=${UPSTREAM_WARMUP:-15}
     out=$(mktemp)
     report=$(mktemp)
+    deadline=$(($(now_ns) + warmup * 1000000000))
     $b/ctx_storm "$1" "$seconds" "$warmup" >"$out" &
     pid=$!
-    env ${KERNEL_DELAY_PY_TREE:+BCC_KERNEL_SOURCE=$KERNEL_DELAY_PY_TREE} "${PYTHON:-/usr/bin/python3}" "$KERNEL_DELAY_PY" --skip-upcall-stats -p "$pid" --sample-time $((seconds + warmup + 2)) >"$report" 2>&1 || true
+    env ${KERNEL_DELAY_PY_TREE:+BCC_KERNEL_SOURCE=$KERNEL_DELAY_PY_TREE} "${PYTHON:-/usr/bin/python3}" "$KERNEL_DELAY_PY" \
+        --skip-upcall-stats -p "$pid" --sample-time $((seconds + warmup + 2)) >"$report" 2>&1 &
+    tracer=$!
+    began_before "$report" '^# Start sampling' "$deadline" || in_time=0
     wait "$pid"
-    if grep -q '^# Sample dump' "$report"; then rate <"$out"; else echo n/a; fi
+    wait "$tracer" || true
+    if [ "$in_time" = 1 ] && grep -q '^# Sample dump' "$report"; then rate <"$out"; else echo n/a; fi
     rm -f "$out" "$report"
 }
 
 # MODE's storm under kdelay with a target other than one launched command:
 # pids3 or cgroup.
 beside() {
-    local how=$1 mode=$2 out storm idle1 idle2 tracer cg="" warmup=${TARGET_WARMUP:-3}
+    local how=$1 mode=$2 out report storm idle1 idle2 tracer cg="" deadline in_time=1 warmup=${TARGET_WARMUP:-3}
     out=$(mktemp)
+    report=$(mktemp)
+    deadline=$(($(now_ns) + warmup * 1000000000))
     $b/ctx_storm "$mode" "$seconds" "$warmup" >"$out" &
     storm=$!
     sleep 600 & idle1=$!
@@ -64,17 +72,18 @@ beside() {
     if [ "$how" = cgroup ]; then
         cg="$(awk '$3 == "cgroup2" {print $2; exit}' /proc/self/mounts)/kdelay-bench-$$"
         mkdir "$cg" && echo "$storm" >"$cg/cgroup.procs"
-        "$kdelay" --skip-upcall-stats --sample-time 60 --cgroup "$cg" >/dev/null 2>&1 &
+        "$kdelay" --skip-upcall-stats --sample-time 60 --cgroup "$cg" >"$report" 2>&1 &
     else
-        "$kdelay" --skip-upcall-stats --sample-time 60 -p "$storm,$idle1,$idle2" >/dev/null 2>&1 &
+        "$kdelay" --skip-upcall-stats --sample-time 60 -p "$storm,$idle1,$idle2" >"$report" 2>&1 &
     fi
     tracer=$!
+    began_before "$report" '^# Start sampling' "$deadline" || in_time=0
     wait "$storm"
     kill -INT "$tracer" 2>/dev/null; wait "$tracer" 2>/dev/null || true
     kill "$idle1" "$idle2"; wait "$idle1" "$idle2" 2>/dev/null || true
     [ -z "$cg" ] || rmdir "$cg"
-    rate <"$out"
-    rm -f "$out"
+    if [ "$in_time" = 1 ]; then rate <"$out"; else echo n/a; fi
+    rm -f "$out" "$report"
 }
 
 # One measurement of KIND on MODE: its rate, or "n/a".

@@ -8,4 +8,22 @@ runs=${RUNS:-5}
 # Classic tracepoints (the floor measurement) need tracefs.
 [ -e /sys/kernel/tracing/events ] || mount -t tracefs tracefs /sys/kernel/tracing
 
-median() { sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
+# The median of the numbers read ("n/a" and blank lines left out).
+median() { grep -E '^[0-9]+(\.[0-9]+)?$' | sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
+
+# Now, in ns since the epoch: a storm's warm-up ends at $(now_ns) plus the
+# warm-up, taken before the storm starts (so a little early, never late).
+now_ns() { date +%s%N; }
+
+# Whether the tracer writing FILE began (a line matching PATTERN) before
+# DEADLINE (ns since the epoch), when the storm beside it starts to count.
+# Polls only during the warm-up, so that no poll shares a CPU with the
+# turns counted (under TCG one host thread runs every vCPU).
+began_before() {
+    local file=$1 pattern=$2 deadline=$3
+    while [ "$(now_ns)" -lt "$deadline" ]; do
+        grep -q "$pattern" "$file" 2>/dev/null && return 0
+        sleep 0.1
+    done
+    grep -q "$pattern" "$file" 2>/dev/null && [ "$(now_ns)" -lt "$deadline" ]
+}

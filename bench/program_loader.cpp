@@ -87,6 +87,8 @@ int main(int argc, char** argv)
         cap.state = KD_CAPTURING;
         cap.start_ns = static_cast<uint64_t>(now.tv_sec) * 1000000000ull + now.tv_nsec;
         session.maps().set_element("capture", 0, cap);
+        puts("attached");  // bench/ablate.sh counts the storm's turns from here only
+        fflush(stdout);
         sleep(static_cast<unsigned>(atoi(argv[2])));
     } catch (const kdelay::Error& e) {
         fprintf(stderr, "program_loader: %s\n", e.what());
