@@ -51,7 +51,8 @@ upstream() {  # MODE: the storm under kernel_delay.py, which needs a running pid
     env ${KERNEL_DELAY_PY_TREE:+BCC_KERNEL_SOURCE=$KERNEL_DELAY_PY_TREE} "${PYTHON:-/usr/bin/python3}" "$KERNEL_DELAY_PY" \
         --skip-upcall-stats -p "$pid" --sample-time $((seconds + warmup + 2)) >"$report" 2>&1 &
     tracer=$!
-    began_before "$report" '^# Start sampling' "$deadline" || in_time=0
+    began_before "$report" '^# Start sampling' "$deadline" ||
+        { in_time=0; echo "ctxswitch.sh: kernel_delay.py began after the storm's warm-up of $warmup s (UPSTREAM_WARMUP)" >&2; }
     wait "$pid"
     wait "$tracer" || true
     if [ "$in_time" = 1 ] && grep -q '^# Sample dump' "$report"; then rate <"$out"; else echo n/a; fi

@@ -23,7 +23,7 @@ began_before() {
     local file=$1 pattern=$2 deadline=$3
     while [ "$(now_ns)" -lt "$deadline" ]; do
         grep -q "$pattern" "$file" 2>/dev/null && return 0
-        sleep 0.1
+        sleep 0.5
     done
     grep -q "$pattern" "$file" 2>/dev/null && [ "$(now_ns)" -lt "$deadline" ]
 }
