@@ -20,7 +20,7 @@
 # started beside a storm that waits TARGET_WARMUP seconds (default 3)
 # before it counts ("n/a" when kdelay began sampling after that). With
 # KERNEL_DELAY_PY set, also by that script (run by PYTHON, default
-# /usr/bin/python3, compiling against KERNEL_DELAY_PY_TREE if set, as in
+# /usr/bin/python3, unbuffered so that its start is seen, compiling against KERNEL_DELAY_PY_TREE if set, as in
 # startup.sh), started alongside after UPSTREAM_WARMUP seconds (default
 # 15) that the storm does not count; "n/a" when it did not sample, or
 # began after the warm-up (so the count held turns it did not trace).
@@ -48,7 +48,7 @@ upstream() {  # MODE: the storm under kernel_delay.py, which needs a running pid
     deadline=$(($(now_ns) + warmup * 1000000000))
     $b/ctx_storm "$1" "$seconds" "$warmup" >"$out" &
     pid=$!
-    env ${KERNEL_DELAY_PY_TREE:+BCC_KERNEL_SOURCE=$KERNEL_DELAY_PY_TREE} "${PYTHON:-/usr/bin/python3}" "$KERNEL_DELAY_PY" \
+    env ${KERNEL_DELAY_PY_TREE:+BCC_KERNEL_SOURCE=$KERNEL_DELAY_PY_TREE} "${PYTHON:-/usr/bin/python3}" -u "$KERNEL_DELAY_PY" \
         --skip-upcall-stats -p "$pid" --sample-time $((seconds + warmup + 2)) >"$report" 2>&1 &
     tracer=$!
     began_before "$report" '^# Start sampling' "$deadline" ||
