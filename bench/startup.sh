@@ -21,7 +21,7 @@ command_of() {  # KIND
     case $1 in
         kdelay) echo "$kdelay" ;;
         baseline) echo "$KDELAY_BASELINE" ;;
-        kernel_delay_py) echo "/usr/bin/env ${KERNEL_DELAY_PY_TREE:+BCC_KERNEL_SOURCE=$KERNEL_DELAY_PY_TREE} ${PYTHON:-/usr/bin/python3} $KERNEL_DELAY_PY" ;;
+        kernel_delay_py) echo "/usr/bin/env ${KERNEL_DELAY_PY_TREE:+BCC_KERNEL_SOURCE=$KERNEL_DELAY_PY_TREE} ${PYTHON:-/usr/bin/python3} -u $KERNEL_DELAY_PY" ;;  # unbuffered: its start line is seen when printed
     esac
 }
 
