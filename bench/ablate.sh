@@ -14,7 +14,7 @@
 # RUNS (5), STORM_SECONDS (4): as in ctxswitch.sh; MODE (pipe1): the storm,
 # as ctxswitch.sh's MODES (getppid for the syscall path); WARMUP (3): the
 # whole seconds the storm waits before it counts, which must cover the
-# render and the compile (60 under TCG). Medians, turns/s; "n/a" for a run
+# render and the compile (45 or more under TCG). Medians, turns/s; "n/a" for a run
 # whose program was attached after the warm-up.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
@@ -28,7 +28,7 @@ trap 'rm -rf "$work"' EXIT
 # One measurement of variant $1: turns/s.
 measure() {
     local variant=$1 prog=$work/program.c out=$work/storm.out attached=$work/loader.out storm loader deadline in_time=1
-    deadline=$(($(now_ns) + warmup * 1000000000))
+    deadline=$(warmup_end "$warmup")
     $b/ctx_storm "${MODE:-pipe1}" "$seconds" "$warmup" >"$out" &
     storm=$!
     if [ "$variant" = untraced ]; then

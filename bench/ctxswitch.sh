@@ -8,8 +8,8 @@
 # only, bound: the floor plus a clock read and a per-CPU store at each hook,
 # the least any tracer that times these events pays, as
 # bench/variants/timestamps_only.sh; bound_target: the same, for the
-# storm's process only, behind a test of the current task's tgid; watched by kdelay --stall 1s:
-# kdelay_stall (its profile at 99 Hz by default), with --profile 0:
+# storm's process only, behind a test of the current task's tgid; watched
+# by kdelay --stall 1s: kdelay_stall (its profile at 99 Hz by default), with --profile 0:
 # kdelay_stall_noprofile, and with --timeline DIR or --wait-stacks 5:
 # kdelay_timeline, kdelay_wait_stacks; their storm is
 # best poll1 or poll2, whose every turn is an interval, or work, a
@@ -20,8 +20,8 @@
 # started beside a storm that waits TARGET_WARMUP seconds (default 3)
 # before it counts ("n/a" when kdelay began sampling after that). With
 # KERNEL_DELAY_PY set, also by that script (run by PYTHON, default
-# /usr/bin/python3, unbuffered so that its start is seen, compiling against KERNEL_DELAY_PY_TREE if set, as in
-# startup.sh), started alongside after UPSTREAM_WARMUP seconds (default
+# /usr/bin/python3, unbuffered so that its start is seen, compiling
+# against KERNEL_DELAY_PY_TREE if set, as in startup.sh), started alongside after UPSTREAM_WARMUP seconds (default
 # 15) that the storm does not count; "n/a" when it did not sample, or
 # began after the warm-up (so the count held turns it did not trace).
 # Runs alternate; medians of RUNS, and for each tracer the median of its
@@ -45,7 +45,7 @@ upstream() {  # MODE: the storm under kernel_delay.py, which needs a running pid
     local out report pid tracer deadline in_time=1 warmup=${UPSTREAM_WARMUP:-15}
     out=$(mktemp)
     report=$(mktemp)
-    deadline=$(($(now_ns) + warmup * 1000000000))
+    deadline=$(warmup_end "$warmup")
     $b/ctx_storm "$1" "$seconds" "$warmup" >"$out" &
     pid=$!
     env ${KERNEL_DELAY_PY_TREE:+BCC_KERNEL_SOURCE=$KERNEL_DELAY_PY_TREE} "${PYTHON:-/usr/bin/python3}" -u "$KERNEL_DELAY_PY" \
@@ -65,7 +65,7 @@ beside() {
     local how=$1 mode=$2 out report storm idle1 idle2 tracer cg="" deadline in_time=1 warmup=${TARGET_WARMUP:-3}
     out=$(mktemp)
     report=$(mktemp)
-    deadline=$(($(now_ns) + warmup * 1000000000))
+    deadline=$(warmup_end "$warmup")
     $b/ctx_storm "$mode" "$seconds" "$warmup" >"$out" &
     storm=$!
     sleep 600 & idle1=$!

@@ -11,19 +11,19 @@ runs=${RUNS:-5}
 # The median of the numbers read ("n/a" and blank lines left out).
 median() { grep -E '^[0-9]+(\.[0-9]+)?$' | sort -n | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 
-# Now, in ns since the epoch: a storm's warm-up ends at $(now_ns) plus the
-# warm-up, taken before the storm starts (so a little early, never late).
-now_ns() { date +%s%N; }
+# When a storm started now with a warm-up of $1 whole seconds begins to
+# count, in ns since the epoch (taken before it starts: a little early).
+warmup_end() { echo $(($(date +%s%N) + $1 * 1000000000)); }
 
 # Whether the tracer writing FILE began (a line matching PATTERN) before
-# DEADLINE (ns since the epoch), when the storm beside it starts to count.
-# Polls only during the warm-up, so that no poll shares a CPU with the
-# turns counted (under TCG one host thread runs every vCPU).
+# DEADLINE (warmup_end's), when the storm beside it starts to count. Polls
+# only during the warm-up, so that no poll shares a CPU with the turns
+# counted (under TCG one host thread runs every vCPU).
 began_before() {
     local file=$1 pattern=$2 deadline=$3
-    while [ "$(now_ns)" -lt "$deadline" ]; do
+    while [ "$(date +%s%N)" -lt "$deadline" ]; do
         grep -q "$pattern" "$file" 2>/dev/null && return 0
         sleep 0.5
     done
-    grep -q "$pattern" "$file" 2>/dev/null && [ "$(now_ns)" -lt "$deadline" ]
+    return 1
 }
